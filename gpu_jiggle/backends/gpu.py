@@ -1,0 +1,88 @@
+"""The GLSL compute backend: ``shaders/angle_chains.comp`` over std430 storage buffers.
+
+One invocation per chain walks root to tip through every substep of the frame in a single
+dispatch; the state stays in GPU buffers between frames and is read back only on request.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import layouts
+from ..glsl import compute_shader
+
+LOCAL_SIZE = 64
+MAX_GROUPS_X = 65535
+
+
+def dispatch_size(count: int, local_size: int = LOCAL_SIZE) -> int:
+    """Work groups along x for ``count`` invocations (every kernel bounds-checks its id)."""
+    groups = max(1, -(-count // local_size))
+    if groups > MAX_GROUPS_X:
+        raise ValueError(f"{count} chains need {groups} work groups; at most {MAX_GROUPS_X} fit one dispatch")
+    return groups
+
+
+class GpuAngleBackend:
+    """Angle chains in a compute shader. See :mod:`gpu_jiggle.backends` for the interface."""
+
+    name = "gpu"
+    BINDINGS = {"params": 0, "chain_rig": 1, "segment_rig": 2, "chain_state": 3, "segment_state": 4,
+                "chain_target": 5, "local_angle": 6, "joint_output": 7, "segment_output": 8}
+    DTYPES = {"chain_state": layouts.ANGLE_CHAIN_STATE, "segment_state": layouts.ANGLE_SEGMENT_STATE,
+              "joint_output": layouts.ANGLE_JOINT_OUTPUT, "segment_output": layouts.ANGLE_SEGMENT_OUTPUT}
+
+    def __init__(self, chain_set, ctx):
+        self.ctx = ctx
+        self.chain_count = chain_set.chain_count
+        c, s = chain_set.chain_count, chain_set.segment_count
+        self.program = compute_shader(ctx, "angle_chains.comp", {"LOCAL_SIZE": LOCAL_SIZE})
+        sizes = {"chain_rig": c * layouts.CHAIN_RIG.itemsize,
+                 "segment_rig": s * layouts.ANGLE_SEGMENT_RIG.itemsize,
+                 "chain_state": c * layouts.ANGLE_CHAIN_STATE.itemsize,
+                 "segment_state": s * layouts.ANGLE_SEGMENT_STATE.itemsize,
+                 "chain_target": c * layouts.ANGLE_CHAIN_TARGET.itemsize,
+                 "local_angle": s * 4,
+                 "joint_output": (s + c) * layouts.ANGLE_JOINT_OUTPUT.itemsize,
+                 "segment_output": s * layouts.ANGLE_SEGMENT_OUTPUT.itemsize}
+        # Buffers may not be empty: an empty chain set still gets 16 bytes per buffer.
+        self.buffers = {name: ctx.buffer(reserve=max(size, 16)) for name, size in sizes.items()}
+        self.sizes = sizes
+        self.buffers["params"] = ctx.buffer(reserve=layouts.FRAME_PARAMS.itemsize + 4 * 64)
+
+    def upload_rig(self, chain_rig, segment_rig):
+        self._write("chain_rig", chain_rig)
+        self._write("segment_rig", segment_rig)
+
+    def upload_targets(self, chain_target, local_angle):
+        self._write("chain_target", chain_target)
+        self._write("local_angle", np.asarray(local_angle, np.float32))
+
+    def write_state(self, chain_state, segment_state):
+        self._write("chain_state", chain_state)
+        self._write("segment_state", segment_state)
+
+    def read(self, name):
+        data = self.buffers[name].read(size=self.sizes[name]) if self.sizes[name] else b""
+        return np.frombuffer(data, self.DTYPES[name]).copy()
+
+    def run_frame(self, params):
+        if self.chain_count == 0:
+            return
+        data = params.tobytes()
+        if len(data) > self.buffers["params"].size:
+            self.buffers["params"].orphan(len(data))
+        self.buffers["params"].write(data)
+        for name, binding in self.BINDINGS.items():
+            self.buffers[name].bind_to_storage_buffer(binding)
+        self.program.run(group_x=dispatch_size(self.chain_count))
+        self.ctx.memory_barrier()
+
+    def release(self):
+        for b in self.buffers.values():
+            b.release()
+        self.program.release()
+
+    def _write(self, name, array):
+        data = np.ascontiguousarray(array).tobytes()
+        if data:
+            self.buffers[name].write(data)

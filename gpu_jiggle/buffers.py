@@ -1,0 +1,53 @@
+"""Packing of the rig, the per-frame targets and the frame parameters into the std430 records
+of :mod:`gpu_jiggle.layouts`. Both backends hold their data in these records, so the GPU
+buffers and the reference's arrays are byte-for-byte comparable.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import layouts
+from .spring import coefficients
+
+
+def chain_rig(chain_set) -> np.ndarray:
+    """(C,) CHAIN_RIG records: first segment, segment count, first joint (pivot)."""
+    rig = np.zeros(chain_set.chain_count, layouts.CHAIN_RIG)
+    rig["first_segment"] = chain_set.first_segment
+    rig["segment_count"] = chain_set.segment_counts
+    rig["first_joint"] = chain_set.first_segment + np.arange(chain_set.chain_count)
+    return rig
+
+
+def angle_segment_rig(chain_set) -> np.ndarray:
+    """(S,) ANGLE_SEGMENT_RIG records with k and c from :func:`gpu_jiggle.spring.coefficients`."""
+    rig = np.zeros(chain_set.segment_count, layouts.ANGLE_SEGMENT_RIG)
+    k, c = coefficients(chain_set.frequency, chain_set.damping_ratio)
+    rig["length"] = chain_set.lengths
+    rig["inv_length"] = (1.0 / chain_set.lengths).astype(np.float32)
+    rig["stiffness"] = k
+    rig["damping"] = c
+    rig["inertia"] = chain_set.inertia
+    rig["angle_limit"] = chain_set.angle_limit
+    return rig
+
+
+def frame_params(plan, substep: float, chain_count: int, gravity) -> np.ndarray:
+    """The FrameParams buffer as bytes-ready uint8 array: the header record, then the alphas."""
+    header = np.zeros(1, layouts.FRAME_PARAMS)
+    header["chain_count"] = chain_count
+    header["substep_count"] = plan.substep_count
+    header["substep"] = substep
+    header["inv_substep"] = 1.0 / substep
+    header["blend"] = plan.blend
+    header["gravity"] = gravity
+    alphas = np.asarray(plan.alphas, np.float32)
+    if alphas.size == 0:
+        alphas = np.zeros(1, np.float32)  # a runtime-sized array may not be empty
+    return np.concatenate([header.view(np.uint8), alphas.view(np.uint8)])
+
+
+def wrap_angle64(a):
+    """``wrap(a)`` in float64 on the host before rounding to float32 (SPEC section 0)."""
+    a = np.asarray(a, dtype=np.float64)
+    return a - 2.0 * np.pi * np.floor((a + np.pi) / (2.0 * np.pi))

@@ -1,0 +1,94 @@
+"""Chain sets: the static rig (topology, lengths, spring parameters).
+
+A chain set is immutable; :meth:`AngleChainSet.replace` validates a change and returns a new
+one, so a refused change leaves the old set untouched. Arrays are flat and chain-ordered
+("CSR", SPEC section 0): C chains, ``segment_counts`` (C,), S = its sum; chain c's segments
+are contiguous, root first.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import validation
+
+
+class AngleChainSet:
+    """2D chains with one rotational degree of freedom per segment (SPEC section 3).
+
+    Per-segment arguments accept a scalar, a per-chain array (C,) or a per-segment array (S,).
+
+    Args:
+        segment_counts: (C,) integers ≥ 1, segments per chain. An empty sequence makes an
+            empty set (nothing to simulate, read-backs are empty).
+        lengths: segment lengths L, > 0, in the caller's unit.
+        frequency: f in Hz, > 0.
+        damping_ratio: ζ, ≥ 0 (1 is critical).
+        inertia: μ ≥ 0, how strongly the root's acceleration swings the chain (default 1).
+        angle_limit: β in radians, > 0, the largest deviation from the target angle
+            (default ∞: no limit).
+        gravity: (2,) acceleration in length/s², solver-wide (default (0, 0)).
+
+    Raises:
+        ValueError: a bad value or shape, naming the argument, index and value (SPEC section 7).
+        TypeError: non-numeric input.
+
+    The stability of f and ζ depends on the substep and is checked by the :class:`Solver`.
+    """
+
+    kind = "angle"
+    PARAMETERS = ("frequency", "damping_ratio", "inertia", "angle_limit", "gravity")
+
+    def __init__(self, segment_counts, lengths, frequency, damping_ratio, inertia=1.0,
+                 angle_limit=np.inf, gravity=(0.0, 0.0)):
+        counts = validation.count_array("segment_counts", segment_counts)
+        self.segment_counts = counts
+        self.chain_count = int(counts.size)
+        self.segment_count = int(counts.sum())
+        self.first_segment = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64) if counts.size \
+            else np.zeros(0, np.int64)
+        self.chain_of_segment = np.repeat(np.arange(self.chain_count), counts)
+        self.depth = np.arange(self.segment_count) - np.repeat(self.first_segment, counts)
+        self.lengths = _per_segment_checked("lengths", lengths, counts, lambda a: a > 0, "a finite value > 0")
+        self._set_parameters(frequency, damping_ratio, inertia, angle_limit, gravity)
+        for a in (self.segment_counts, self.first_segment, self.chain_of_segment, self.depth, self.lengths):
+            a.flags.writeable = False
+
+    def _set_parameters(self, frequency, damping_ratio, inertia, angle_limit, gravity):
+        counts = self.segment_counts
+        self.frequency = _per_segment_checked("frequency", frequency, counts, lambda a: a > 0, "a finite value > 0")
+        self.damping_ratio = _per_segment_checked("damping_ratio", damping_ratio, counts, lambda a: a >= 0,
+                                                  "a finite value >= 0")
+        self.inertia = _per_segment_checked("inertia", inertia, counts, lambda a: a >= 0, "a finite value >= 0")
+        limit = validation.per_segment("angle_limit", angle_limit, counts)
+        validation.require("angle_limit", limit, ~np.isnan(limit) & (limit > 0), "a value > 0 (radians; inf for none)")
+        self.angle_limit = limit
+        self.gravity = validation.float_array("gravity", gravity, (2,))
+        for a in (self.frequency, self.damping_ratio, self.inertia, self.angle_limit, self.gravity):
+            a.flags.writeable = False
+
+    def replace(self, **changes) -> "AngleChainSet":
+        """A copy with some of ``frequency, damping_ratio, inertia, angle_limit, gravity`` changed.
+
+        Raises ``TypeError`` for an unknown name, and what the constructor raises for a bad value.
+        """
+        unknown = sorted(set(changes) - set(self.PARAMETERS))
+        if unknown:
+            raise TypeError(f"unknown parameter {unknown[0]!r}; expected one of {', '.join(self.PARAMETERS)}")
+        new = object.__new__(AngleChainSet)
+        new.__dict__.update(self.__dict__)
+        values = {name: changes.get(name, getattr(self, name)) for name in self.PARAMETERS}
+        new._set_parameters(**values)
+        return new
+
+    def chain_slices(self):
+        """A list of ``slice`` objects, one per chain, into the flat per-segment arrays."""
+        return [slice(int(f), int(f + n)) for f, n in zip(self.first_segment, self.segment_counts)]
+
+    def __repr__(self):
+        return f"AngleChainSet(chains={self.chain_count}, segments={self.segment_count})"
+
+
+def _per_segment_checked(name, value, counts, ok, expected):
+    a = validation.per_segment(name, value, counts)
+    validation.require(name, a, np.isfinite(a) & ok(a), expected)
+    return a

@@ -1,0 +1,68 @@
+"""std430 layouts: one numpy structured dtype per GLSL struct, the single host-side source of
+truth for the buffers the compute shaders read and write.
+
+Each dtype spells out its padding and its size is asserted. ``tests/test_layouts.py`` parses
+the struct declarations in ``shaders/angle_common.glsl`` and checks them against these.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+def _struct(fields, size):
+    dtype = np.dtype(fields, align=False)
+    assert dtype.itemsize == size, (fields, dtype.itemsize, size)
+    return dtype
+
+
+#: Per chain, static: where its segments and joints start in the flat arrays.
+CHAIN_RIG = _struct([("first_segment", "<u4"), ("segment_count", "<u4"), ("first_joint", "<u4"),
+                     ("pad0", "<u4")], 16)
+
+#: Per angle segment, static: length (unit), its reciprocal, k (1/s²), c (1/s), inertia μ,
+#: angle limit β (rad, inf for none).
+ANGLE_SEGMENT_RIG = _struct([("length", "<f4"), ("inv_length", "<f4"), ("stiffness", "<f4"),
+                             ("damping", "<f4"), ("inertia", "<f4"), ("angle_limit", "<f4"),
+                             ("pad0", "<f4"), ("pad1", "<f4")], 32)
+
+#: Per angle segment, dynamic: world angle φ (rad, wrapped) and angular velocity ω (rad/s)
+#: after the last substep and the one before it, and the local target angle applied at the
+#: last substep ("last target", SPEC section 2).
+ANGLE_SEGMENT_STATE = _struct([("angle", "<f4"), ("angular_velocity", "<f4"), ("prev_angle", "<f4"),
+                               ("prev_angular_velocity", "<f4"), ("last_local_angle", "<f4"),
+                               ("pad0", "<f4"), ("pad1", "<f4"), ("pad2", "<f4")], 32)
+
+#: Per angle chain, dynamic: P_prev, V_prev (SPEC section 3) and the root target applied at
+#: the last substep.
+ANGLE_CHAIN_STATE = _struct([("prev_root_position", "<f4", (2,)), ("prev_root_velocity", "<f4", (2,)),
+                             ("last_root_position", "<f4", (2,)), ("last_root_angle", "<f4"),
+                             ("pad0", "<f4")], 32)
+
+#: Per angle chain, per frame: this frame's root pose and its teleport flag.
+ANGLE_CHAIN_TARGET = _struct([("root_position", "<f4", (2,)), ("root_angle", "<f4"), ("teleport", "<u4")], 16)
+
+#: Per frame, header of the FrameParams buffer; ``alphas`` (float per substep) follows it.
+FRAME_PARAMS = _struct([("chain_count", "<u4"), ("substep_count", "<u4"), ("substep", "<f4"),
+                        ("inv_substep", "<f4"), ("blend", "<f4"), ("pad0", "<f4"),
+                        ("gravity", "<f4", (2,))], 32)
+
+#: Per joint (each chain's pivot, then its tips), output: position at frame time, raw position.
+ANGLE_JOINT_OUTPUT = _struct([("position", "<f4", (2,)), ("raw_position", "<f4", (2,))], 16)
+
+#: Per segment, output at frame time: angle (rad), angular velocity (rad/s).
+ANGLE_SEGMENT_OUTPUT = _struct([("angle", "<f4"), ("angular_velocity", "<f4")], 8)
+
+#: Teleport flag values shared with the shaders (TELEPORT_* defines in angle_common.glsl).
+TELEPORT_NONE, TELEPORT_SNAP, TELEPORT_KEEP_SHAPE = 0, 1, 2
+
+#: Struct name in GLSL → dtype, for the layout test.
+GLSL_STRUCTS = {
+    "ChainRig": CHAIN_RIG,
+    "AngleSegmentRig": ANGLE_SEGMENT_RIG,
+    "AngleSegmentState": ANGLE_SEGMENT_STATE,
+    "AngleChainState": ANGLE_CHAIN_STATE,
+    "AngleChainTarget": ANGLE_CHAIN_TARGET,
+    "FrameParams": FRAME_PARAMS,
+    "AngleJointOutput": ANGLE_JOINT_OUTPUT,
+    "AngleSegmentOutput": ANGLE_SEGMENT_OUTPUT,
+}

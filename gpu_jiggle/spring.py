@@ -1,0 +1,110 @@
+"""One damped spring: parameter conversions and the stability bound of the substep.
+
+Physical parameters (frequency in Hz, damping ratio) are what users set. The solver turns
+them into the per-segment coefficients it integrates with in one place, :func:`coefficients`.
+
+Source: ``SPEC.md`` section 1; the damped-spring article in ``seeds/``.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import validation
+
+__all__ = [
+    "coefficients",
+    "stable_frequency",
+    "is_stable",
+    "to_frequency_damping_ratio",
+    "to_mass_stiffness_damping",
+]
+
+
+def coefficients(frequency_hz, damping_ratio):
+    """Stiffness and damping per unit mass for the acceleration ``a = -k·(x - t) - c·v``.
+
+    ``ω0 = 2π·f``, ``k = ω0²`` (1/s²) and ``c = 2·ζ·ω0`` (1/s) (SPEC section 1).
+
+    Args:
+        frequency_hz: array_like, float, Hz, > 0.
+        damping_ratio: array_like, float, dimensionless, ≥ 0 (1 is critical damping).
+
+    Returns:
+        ``(k, c)`` as float32 arrays broadcast to a common shape. The products are formed
+        in float64 and rounded once, so both backends integrate with the same numbers.
+    """
+    omega = 2.0 * np.pi * np.asarray(frequency_hz, dtype=np.float64)
+    zeta = np.asarray(damping_ratio, dtype=np.float64)
+    k = omega * omega
+    c = 2.0 * zeta * omega
+    k, c = np.broadcast_arrays(k, c)
+    return k.astype(np.float32), c.astype(np.float32)
+
+
+def stable_frequency(damping_ratio, substep):
+    """Largest frequency (Hz) that the semi-implicit Euler step keeps stable.
+
+    The update ``v += a·h; x += v·h`` with ``a = -ω0²·x - 2ζω0·v`` has an update matrix whose
+    eigenvalues stay inside the unit circle iff ``(ω0·h)² + 4·ζ·(ω0·h) < 4`` (SPEC section 1). Solving the quadratic
+    in ``x = ω0·h`` gives ``x < 2·(√(ζ² + 1) - ζ)``, so ``f < (√(ζ² + 1) - ζ) / (π·h)``.
+    The bound is strict: a frequency equal to the returned value is unstable.
+
+    Args:
+        damping_ratio: float or array_like, ≥ 0.
+        substep: the fixed substep h in seconds, > 0.
+
+    Returns:
+        float (or float64 array), Hz.
+
+    Raises:
+        ValueError: a negative or non-finite damping ratio, or a substep that is not > 0.
+    """
+    zeta = validation.non_negative("damping_ratio", damping_ratio)
+    substep = float(validation.positive("substep", substep))
+    f = (np.sqrt(zeta * zeta + 1.0) - zeta) / (math.pi * substep)
+    return float(f) if f.ndim == 0 else f
+
+
+def is_stable(frequency_hz, damping_ratio, substep):
+    """Boolean array: where ``(ω0·h)² + 4·ζ·(ω0·h) < 4`` holds (SPEC section 1)."""
+    x = 2.0 * np.pi * np.asarray(frequency_hz, dtype=np.float64) * substep
+    zeta = np.asarray(damping_ratio, dtype=np.float64)
+    return x * x + 4.0 * zeta * x < 4.0
+
+
+def to_frequency_damping_ratio(mass, stiffness, damping):
+    """Convert (mass, stiffness, damping) to (frequency in Hz, damping ratio).
+
+    ``k = s/m``, ``c = d/m``, so ``f = √(s/m) / 2π`` and ``ζ = d / (2·√(s·m))``
+    (SPEC section 1). Arguments broadcast; mass and stiffness must be > 0, damping ≥ 0.
+
+    Raises:
+        ValueError: naming the argument, index and value of the first bad entry.
+    """
+    m = validation.positive("mass", mass)
+    s = validation.positive("stiffness", stiffness)
+    d = validation.non_negative("damping", damping)
+    f = np.sqrt(s / m) / (2.0 * np.pi)
+    zeta = d / (2.0 * np.sqrt(s * m))
+    return _scalar(f), _scalar(zeta)
+
+
+def to_mass_stiffness_damping(frequency_hz, damping_ratio, mass=1.0):
+    """Convert (frequency in Hz, damping ratio) to (mass, stiffness, damping) for a given mass.
+
+    Inverse of :func:`to_frequency_damping_ratio`: ``s = m·ω0²``, ``d = 2·ζ·ω0·m``.
+
+    Raises:
+        ValueError: naming the argument, index and value of the first bad entry.
+    """
+    f = validation.positive("frequency_hz", frequency_hz)
+    zeta = validation.non_negative("damping_ratio", damping_ratio)
+    m = validation.positive("mass", mass)
+    omega = 2.0 * np.pi * f
+    return _scalar(m + 0.0 * omega), _scalar(m * omega * omega), _scalar(2.0 * zeta * omega * m)
+
+
+def _scalar(a):
+    return float(a) if np.ndim(a) == 0 else a

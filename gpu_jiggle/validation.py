@@ -1,0 +1,122 @@
+"""Input checks at the public boundary (SPEC section 7).
+
+Every check runs before anything changes and raises ``ValueError`` (``TypeError`` for a
+wrong type) naming the argument, the first offending index and its value.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+
+def _index_text(flat_index: int, shape: tuple) -> str:
+    if len(shape) <= 1:
+        return f"[{flat_index}]"
+    return "[" + ", ".join(str(int(i)) for i in np.unravel_index(flat_index, shape)) + "]"
+
+
+def float_array(name: str, value, shape: tuple | None = None, *, finite: bool = True) -> np.ndarray:
+    """``value`` as a float64 array, checked for type, shape and (by default) finiteness.
+
+    ``shape`` may contain ``None`` for a free axis. Raises ``TypeError`` for non-numeric
+    input, ``ValueError`` for a wrong shape or a non-finite entry.
+    """
+    try:
+        a = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name}: expected numbers, got {type(value).__name__} ({exc})") from None
+    if np.asarray(value).dtype.kind in "USOb" and np.asarray(value).size:
+        raise TypeError(f"{name}: expected numbers, got dtype {np.asarray(value).dtype}")
+    if shape is not None:
+        ok = a.ndim == len(shape) and all(s is None or s == d for s, d in zip(shape, a.shape))
+        if not ok:
+            want = "(" + ", ".join("any" if s is None else str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
+            raise ValueError(f"{name}: expected shape {want}, got {a.shape}")
+    if finite:
+        require(name, a, np.isfinite(a), "a finite number")
+    return a
+
+
+def require(name: str, a: np.ndarray, good, expected: str) -> None:
+    """Raise ``ValueError`` at the first entry of ``a`` where ``good`` is False."""
+    good = np.broadcast_to(np.asarray(good, dtype=bool), a.shape)
+    if not good.all():
+        i = int(np.flatnonzero(~good.ravel())[0])
+        raise ValueError(f"{name}{_index_text(i, a.shape)} = {a.ravel()[i]!r}: expected {expected}")
+
+
+def positive(name: str, value, shape=None) -> np.ndarray:
+    a = float_array(name, value, shape)
+    require(name, a, a > 0, "a finite value > 0")
+    return a
+
+
+def non_negative(name: str, value, shape=None) -> np.ndarray:
+    a = float_array(name, value, shape)
+    require(name, a, a >= 0, "a finite value >= 0")
+    return a
+
+
+def per_segment(name: str, value, segment_counts: np.ndarray) -> np.ndarray:
+    """Broadcast a scalar, a per-chain (C,) or a per-segment (S,) array to (S,) float64.
+
+    Raises ``ValueError`` for any other shape and ``TypeError`` for non-numbers. Values are
+    not range-checked here.
+    """
+    c = len(segment_counts)
+    s = int(segment_counts.sum())
+    try:
+        a = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name}: expected numbers, got {type(value).__name__} ({exc})") from None
+    if a.ndim == 0:
+        return np.full(s, float(a))
+    if a.ndim == 1 and a.shape[0] == s:
+        return a.copy()
+    if a.ndim == 1 and a.shape[0] == c:
+        return np.repeat(a, segment_counts)
+    raise ValueError(
+        f"{name}: expected a scalar, one value per chain ({c},) or one per segment ({s},), got shape {a.shape}")
+
+
+def count_array(name: str, value) -> np.ndarray:
+    """A 1-D array of positive integers (segment counts), as int64."""
+    a = np.asarray(value)
+    if a.ndim != 1:
+        raise ValueError(f"{name}: expected a 1-D sequence of integers, got shape {a.shape}")
+    if a.size and a.dtype.kind not in "iu":
+        if a.dtype.kind == "f" and np.all(np.isfinite(a)) and np.all(a == np.round(a)):
+            a = a.astype(np.int64)
+        else:
+            bad = 0 if a.dtype.kind != "f" else int(np.flatnonzero(~(np.isfinite(a) & (a == np.round(a))))[0])
+            raise TypeError(f"{name}[{bad}] = {a[bad]!r}: expected an integer")
+    a = a.astype(np.int64)
+    require(name, a, a >= 1, "an integer >= 1 (a chain needs at least one segment)")
+    return a
+
+
+def chain_ids(name: str, value, chain_count: int) -> np.ndarray:
+    """Chain indices as a unique int64 array; ``None`` means all chains."""
+    if value is None:
+        return np.arange(chain_count, dtype=np.int64)
+    if isinstance(value, numbers.Integral):
+        value = [value]
+    a = np.asarray(value)
+    if a.ndim != 1:
+        raise ValueError(f"{name}: expected a 1-D sequence of chain indices, got shape {a.shape}")
+    if a.size and a.dtype.kind not in "iu":
+        raise TypeError(f"{name}: expected integer chain indices, got dtype {a.dtype}")
+    a = a.astype(np.int64)
+    require(name, a, (a >= 0) & (a < chain_count), f"a chain index in [0, {chain_count})")
+    return np.unique(a)
+
+
+def frame_time(name: str, value) -> float:
+    """A frame time in seconds: a finite real number >= 0."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name}: expected a number of seconds, got {type(value).__name__}")
+    v = float(value)
+    if not np.isfinite(v) or v < 0:
+        raise ValueError(f"{name} = {value!r}: expected a finite number of seconds >= 0")
+    return v
