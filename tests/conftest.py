@@ -1,0 +1,45 @@
+"""Shared fixtures: one EGL context for the whole run, and the backend parameter.
+
+Without an OpenGL 4.3 context a GPU test skips locally, but with CI=true it fails: CI has no
+GPU and runs the real shaders on Mesa's llvmpipe, so a missing context there is a broken
+machine, not a reason to skip.
+"""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from gpu_jiggle.context import get_context
+
+ON_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+@pytest.fixture(scope="session")
+def gl_context():
+    try:
+        return get_context()
+    except RuntimeError as exc:
+        if ON_CI:
+            pytest.fail(f"CI must run the GPU tests on llvmpipe, but no OpenGL 4.3 context: {exc}")
+        pytest.skip(f"no OpenGL 4.3 context: {exc}")
+
+
+@pytest.fixture(autouse=True)
+def _no_gl_errors(request):
+    """A test that used the context leaves no GL error behind (checked before and after)."""
+    if "gl_context" not in request.fixturenames:
+        yield
+        return
+    ctx = request.getfixturevalue("gl_context")
+    assert ctx.error == "GL_NO_ERROR"
+    yield
+    assert ctx.error == "GL_NO_ERROR"
+
+
+@pytest.fixture(params=["cpu", "gpu"])
+def backend(request):
+    """Each test body runs once on the numpy reference and once on the compute shaders."""
+    if request.param == "gpu":
+        request.getfixturevalue("gl_context")
+    return request.param
