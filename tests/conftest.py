@@ -25,21 +25,18 @@ def gl_context():
         pytest.skip(f"no OpenGL 4.3 context: {exc}")
 
 
-@pytest.fixture(autouse=True)
-def _no_gl_errors(request):
-    """A test that used the context leaves no GL error behind (checked before and after)."""
-    if "gl_context" not in request.fixturenames:
-        yield
-        return
-    ctx = request.getfixturevalue("gl_context")
-    assert ctx.error == "GL_NO_ERROR"
-    yield
-    assert ctx.error == "GL_NO_ERROR"
+@pytest.fixture
+def gl(gl_context):
+    """The shared context, checked for GL errors before and after the test."""
+    assert gl_context.error == "GL_NO_ERROR"
+    yield gl_context
+    assert gl_context.error == "GL_NO_ERROR"
 
 
 @pytest.fixture(params=["cpu", "gpu"])
 def backend(request):
-    """Each test body runs once on the numpy reference and once on the compute shaders."""
+    """Each test body runs once on the numpy reference and once on the compute shaders
+    (GL errors checked before and after the GPU run)."""
     if request.param == "gpu":
-        request.getfixturevalue("gl_context")
+        request.getfixturevalue("gl")
     return request.param
