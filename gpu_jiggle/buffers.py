@@ -38,7 +38,7 @@ def frame_params(plan, substep: float, chain_count: int, gravity) -> np.ndarray:
     header["chain_count"] = chain_count
     header["substep_count"] = plan.substep_count
     header["substep"] = substep
-    header["inv_substep"] = 1.0 / substep
+    header["inv_path_step"] = 1.0 / plan.path_step
     header["blend"] = plan.blend
     header["gravity"] = gravity
     alphas = np.asarray(plan.alphas, np.float32)

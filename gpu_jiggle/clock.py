@@ -24,6 +24,11 @@ class StepPlan:
         dropped: seconds discarded by the cap in this frame (≥ 0).
         blend: σ = accumulator / substep in [0, 1), the weight of the last substep's state
             against the one before it in frame-time output.
+        path_step: seconds of the target path that one substep stands for: the substep h,
+            or span/cap on a capped frame, where the whole span's motion is played in cap
+            substeps. The root's velocity and acceleration are measured over it, so that a
+            hitch (a frame of 0.3 s, 1 s, 3 s) does not read as a body moving many times
+            faster than it did and spin the chains up.
     """
 
     substep_count: int
@@ -31,6 +36,7 @@ class StepPlan:
     accumulator: float
     dropped: float
     blend: float
+    path_step: float
 
 
 class FixedStepClock:
@@ -83,7 +89,8 @@ class FixedStepClock:
             dropped = span - cap * h
             acc = 0.0
             n = cap
-        return StepPlan(n, alphas.astype(np.float32), acc, dropped, min(acc / h, 1.0))
+            return StepPlan(n, alphas.astype(np.float32), acc, dropped, 0.0, span / cap)
+        return StepPlan(n, alphas.astype(np.float32), acc, dropped, min(acc / h, 1.0), h)
 
     def commit(self, plan: StepPlan) -> None:
         """Apply a plan made by :meth:`plan`."""

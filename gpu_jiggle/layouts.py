@@ -43,7 +43,7 @@ ANGLE_CHAIN_TARGET = _struct([("root_position", "<f4", (2,)), ("root_angle", "<f
 
 #: Per frame, header of the FrameParams buffer; ``alphas`` (float per substep) follows it.
 FRAME_PARAMS = _struct([("chain_count", "<u4"), ("substep_count", "<u4"), ("substep", "<f4"),
-                        ("inv_substep", "<f4"), ("blend", "<f4"), ("pad0", "<f4"),
+                        ("inv_path_step", "<f4"), ("blend", "<f4"), ("pad0", "<f4"),
                         ("gravity", "<f4", (2,))], 32)
 
 #: Per joint (each chain's pivot, then its tips), output: position at frame time, raw position.

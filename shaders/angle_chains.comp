@@ -39,12 +39,13 @@ void apply_teleport(ChainRig chain, uint c, AngleChainTarget target) {
 }
 
 // SPEC section 3, step 1. Returns the root acceleration A; sets P (root_position) and Θ.
+// V and A are measured per second of target path (inv_path_step), see clock.StepPlan.
 vec2 interpolate_root(uint c, AngleChainTarget target, float alpha, out vec2 root_position, out float root_angle) {
     AngleChainState cs = chain_state[c];
     root_position = cs.last_root_position + alpha * (target.root_position - cs.last_root_position);
     root_angle = cs.last_root_angle + alpha * wrap_angle(target.root_angle - cs.last_root_angle);
-    vec2 velocity = (root_position - cs.prev_root_position) * params.inv_substep;
-    vec2 acceleration = (velocity - cs.prev_root_velocity) * params.inv_substep;
+    vec2 velocity = (root_position - cs.prev_root_position) * params.inv_path_step;
+    vec2 acceleration = (velocity - cs.prev_root_velocity) * params.inv_path_step;
     chain_state[c].prev_root_position = root_position;
     chain_state[c].prev_root_velocity = velocity;
     return acceleration;

@@ -53,7 +53,7 @@ struct FrameParams {
     uint chain_count;
     uint substep_count;
     float substep;
-    float inv_substep;
+    float inv_path_step;  // 1 / seconds of target path per substep (see clock.StepPlan)
     float blend;
     float pad0;
     vec2 gravity;

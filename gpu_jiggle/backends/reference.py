@@ -103,8 +103,8 @@ class ReferenceAngleBackend:
         """SPEC section 3, step 1: P and Θ on the target path; V and A from P_prev, V_prev."""
         s.root_position = s.last_root_position + alpha * (s.root_position_pose - s.last_root_position)
         s.root_angle = s.last_root_angle + alpha * wrap_angle(s.root_angle_pose - s.last_root_angle)
-        velocity = (s.root_position - s.prev_root_position) * s.inv_substep
-        acceleration = (velocity - s.prev_root_velocity) * s.inv_substep
+        velocity = (s.root_position - s.prev_root_position) * s.inv_path_step
+        acceleration = (velocity - s.prev_root_velocity) * s.inv_path_step
         s.prev_root_position = s.root_position
         s.prev_root_velocity = velocity
         return acceleration
@@ -178,7 +178,7 @@ class _FrameScratch:
     def __init__(self, backend, header):
         cs, ss, tg = backend.chain_state, backend.segment_state, backend.chain_target
         self.substep = F(header["substep"])
-        self.inv_substep = F(header["inv_substep"])
+        self.inv_path_step = F(header["inv_path_step"])
         self.blend = F(header["blend"])
         self.gravity = header["gravity"].astype(F)
         self.prev_root_position = cs["prev_root_position"].copy()
