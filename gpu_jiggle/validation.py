@@ -43,7 +43,8 @@ def require(name: str, a: np.ndarray, good, expected: str) -> None:
     good = np.broadcast_to(np.asarray(good, dtype=bool), a.shape)
     if not good.all():
         i = int(np.flatnonzero(~good.ravel())[0])
-        raise ValueError(f"{name}{_index_text(i, a.shape)} = {a.ravel()[i]!r}: expected {expected}")
+        where = _index_text(i, a.shape) if a.ndim else ""
+        raise ValueError(f"{name}{where} = {a.ravel()[i].item()!r}: expected {expected}")
 
 
 def positive(name: str, value, shape=None) -> np.ndarray:

@@ -1,0 +1,67 @@
+"""SPEC section 2: the fixed-step clock."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gpu_jiggle.clock import FixedStepClock
+
+
+def test_accumulates_and_interpolates():
+    clock = FixedStepClock(1 / 120, 8)
+    plan = clock.plan(1 / 144)
+    assert plan.substep_count == 0 and plan.accumulator == pytest.approx(1 / 144)
+    clock.commit(plan)
+    plan = clock.plan(1 / 144)  # span 2/144 = 1.67 h: one substep, α = h/span
+    assert plan.substep_count == 1
+    np.testing.assert_allclose(plan.alphas, [(1 / 120) / (2 / 144)], rtol=1e-6)
+    assert plan.blend == pytest.approx((2 / 144 - 1 / 120) * 120)
+    clock.commit(plan)
+    assert clock.sim_time == pytest.approx(1 / 120)
+
+
+def test_exact_multiples_do_not_lose_a_substep_to_rounding():
+    clock = FixedStepClock(1 / 120, 8)
+    for _ in range(1000):
+        plan = clock.plan(1 / 60)
+        assert plan.substep_count == 2
+        np.testing.assert_allclose(plan.alphas, [0.5, 1.0], rtol=1e-6)
+        clock.commit(plan)
+    assert clock.sim_time == pytest.approx(1000 / 60)
+    assert clock.accumulator < 1e-9
+
+
+def test_cap_drops_the_rest_and_spreads_alphas():
+    clock = FixedStepClock(1 / 120, 8)
+    plan = clock.plan(1.0)
+    assert plan.substep_count == 8
+    np.testing.assert_allclose(plan.alphas, np.arange(1, 9) / 8)
+    assert plan.dropped == pytest.approx(1.0 - 8 / 120)
+    assert plan.accumulator == 0.0
+    assert plan.path_step == pytest.approx(1.0 / 8)
+    clock.commit(plan)
+    assert clock.dropped_time == pytest.approx(1.0 - 8 / 120)
+
+
+def test_plan_changes_nothing():
+    clock = FixedStepClock(1 / 120, 8)
+    clock.commit(clock.plan(0.01))
+    before = (clock.accumulator, clock.substeps_run, clock.dropped_time)
+    clock.plan(5.0)
+    assert (clock.accumulator, clock.substeps_run, clock.dropped_time) == before
+
+
+@pytest.mark.parametrize("dt, error", [(-1e-3, ValueError), (float("nan"), ValueError), (float("inf"), ValueError),
+                                       ("0.1", TypeError), (None, TypeError)])
+def test_bad_frame_times(dt, error):
+    with pytest.raises(error, match="frame_dt"):
+        FixedStepClock().plan(dt)
+
+
+@pytest.mark.parametrize("kwargs, error, message", [
+    ({"substep": 0.0}, ValueError, "substep"), ({"substep": float("nan")}, ValueError, "substep"),
+    ({"max_substeps": 0}, ValueError, "max_substeps"), ({"max_substeps": 2.5}, TypeError, "max_substeps"),
+])
+def test_bad_clock_settings(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        FixedStepClock(**kwargs)
