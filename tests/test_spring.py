@@ -28,6 +28,8 @@ def test_stable_frequency_is_the_edge_of_growth(zeta):
             v += (-k * x - c * v) * h
             x += v * h
             peaks.append(abs(x))
+            if peaks[-1] > 1e6:
+                return np.inf
         return max(peaks[3000:]) / max(peaks[:1000])
 
     assert growth(f_max * 0.999) <= 1.01  # ζ = 0 holds its amplitude (up to where peaks are sampled)
