@@ -51,7 +51,7 @@ def check_stable(chain_set, substep: float) -> None:
     ok = is_stable(chain_set.frequency, chain_set.damping_ratio, substep)
     if not ok.all():
         i = int(np.flatnonzero(~ok)[0])
-        f, zeta = chain_set.frequency[i], chain_set.damping_ratio[i]
+        f, zeta = float(chain_set.frequency[i]), float(chain_set.damping_ratio[i])
         limit = stable_frequency(zeta, substep)
         raise ValueError(
             f"frequency[{i}] = {f!r} Hz with damping_ratio[{i}] = {zeta!r} is unstable for substep "

@@ -16,18 +16,24 @@ def _index_text(flat_index: int, shape: tuple) -> str:
     return "[" + ", ".join(str(int(i)) for i in np.unravel_index(flat_index, shape)) + "]"
 
 
+def _numbers(name: str, value) -> np.ndarray:
+    """``value`` as a new float64 array; TypeError unless it holds only real numbers."""
+    try:
+        raw = np.asarray(value)
+    except (TypeError, ValueError) as exc:  # ragged nesting
+        raise TypeError(f"{name}: expected numbers, got {type(value).__name__} ({exc})") from None
+    if raw.dtype.kind not in "iuf" and not (raw.dtype.kind == "O" and raw.size == 0):
+        raise TypeError(f"{name}: expected real numbers, got {type(value).__name__} of dtype {raw.dtype}")
+    return np.array(raw, dtype=np.float64)
+
+
 def float_array(name: str, value, shape: tuple | None = None, *, finite: bool = True) -> np.ndarray:
     """``value`` as a float64 array, checked for type, shape and (by default) finiteness.
 
     ``shape`` may contain ``None`` for a free axis. Raises ``TypeError`` for non-numeric
     input, ``ValueError`` for a wrong shape or a non-finite entry.
     """
-    try:
-        a = np.array(value, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name}: expected numbers, got {type(value).__name__} ({exc})") from None
-    if np.asarray(value).dtype.kind in "USOb" and np.asarray(value).size:
-        raise TypeError(f"{name}: expected numbers, got dtype {np.asarray(value).dtype}")
+    a = _numbers(name, value)
     if shape is not None:
         ok = a.ndim == len(shape) and all(s is None or s == d for s, d in zip(shape, a.shape))
         if not ok:
@@ -67,10 +73,7 @@ def per_segment(name: str, value, segment_counts: np.ndarray) -> np.ndarray:
     """
     c = len(segment_counts)
     s = int(segment_counts.sum())
-    try:
-        a = np.array(value, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name}: expected numbers, got {type(value).__name__} ({exc})") from None
+    a = _numbers(name, value)
     if a.ndim == 0:
         return np.full(s, float(a))
     if a.ndim == 1 and a.shape[0] == s:
