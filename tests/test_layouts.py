@@ -1,0 +1,67 @@
+"""Each std430 struct in the GLSL agrees with its numpy dtype in gpu_jiggle.layouts."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from gpu_jiggle import glsl, layouts
+
+# std430 base alignment and size of the scalar and vector types used in our structs.
+GLSL_TYPES = {"float": (4, 4, "<f4", ()), "uint": (4, 4, "<u4", ()), "int": (4, 4, "<i4", ()),
+              "vec2": (8, 8, "<f4", (2,)), "vec4": (16, 16, "<f4", (4,))}
+
+
+def parse_structs(text):
+    structs = {}
+    for name, body in re.findall(r"struct\s+(\w+)\s*\{(.*?)\};", text, re.S):
+        fields = []
+        for ftype, names in re.findall(r"(\w+)\s+([\w\s,]+);", body):
+            fields += [(ftype, n.strip()) for n in names.split(",")]
+        structs[name] = fields
+    return structs
+
+
+def std430_layout(fields):
+    offset, align_max, out = 0, 4, []
+    for ftype, name in fields:
+        align, size, _, _ = GLSL_TYPES[ftype]
+        offset = -(-offset // align) * align
+        out.append((name, offset, ftype))
+        offset += size
+        align_max = max(align_max, align)
+    return out, -(-offset // align_max) * align_max
+
+
+STRUCTS = parse_structs(glsl.read("angle_common.glsl"))
+
+
+def test_every_struct_has_a_dtype():
+    assert set(STRUCTS) == set(layouts.GLSL_STRUCTS)
+
+
+@pytest.mark.parametrize("name", sorted(layouts.GLSL_STRUCTS))
+def test_struct_matches_dtype(name):
+    dtype = layouts.GLSL_STRUCTS[name]
+    fields, size = std430_layout(STRUCTS[name])
+    assert dtype.itemsize == size
+    assert list(dtype.names) == [f[0] for f in fields]
+    for field, offset, ftype in fields:
+        base, shape = GLSL_TYPES[ftype][2:]
+        assert dtype.fields[field][1] == offset, field
+        assert dtype.fields[field][0] == (np.dtype((base, shape)) if shape else np.dtype(base)), field
+
+
+def test_teleport_flags_match_the_shader():
+    defines = dict(re.findall(r"#define\s+TELEPORT_(\w+)\s+(\d+)u", glsl.read("angle_common.glsl")))
+    assert int(defines["NONE"]) == layouts.TELEPORT_NONE
+    assert int(defines["SNAP"]) == layouts.TELEPORT_SNAP
+    assert int(defines["KEEP_SHAPE"]) == layouts.TELEPORT_KEEP_SHAPE
+
+
+def test_shader_errors_name_the_file(gl):
+    with pytest.raises(glsl.ShaderCompileError, match=r"angle_chains.comp"):
+        glsl.compute_shader(gl, "angle_chains.comp", {"LOCAL_SIZE": "not_a_number"})
+    with pytest.raises(KeyError, match="NO_SUCH_DEFINE"):
+        glsl.source("angle_chains.comp", {"NO_SUCH_DEFINE": 1})
