@@ -25,9 +25,9 @@ def shader_root():
     """The folder holding the GLSL files: the installed ``gpu_jiggle.shaders`` package data,
     else ``shaders/`` beside the package in a source checkout."""
     try:
-        root = resources.files("gpu_jiggle.shaders")
-        if root.joinpath("common.glsl").is_file():
-            return root
+        marker = resources.files("gpu_jiggle.shaders").joinpath("common.glsl")
+        if marker.is_file():
+            return Path(str(marker)).parent  # a namespace package's files are plain paths
     except ModuleNotFoundError:
         pass
     root = Path(__file__).resolve().parent.parent / "shaders"
