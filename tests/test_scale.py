@@ -19,4 +19,4 @@ def test_half_a_million_segments(backend):
     assert np.isfinite(p).all()
     tips = p.reshape(c, 11, 2)[:, -1]
     assert (tips[:, 1] < roots[:, 1]).all()  # every chain sagged under gravity
-    np.testing.assert_allclose(tips[:, 0] - roots[:, 0], tips[0, 0] - roots[0, 0], atol=1e-5)  # all alike
+    np.testing.assert_allclose(tips[:, 0] - roots[:, 0], tips[0, 0] - roots[0, 0], atol=1e-4)  # all alike (float32 at 75 units: ulp 7.6e-6, ten segments summed)
