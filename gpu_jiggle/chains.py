@@ -84,6 +84,12 @@ class AngleChainSet:
         """A list of ``slice`` objects, one per chain, into the flat per-segment arrays."""
         return [slice(int(f), int(f + n)) for f, n in zip(self.first_segment, self.segment_counts)]
 
+    def joint_slices(self):
+        """A list of ``slice`` objects, one per chain, into the (S + C,) joint arrays that
+        :meth:`Solver.positions` returns (each chain's pivot, then its tips)."""
+        return [slice(int(f + c), int(f + c + n + 1))
+                for c, (f, n) in enumerate(zip(self.first_segment, self.segment_counts))]
+
     def __repr__(self):
         return f"AngleChainSet(chains={self.chain_count}, segments={self.segment_count})"
 

@@ -90,11 +90,19 @@ def compute_shader(ctx, name: str, defines: dict | None = None):
         raise ShaderCompileError(f"{name}: {_name_files(str(exc), files)}") from None
 
 
-def program(ctx, vertex: str, fragment: str, defines: dict | None = None):
-    """Compile and link a vertex + fragment program (``moderngl.Program``)."""
-    vs, vfiles = source(vertex, defines)
-    fs, ffiles = source(fragment)
+def program(ctx, vertex: str, fragment: str, vertex_defines: dict | None = None,
+            fragment_defines: dict | None = None):
+    """Compile and link a vertex + fragment program (``moderngl.Program``).
+
+    Raises:
+        ShaderCompileError: naming the stage's file (and included files) and line.
+        KeyError: a define that the file does not have.
+    """
+    vs, vfiles = source(vertex, vertex_defines)
+    fs, ffiles = source(fragment, fragment_defines)
     try:
         return ctx.program(vertex_shader=vs, fragment_shader=fs)
-    except Exception as exc:
-        raise ShaderCompileError(f"{vertex} + {fragment}: {_name_files(str(exc), vfiles)}") from None
+    except Exception as exc:  # moderngl's Error; its text says which stage failed
+        text = str(exc)
+        files = ffiles if "fragment_shader" in text else vfiles
+        raise ShaderCompileError(f"{vertex} + {fragment}: {_name_files(text, files)}") from None

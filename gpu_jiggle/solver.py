@@ -237,6 +237,19 @@ class Solver:
             "rig": (buffers.angle_segment_rig(self.chain_set), self.chain_set.gravity.copy()),
         }
 
+    def release(self) -> None:
+        """Free the backend's GPU buffers and program now (the solver is unusable after)."""
+        release = getattr(self._backend, "release", None)
+        if release is not None:
+            release()
+        self._backend = _Released()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.release()
+
     def _read(self, name):
         if not self._advanced:
             raise RuntimeError("nothing to read before the first advance()")
@@ -244,3 +257,12 @@ class Solver:
 
     def __repr__(self):
         return f"Solver({self.chain_set!r}, backend={self.backend!r}, substep={self.substep!r})"
+
+
+class _Released:
+    """Stands in for a released backend: every use says so."""
+
+    name = "released"
+
+    def __getattr__(self, attr):
+        raise RuntimeError("this Solver was released")
