@@ -1,0 +1,868 @@
+"""The properties of SPEC section 8 for angle chains, measured: one function per check.
+
+Each check takes a backend name (``"cpu"`` or ``"gpu"``), drives the public
+:class:`~gpu_jiggle.Solver` through a scripted motion and returns a :class:`CheckResult`
+with the measured figure, the limit it is held to, and the traces the plots need. The tests
+(``tests/test_properties.py``) and ``gpu-jiggle verify`` both call them.
+
+The model makes one thing worth knowing before reading the checks: a segment's spring pulls
+on its angle *relative to its parent*, while its damping acts on its *world* angular velocity,
+and children never act back on parents. A chain is therefore a cascade of one-way coupled
+oscillators, and a segment driven at its own resonance gains 1/(2ζ) over its parent (16× at
+ζ = 0.03). So "target pinned" holds for a segment only while its ancestors are still, and the
+free-decay check displaces one segment per chain below still ancestors; its descendants whip,
+as the model says they should, and are not held to a decay.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .chains import AngleChainSet
+from .solver import Solver
+from .spring import stable_frequency
+
+__all__ = [
+    "CheckResult",
+    "standard_chains",
+    "free_decay",
+    "rest",
+    "frame_rates",
+    "wraparound",
+    "teleport",
+    "cross_check",
+    "CHECKS",
+    "run_all",
+    "format_table",
+    "write_plots",
+    "gpu_available",
+]
+
+TWO_PI = 2.0 * math.pi
+#: Gravity of the standard set, length units/s² (the chains are about 1 unit long: metres).
+STANDARD_GRAVITY = (0.0, -9.81)
+#: The fixed substep every check runs with (the solver's default), seconds.
+SUBSTEP = 1.0 / 120.0
+
+
+@dataclass
+class CheckResult:
+    """What one check measured.
+
+    Attributes:
+        name: short id (``"decay"``, ``"rest"``, ...), also the plot's file name.
+        title: the line of the table, e.g. ``"1 free decay"``.
+        figure: the measured number the check is judged on (see ``measure``), in ``unit``.
+        limit: the bound on the figure: ``figure < limit``, or ``figure <= limit`` where
+            ``bound`` is ``"<="``.
+        passed: True or False; None when the check could not run (see ``note``).
+        measure: what ``figure`` is, in words.
+        unit: the unit of ``figure`` and ``limit`` ("" for a ratio).
+        details: further measured numbers, by name (each also part of the verdict unless
+            its name says otherwise).
+        traces: numpy arrays for the plots, by name.
+        note: why a check was skipped, or what else it held.
+    """
+
+    name: str
+    title: str
+    figure: float
+    limit: float
+    passed: bool | None
+    measure: str
+    unit: str = ""
+    details: dict = field(default_factory=dict)
+    traces: dict = field(default_factory=dict)
+    note: str = ""
+    bound: str = "<"
+
+    @property
+    def status(self) -> str:
+        return "skipped" if self.passed is None else ("pass" if self.passed else "FAIL")
+
+
+# -- the rig and helpers ------------------------------------------------------------------------
+def standard_chains(gravity=STANDARD_GRAVITY, frequency=None, damping_ratio=None) -> AngleChainSet:
+    """The standard set: six chains of 1, 1, 4, 4, 12 and 12 segments, about 1 unit long
+    (uniform and tapered lengths), f from 2 to 8 Hz, ζ from 0.1 to 1, inertia 0.5 to 1.5,
+    and gravity. Every spring is at least 7× stiffer than gravity's pull on its segment
+    (k > 7·|g|/L), so the chains hold their shape against it.
+
+    ``frequency`` and ``damping_ratio`` (per chain, (6,)) replace the defaults.
+    """
+    taper = np.linspace(0.2, 0.05, 12)
+    lengths = np.concatenate([[0.5], [1.0], np.full(4, 0.25), [0.4, 0.3, 0.2, 0.1], np.full(12, 1.0 / 12.0),
+                              taper * (1.5 / taper.sum())])
+    f = [2.0, 6.0, 3.0, 8.0, 5.0, 6.0] if frequency is None else frequency
+    zeta = [0.1, 1.0, 0.3, 0.15, 0.5, 0.7] if damping_ratio is None else damping_ratio
+    return AngleChainSet([1, 1, 4, 4, 12, 12], lengths, f, zeta, inertia=[1.0, 0.5, 1.0, 1.5, 1.0, 0.8],
+                         gravity=gravity)
+
+
+def _chain_lengths(cs) -> np.ndarray:
+    """(C,) each chain's total length."""
+    return np.add.reduceat(cs.lengths, cs.first_segment) if cs.chain_count else np.zeros(0)
+
+
+def _tip_joints(cs) -> np.ndarray:
+    """(S,) index of each segment's tip in the (S + C) joint array."""
+    return np.arange(cs.segment_count) + cs.chain_of_segment + 1
+
+
+def _cumulative(cs, root_angle, local_angle) -> np.ndarray:
+    """(S,) each segment's world target angle on the pose: Θ + Σ λ down its chain (unwrapped)."""
+    total = np.cumsum(local_angle)
+    start = (total - local_angle)[cs.first_segment]
+    return total - np.repeat(start, cs.segment_counts) + np.repeat(root_angle, cs.segment_counts)
+
+
+def _parent_angle(cs, angles, root_angle) -> np.ndarray:
+    """(S,) the angle each segment's target hangs from: its parent's φ, or the root's Θ."""
+    parent = np.empty(cs.segment_count)
+    parent[1:] = angles[:-1]
+    parent[cs.first_segment] = root_angle
+    return parent
+
+
+def wrap(a):
+    """``a - 2π·floor((a + π)/2π)`` in float64: a value in [-π, π) (SPEC section 0)."""
+    a = np.asarray(a, np.float64)
+    return a - TWO_PI * np.floor((a + math.pi) / TWO_PI)
+
+
+def _ramp(t, t0, t1):
+    """0 before t0, 1 after t1, a smooth (C¹) step between."""
+    x = np.clip((np.asarray(t, np.float64) - t0) / (t1 - t0), 0.0, 1.0)
+    return x * x * (3.0 - 2.0 * x)
+
+
+def half_cycle_peaks(deviation):
+    """Split a deviation trace at its sign changes; return (index, |peak|) of every complete
+    half-cycle (the stretch before the first and after the last sign change are left out,
+    except that the first stretch counts when it starts at its peak, as a released spring does).
+    """
+    x = np.asarray(deviation, np.float64)
+    sign = np.sign(x)
+    change = np.flatnonzero(sign[1:] * sign[:-1] < 0) + 1
+    bounds = np.concatenate([[0], change])
+    index, peak = [], []
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        i = lo + int(np.argmax(np.abs(x[lo:hi])))
+        if lo == 0 and i != 0:
+            continue  # the first stretch rose to its peak: no full half-cycle seen
+        index.append(i)
+        peak.append(abs(x[i]))
+    return np.asarray(index, int), np.asarray(peak)
+
+
+def gpu_available() -> tuple[bool, str]:
+    """(True, "") when an OpenGL 4.3 context can be made, else (False, the reason)."""
+    from .context import get_context
+
+    try:
+        get_context()
+    except RuntimeError as exc:
+        return False, str(exc)
+    return True, ""
+
+
+# -- 1. free decay ------------------------------------------------------------------------------
+#: Light damping for the decay check, per chain of the standard set: ζ·f ≤ 0.3, so that every
+#: half-cycle in 720 substeps is still far above float32 noise.
+DECAY_FREQUENCY = [2.0, 1.0, 3.0, 2.5, 4.0, 3.0]
+DECAY_DAMPING = [0.05, 0.3, 0.03, 0.1, 0.02, 0.04]
+#: The segment each chain's displacement is applied to (depth in its chain).
+DECAY_DEPTH = [0, 0, 3, 1, 11, 6]
+
+
+def free_decay(backend: str, substeps: int = 720, displacement: float = 0.5) -> CheckResult:
+    """SPEC 8.1: target pinned, one initial displacement, ζ > 0: every half-cycle's peak is
+    strictly smaller than the one before, over at least 600 substeps.
+
+    The standard set with light damping (``DECAY_FREQUENCY``, ``DECAY_DAMPING``) hangs
+    straight down (Θ = -π/2, λ = 0), where gravity pulls symmetrically about every target.
+    The first pose snaps the chains onto it, except that one segment per chain
+    (``DECAY_DEPTH``) is turned by ``-displacement`` rad; then the straight pose is set and
+    held. The displaced segment's ancestors are at rest on their targets, so its own target
+    is pinned; its deviation from it is read after every substep (frames of one substep,
+    ``raw=True``). Also held: the ancestors never move (≤ 1e-6 rad).
+    """
+    cs = standard_chains(frequency=DECAY_FREQUENCY, damping_ratio=DECAY_DAMPING)
+    solver = Solver(cs, backend=backend, substep=SUBSTEP)
+    c, s = cs.chain_count, cs.segment_count
+    root_position = np.zeros((c, 2))
+    root_angle = np.full(c, -math.pi / 2)
+    segment = cs.first_segment + np.asarray(DECAY_DEPTH)
+    local = np.zeros(s)
+    local[segment] = -displacement
+    solver.set_pose(root_position, root_angle, local)  # the first pose snaps the chains here
+    solver.advance(0.0)
+    local[segment] = 0.0
+    target = wrap(_cumulative(cs, root_angle, local))
+    solver.set_pose(root_position, root_angle, local)
+    start = solver.angles(raw=True).astype(np.float64)
+    angles = np.empty((substeps + 1, s))
+    angles[0] = start
+    for j in range(1, substeps + 1):
+        solver.advance(SUBSTEP)
+        angles[j] = solver.angles(raw=True)
+    time = np.arange(substeps + 1) * SUBSTEP
+    deviation = wrap(angles[:, segment] - target[segment])
+
+    ratios, last_peak_step, counts, peak_index, peak_value = [], [], [], [], []
+    strictly = True
+    for k in range(c):
+        idx, pk = half_cycle_peaks(deviation[:, k])
+        peak_index.append(idx)
+        peak_value.append(pk)
+        counts.append(len(pk))
+        last_peak_step.append(int(idx[-1]) if len(idx) else 0)
+        if len(pk) >= 2:
+            ratios.append(float(np.max(pk[1:] / pk[:-1])))
+            strictly &= bool(np.all(np.diff(pk) < 0))
+        else:
+            ratios.append(math.inf)
+            strictly = False
+    ancestors = np.concatenate([np.arange(cs.first_segment[k], segment[k]) for k in range(c)]).astype(int)
+    ancestor_motion = float(np.max(np.abs(wrap(angles[:, ancestors] - start[ancestors])))) if ancestors.size else 0.0
+    descendants = np.concatenate([np.arange(segment[k] + 1, cs.first_segment[k] + cs.segment_counts[k])
+                                  for k in range(c)]).astype(int)
+    excursion = np.abs(np.unwrap(angles[:, descendants], axis=0) - start[descendants])
+    descendant_motion = float(excursion.max()) if descendants.size else 0.0
+    worst = max(ratios)
+    covered = min(last_peak_step)
+    passed = strictly and worst < 1.0 and covered >= 600 and ancestor_motion <= 1e-6
+    return CheckResult(
+        "decay", "1 free decay", worst, 1.0, passed,
+        "largest ratio of a half-cycle peak to the one before", "",
+        details={"half-cycles (fewest in a chain)": min(counts),
+                 "last peak at substep (earliest over chains, >= 600)": covered,
+                 "ancestor motion, rad (<= 1e-6)": ancestor_motion,
+                 "peaks strictly decreasing": strictly,
+                 "largest excursion of a descendant, rad (not held: driven, see the module notes)":
+                     descendant_motion},
+        traces={"time": time, "deviation": deviation, "peak_index": peak_index, "peak_value": peak_value,
+                "segment": segment, "depth": np.asarray(DECAY_DEPTH), "segment_counts": cs.segment_counts,
+                "frequency": np.asarray(DECAY_FREQUENCY), "damping_ratio": np.asarray(DECAY_DAMPING),
+                "length": cs.lengths[segment], "gravity": float(np.linalg.norm(cs.gravity))})
+
+
+# -- 2. rest ------------------------------------------------------------------------------------
+def rest(backend: str, duration: float = 60.0, fps: float = 60.0) -> CheckResult:
+    """SPEC 8.2: targets still for ``duration`` s of sim time, with gravity: in the last second
+    no tip moves more than 1e-6 × its chain's length between frames.
+
+    The standard set is posed leaning sideways (Θ = 0.3, λ = 0.15 per segment) so that gravity
+    bends it; the first pose snaps it onto the unbent targets and it swings into its sag.
+    """
+    cs = standard_chains()
+    solver = Solver(cs, backend=backend, substep=SUBSTEP)
+    c, s = cs.chain_count, cs.segment_count
+    solver.set_pose(np.zeros((c, 2)), np.full(c, 0.3), np.full(s, 0.15))
+    frames = int(round(duration * fps))
+    dt = 1.0 / fps
+    tips = _tip_joints(cs)
+    chain_length = _chain_lengths(cs)[cs.chain_of_segment]
+    previous = None
+    movement_time, movement = [], []
+    for k in range(1, frames + 1):
+        solver.advance(dt)
+        tip = solver.positions()[tips].astype(np.float64)
+        if previous is not None:
+            movement_time.append(k * dt)
+            movement.append(np.linalg.norm(tip - previous, axis=1) / chain_length)
+        previous = tip
+    movement_time = np.asarray(movement_time)
+    movement = np.asarray(movement)
+    window = movement_time > duration - 1.0 + 1e-9
+    worst = float(movement[window].max())
+    per_chain = np.array([movement[window][:, cs.chain_of_segment == k].max() for k in range(c)])
+    return CheckResult(
+        "rest", "2 rest", worst, 1e-6, worst <= 1e-6,
+        "largest tip movement between frames in the last second / chain length", "",
+        details={"frames in the last second": int(window.sum()),
+                 "sim time, s": solver.sim_time},
+        traces={"time": movement_time, "movement": movement, "per_chain": per_chain,
+                "chain_of_segment": cs.chain_of_segment, "duration": duration}, bound="<=")
+
+
+# -- 3. frame rates -----------------------------------------------------------------------------
+#: Root motion of the frame-rate and teleport checks: amplitude (length units), frequencies (Hz).
+MOTION_AMPLITUDE = 0.5
+HEADING_AMPLITUDE = 0.6
+
+
+def root_motion(t, chain_count: int, segment_count: int):
+    """A smooth primary motion: the root sways in x (amplitude ``MOTION_AMPLITUDE``, 0.6 Hz)
+    and y (half that, 1.1 Hz) and turns (amplitude ``HEADING_AMPLITUDE`` rad, 0.4 Hz) from a
+    heading pointing down; it starts from rest (zero velocity at t = 0).
+    Returns (P (C, 2), Θ (C,), λ (S,))."""
+    a = MOTION_AMPLITUDE
+    x = a * (1.0 - math.cos(TWO_PI * 0.6 * t))
+    y = 0.5 * a * (1.0 - math.cos(TWO_PI * 1.1 * t))
+    heading = -math.pi / 2 + HEADING_AMPLITUDE * (1.0 - math.cos(TWO_PI * 0.4 * t))
+    position = np.tile([x, y], (chain_count, 1))
+    return position, np.full(chain_count, heading), np.full(segment_count, 0.1)
+
+
+FRAME_RATES = (30, 60, 144)
+#: The frame-rate check's limit: tip paths agree within 3 % of the root motion's amplitude.
+FRAME_RATE_LIMIT = 0.03
+
+
+def frame_rates(backend: str, duration: float = 3.0, fps_list=FRAME_RATES) -> CheckResult:
+    """SPEC 8.3: the same primary motion (:func:`root_motion`) at 30, 60 and 144 fps, compared
+    at the multiples of 1/6 s: every tip agrees within ``FRAME_RATE_LIMIT`` × the motion's
+    amplitude (``MOTION_AMPLITUDE``) between every pair of rates.
+
+    Frame k of a run is ``set_pose(root_motion(k/fps))`` then ``advance(1/fps)``; the first
+    pose snaps, with ``advance(0)``. Positions are the frame-time output.
+    """
+    cs = standard_chains()
+    c, s = cs.chain_count, cs.segment_count
+    tips = _tip_joints(cs)
+    paths, compared = {}, {}
+    for fps in fps_list:
+        solver = Solver(cs, backend=backend, substep=SUBSTEP)
+        frames = int(round(duration * fps))
+        path = np.empty((frames + 1, s, 2))
+        for k in range(frames + 1):
+            solver.set_pose(*root_motion(k / fps, c, s))
+            solver.advance(0.0 if k == 0 else 1.0 / fps)
+            path[k] = solver.positions()[tips]
+        paths[fps] = path
+        step = fps // 6
+        compared[fps] = path[::step]
+    times = np.arange(len(compared[fps_list[0]])) / 6.0
+    worst, pair_worst = 0.0, {}
+    for i, a in enumerate(fps_list):
+        for b in fps_list[i + 1:]:
+            diff = np.linalg.norm(compared[a] - compared[b], axis=2) / MOTION_AMPLITUDE
+            pair_worst[f"{a} vs {b} fps"] = float(diff.max())
+            worst = max(worst, float(diff.max()))
+    diff_vs_time = np.max([np.linalg.norm(compared[a] - compared[fps_list[-1]], axis=2).max(axis=1)
+                           for a in fps_list[:-1]], axis=0) / MOTION_AMPLITUDE
+    return CheckResult(
+        "frame_rates", "3 frame rates", worst, FRAME_RATE_LIMIT, worst < FRAME_RATE_LIMIT,
+        "largest tip distance between two frame rates at the shared times / motion amplitude", "",
+        details={**{f"max difference {k}": v for k, v in pair_worst.items()},
+                 "times compared": len(times), "motion amplitude, units": MOTION_AMPLITUDE},
+        traces={"paths": paths, "compared": compared, "times": times, "difference": diff_vs_time,
+                "segment_counts": cs.segment_counts, "first_segment": cs.first_segment})
+
+
+# -- 4. wraparound ------------------------------------------------------------------------------
+#: The wraparound check's limit on |wrap(φ - τ)|: a segment that went the long way round
+#: would pass ±π, and with frame steps below π/2 no such pass can hide between two frames
+#: without one of them showing more than π/2.
+WRAP_LIMIT = math.pi / 2
+
+
+def _turns(t):
+    """Root heading in turns at time t (s): ramps up to 0.5 turns/s, one turn at that rate,
+    ramps to 2 turns/s, 3.4 turns at that rate, ramps down by 4.44 s and holds: five turns in
+    all. Integrated exactly from the piecewise linear rate."""
+    # (time, rate) knots of the turn rate, turns/s.
+    knots_t = np.array([0.0, 0.25, 2.25, 2.5, 4.1875, 4.4375, 10.0])
+    knots_r = np.array([0.0, 0.5, 0.5, 2.0, 2.0, 0.0, 0.0])
+    t = np.atleast_1d(np.asarray(t, np.float64))
+    out = np.zeros_like(t)
+    for i in range(len(knots_t) - 1):
+        t0, t1, r0, r1 = knots_t[i], knots_t[i + 1], knots_r[i], knots_r[i + 1]
+        u = np.clip(t, t0, t1) - t0
+        out += r0 * u + 0.5 * (r1 - r0) / (t1 - t0) * u * u
+    return out
+
+
+def wraparound(backend: str, fps: float = 60.0, duration: float = 7.5) -> CheckResult:
+    """SPEC 8.4: the root's heading swept through full turns in both directions, and local
+    targets crossing ±π: no segment ever takes the long way round.
+
+    Two copies of the standard set: the first turns counter-clockwise, the second clockwise.
+    0-4.4 s: the heading makes a full turn at 0.5 turns/s, then about four more at 2 turns/s
+    (five in all, :func:`_turns`). 4.75-5.75 s, the heading held: every chain's first local
+    target λ0 makes a full turn (same direction), and the last segment's λ goes from 0.1 to π;
+    from 5.75 s it swings across ±π (π + 0.5·sin(2π·1.5 t)). Every frame, with φ the
+    frame-time angles and τ = φ_parent + λ each segment's target, the figure is the largest
+    |wrap(φ - τ)|: a segment going the long way round would pass ±π. Also held: the angle
+    steps between frames stay below π/2 (so the unwrapped traces are unambiguous), and each
+    segment's net turn count matches its target's on the pose (six turns, signed, plus the
+    last segment's own change of λ) within a quarter turn.
+    """
+    base = standard_chains()
+    c1 = base.chain_count
+    # Two copies: counter-clockwise, then clockwise.
+    cs = AngleChainSet(np.tile(base.segment_counts, 2), np.tile(base.lengths, 2), np.tile(base.frequency, 2),
+                       np.tile(base.damping_ratio, 2), inertia=np.tile(base.inertia, 2), gravity=base.gravity)
+    c, s = cs.chain_count, cs.segment_count
+    direction = np.repeat([1.0, -1.0], c1)
+    seg_direction = direction[cs.chain_of_segment]
+    last = (cs.first_segment + cs.segment_counts - 1)[cs.segment_counts > 1]
+    solver = Solver(cs, backend=backend, substep=SUBSTEP)
+    frames = int(round(duration * fps))
+    time = np.arange(frames + 1) / fps
+    heading = -math.pi / 2 + TWO_PI * _turns(time)[:, None] * direction[None, :]
+    local = np.full((frames + 1, s), 0.1)
+    local[:, cs.first_segment] += TWO_PI * _ramp(time, 4.75, 5.75)[:, None] * direction[None, :]
+    swing = (0.1 + (math.pi - 0.1) * _ramp(time, 4.75, 5.75)
+             + 0.5 * np.sin(TWO_PI * 1.5 * (time - 5.75)) * _ramp(time, 5.75, 6.0))
+    local[:, last] = swing[:, None]
+    phi = np.empty((frames + 1, s))
+    tau = np.empty((frames + 1, s))
+    for k in range(frames + 1):
+        solver.set_pose(np.zeros((c, 2)), heading[k], local[k])
+        solver.advance(0.0 if k == 0 else 1.0 / fps)
+        phi[k] = solver.angles()
+        tau[k] = _parent_angle(cs, phi[k], heading[k]) + local[k]
+    error = wrap(phi - tau)
+    worst = float(np.max(np.abs(error)))
+    largest_step = float(np.abs(wrap(np.diff(phi, axis=0))).max())
+    phi_unwrapped = np.unwrap(phi, axis=0)
+    tau_unwrapped = np.unwrap(tau, axis=0)
+    # The pose's own targets, unwrapped by construction (heading and λ are given unwrapped).
+    pose_start = _cumulative(cs, heading[0], local[0])
+    pose_end = _cumulative(cs, heading[-1], local[-1])
+    expected = (pose_end - pose_start) / TWO_PI
+    turns_phi = (phi_unwrapped[-1] - phi_unwrapped[0]) / TWO_PI
+    turn_error = float(np.max(np.abs(turns_phi - expected)))
+    # Direction during the heading sweep (after the ramp-up, before the ramp-down).
+    sweep = (time[1:] > 0.5) & (time[1:] < 4.1)
+    moves = wrap(np.diff(phi, axis=0))[sweep] * seg_direction[None, :]
+    backwards = float(np.max(-moves.min(axis=0)))
+    passed = worst < WRAP_LIMIT and largest_step < math.pi / 2 and turn_error < 0.25
+    return CheckResult(
+        "wraparound", "4 wraparound", worst, WRAP_LIMIT, passed,
+        "largest |wrap(segment angle - its target)| over all frames and segments", "rad",
+        details={"largest angle step between frames, rad (< pi/2)": largest_step,
+                 "largest |net turns of a segment - of its target on the pose| (< 0.25)": turn_error,
+                 "net turns of the root segments (ccw, cw)": (round(float(turns_phi[0]), 3),
+                                                              round(float(turns_phi[cs.first_segment[c1]]), 3)),
+                 "largest backward step during the heading sweep, rad (not held)": backwards},
+        traces={"time": time, "phi": phi_unwrapped, "tau": tau_unwrapped, "error": error,
+                "heading": np.unwrap(heading, axis=0), "direction": direction,
+                "chain_of_segment": cs.chain_of_segment, "first_segment": cs.first_segment,
+                "segment_counts": cs.segment_counts, "turns_phi": turns_phi, "expected_turns": expected,
+                "local": local})
+
+
+# -- 5. teleport --------------------------------------------------------------------------------
+TELEPORT_JUMP = np.array([1200.0, -1600.0])  # 2000 units
+TELEPORT_TURN = 4.0  # the heading jumps too; after the jump it swings across ±π
+
+
+def _teleport_run(cs, backend, fps, before, after):
+    """Solver A moves about the origin for ``before`` s, then jumps by ``TELEPORT_JUMP`` (and
+    turns by ``TELEPORT_TURN``) with ``teleport()``, then moves on for ``after`` s. Solver B is
+    created at the jump frame at the destination and gets the same poses from then on.
+    Returns per frame of A (angles, angular velocities, joint positions), the jump frame index,
+    B's traces from the jump frame on, and the poses of the jump frame."""
+    c, s = cs.chain_count, cs.segment_count
+    a = Solver(cs, backend=backend, substep=SUBSTEP)
+    b = None
+    jump = int(round(before * fps))
+    frames = jump + int(round(after * fps))
+    rec = {k: [] for k in ("a_angle", "a_omega", "a_pos", "b_angle", "b_omega", "b_pos")}
+    jump_pose = None
+    for k in range(frames + 1):
+        position, heading, local = root_motion(k / fps, c, s)
+        if k >= jump:
+            position = position + TELEPORT_JUMP
+            heading = heading + TELEPORT_TURN
+        dt = 0.0 if k == 0 else 1.0 / fps
+        a.set_pose(position, heading, local)
+        if k == jump:
+            a.teleport()
+            jump_pose = (position, heading, local)
+            b = Solver(cs, backend=backend, substep=SUBSTEP)
+        a.advance(dt)
+        rec["a_angle"].append(a.angles())
+        rec["a_omega"].append(a.angular_velocities())
+        rec["a_pos"].append(a.positions().astype(np.float64))
+        if b is not None:
+            b.set_pose(position, heading, local)
+            b.advance(dt)
+            rec["b_angle"].append(b.angles())
+            rec["b_omega"].append(b.angular_velocities())
+            rec["b_pos"].append(b.positions().astype(np.float64))
+    return {k: np.asarray(v, np.float64) for k, v in rec.items()}, jump, jump_pose
+
+
+def teleport(backend: str, fps: float = 60.0, before: float = 1.0, after: float = 1.5) -> CheckResult:
+    """SPEC 8.5: a 2000-unit jump with the flag: the next frame's velocities are zero and the
+    chain sits on its targets; every later frame behaves as if it had always been there.
+
+    Solver A plays :func:`root_motion` about the origin, then jumps by (1200, -1600) and
+    turns by 4 rad with ``teleport()`` and plays on; solver B is made at the destination
+    on the jump frame and is given the same poses. Frames are 1/60 s (two whole substeps, so
+    the two clocks agree). Run twice: without gravity, where "at rest on the targets" holds
+    exactly through the jump frame's substeps (with gravity the chain starts to sag within
+    that frame), and with the standard set's gravity. The figure is the largest angle
+    difference between A and B on any frame from the jump on (both runs); also held: on the
+    jump frame without gravity, |ω| ≤ 1e-3 rad/s and |φ - target| ≤ 1e-5 rad, tips within
+    1e-3 units of the targets' forward kinematics, and A vs B positions within 1e-3 units.
+    """
+    cs = standard_chains()
+    runs = {"no gravity": _teleport_run(cs.replace(gravity=(0.0, 0.0)), backend, fps, before, after),
+            "gravity": _teleport_run(cs, backend, fps, before, after)}
+    worst_angle = worst_position = worst_omega_diff = 0.0
+    for rec, _, _ in runs.values():
+        n = len(rec["b_angle"])
+        a_angle, a_pos, a_omega = rec["a_angle"][-n:], rec["a_pos"][-n:], rec["a_omega"][-n:]
+        worst_angle = max(worst_angle, float(np.abs(wrap(a_angle - rec["b_angle"])).max()))
+        worst_position = max(worst_position, float(np.abs(a_pos - rec["b_pos"]).max()))
+        worst_omega_diff = max(worst_omega_diff, float(np.abs(a_omega - rec["b_omega"]).max()))
+    rec, jump, (position, heading, local) = runs["no gravity"]
+    target = _cumulative(cs, heading, local)
+    snap_angle = float(np.abs(wrap(rec["a_angle"][jump] - target)).max())
+    snap_omega = float(np.abs(rec["a_omega"][jump]).max())
+    moving_before = float(np.abs(rec["a_omega"][jump - 1]).max())
+    # Forward kinematics of the targets from the jump frame's root position.
+    offset = np.stack([cs.lengths * np.cos(target), cs.lengths * np.sin(target)], axis=1)
+    total = np.cumsum(offset, axis=0)
+    start = (total - offset)[cs.first_segment]
+    tips_fk = total - np.repeat(start, cs.segment_counts, axis=0) + position[cs.chain_of_segment]
+    snap_position = float(np.abs(rec["a_pos"][jump][_tip_joints(cs)] - tips_fk).max())
+    limit = 1e-5
+    passed = (worst_angle <= limit and snap_angle <= 1e-5 and snap_omega <= 1e-3 and snap_position <= 1e-3
+              and worst_position <= 1e-3 and moving_before > 0.1)
+    g_rec, g_jump, _ = runs["gravity"]
+    return CheckResult(
+        "teleport", "5 teleport", worst_angle, limit, passed,
+        "largest angle difference between the teleported solver and one made at the destination", "rad",
+        details={"jump frame: largest |angle - target|, rad (<= 1e-5)": snap_angle,
+                 "jump frame: largest |angular velocity|, rad/s (<= 1e-3)": snap_omega,
+                 "jump frame: largest tip distance from the targets, units (<= 1e-3)": snap_position,
+                 "later frames: largest position difference A vs B, units (<= 1e-3)": worst_position,
+                 "later frames: largest angular velocity difference A vs B, rad/s (not held)": worst_omega_diff,
+                 "frame before the jump: largest |angular velocity|, rad/s (> 0.1)": moving_before},
+        traces={"time": np.arange(len(g_rec["a_angle"])) / fps, "jump": g_jump, "a_pos": g_rec["a_pos"],
+                "b_pos": g_rec["b_pos"], "a_angle": g_rec["a_angle"], "b_angle": g_rec["b_angle"],
+                "first_segment": cs.first_segment, "segment_counts": cs.segment_counts}, bound="<=")
+
+
+# -- 6. cross-check -----------------------------------------------------------------------------
+#: GPU vs reference: after one frame the two agree to float32 rounding; over a long run the
+#: rounding differences (llvmpipe's sin/cos against numpy's, fused multiply-adds) are carried
+#: along and amplified by chains that whip and by angle limits, so the whole run is held to a
+#: looser bound. Angles in rad, positions relative to the chain's length, ω in rad/s relative
+#: to max(1, |ω|).
+CROSS_FIRST_FRAME_TOLERANCE = 1e-5
+CROSS_TOLERANCE = 1e-3
+
+
+def random_chains(rng, chain_count: int = 48, substep: float = SUBSTEP) -> AngleChainSet:
+    """Ragged chains (1-16 segments) with random lengths, stable f and ζ (0-1.2), inertia,
+    angle limits on a third of the segments, and gravity."""
+    counts = rng.integers(1, 17, chain_count)
+    s = int(counts.sum())
+    zeta = rng.uniform(0.0, 1.2, s)
+    zeta[rng.random(s) < 0.2] = 0.0
+    zeta = np.where(zeta == 0.0, 0.0, np.maximum(zeta, 0.2))  # ζ = 0 or ≥ 0.2: no endless whip
+    f = rng.uniform(0.5, 12.0, s)
+    f = np.minimum(f, 0.8 * stable_frequency(zeta, substep))
+    limit = np.where(rng.random(s) < 0.35, rng.uniform(0.3, 1.5, s), np.inf)
+    return AngleChainSet(counts, rng.uniform(0.05, 0.4, s), f, zeta, inertia=rng.uniform(0.0, 2.0, s),
+                         angle_limit=limit, gravity=rng.uniform(-10.0, 10.0, 2))
+
+
+def cross_check(backend: str = "gpu", frames: int = 240, seed: int = 8) -> CheckResult:
+    """SPEC 8.6: the compute shaders against the numpy reference on random ragged chains
+    (:func:`random_chains`) and random motions: smooth root sway and turns, local targets
+    crossing ±π, frame times of 1/30, 1/60, 1/144 s, zero and 0.2 s (past the substep cap),
+    snap and keep-shape teleports, and live parameter changes. Every frame compares angles,
+    angular velocities and joint positions, frame-time and raw. ``backend`` is accepted for a
+    uniform signature; the check always needs both backends and is skipped without a GL 4.3
+    context.
+    """
+    ok, reason = gpu_available()
+    if not ok:
+        return CheckResult("cross_check", "6 cross-check gpu vs cpu", math.nan, CROSS_TOLERANCE, None,
+                           "largest difference gpu vs cpu", "", note=f"skipped: {reason}", bound="<=")
+    rng = np.random.default_rng(seed)
+    cs = random_chains(rng)
+    c, s = cs.chain_count, cs.segment_count
+    solvers = [Solver(cs, backend="cpu", substep=SUBSTEP), Solver(cs, backend="gpu", substep=SUBSTEP)]
+    lengths = _chain_lengths(cs)
+    joint_scale = np.concatenate([[lengths[k]] * (n + 1) for k, n in enumerate(cs.segment_counts)])[:, None]
+    phase = rng.uniform(0, TWO_PI, (c, 4))
+    freq = rng.uniform(0.2, 1.5, (c, 4))
+    amp = rng.uniform(0.0, 0.6, (c, 3))
+    spin = rng.uniform(-2.0, 2.0, c) * TWO_PI
+    local_base = rng.uniform(-0.5, 0.5, s)
+    local_base[rng.random(s) < 0.15] = math.pi - 0.05  # these swing across ±π
+    local_amp = rng.uniform(0.0, 0.8, s)
+    local_freq = rng.uniform(0.3, 2.0, s)
+    new_damping = np.minimum(cs.damping_ratio + 0.3, 1.5)
+    new_frequency = np.minimum(cs.frequency, 0.8 * stable_frequency(new_damping, SUBSTEP))
+    dts = rng.choice([1 / 30, 1 / 60, 1 / 60, 1 / 144, 1 / 144, 0.0], frames)
+    dts[0] = 0.0
+    dts[frames // 3] = 0.2
+    t = 0.0
+    per_frame = np.zeros(frames)
+    worst = {"angle": 0.0, "angular velocity": 0.0, "position": 0.0, "raw angle": 0.0, "raw position": 0.0}
+    first = None
+    for k in range(frames):
+        t += dts[k]
+        position = np.stack([amp[:, 0] * np.sin(TWO_PI * freq[:, 0] * t + phase[:, 0]),
+                             amp[:, 1] * np.sin(TWO_PI * freq[:, 1] * t + phase[:, 1])], axis=1) * 3.0
+        heading = phase[:, 3] + spin * t + amp[:, 2] * np.sin(TWO_PI * freq[:, 2] * t)
+        local = local_base + local_amp * np.sin(TWO_PI * local_freq * t)
+        if k >= frames // 2:
+            position = position + np.array([300.0, -40.0])  # flagged below: a teleport
+        for solver in solvers:
+            solver.set_pose(position, heading, local)
+            if k == frames // 2:
+                solver.teleport(np.arange(0, c, 2))
+                solver.teleport(np.arange(1, c, 2), keep_shape=True)
+            if k == frames // 4:
+                solver.set_parameters(frequency=new_frequency, damping_ratio=new_damping, gravity=(0.0, -9.81))
+            solver.advance(float(dts[k]))
+        ref, gpu = solvers
+        frame = {
+            "angle": np.abs(wrap(ref.angles().astype(np.float64) - gpu.angles())),
+            "raw angle": np.abs(wrap(ref.angles(raw=True).astype(np.float64) - gpu.angles(raw=True))),
+            "angular velocity": np.abs(ref.angular_velocities().astype(np.float64) - gpu.angular_velocities())
+            / np.maximum(1.0, np.abs(ref.angular_velocities())),
+            "position": np.abs(ref.positions().astype(np.float64) - gpu.positions()) / joint_scale,
+            "raw position": np.abs(ref.positions(raw=True).astype(np.float64) - gpu.positions(raw=True)) / joint_scale,
+        }
+        for name, value in frame.items():
+            worst[name] = max(worst[name], float(value.max()))
+        per_frame[k] = max(float(v.max()) for v in frame.values())
+        if first is None and ref.sim_time > 0:
+            first = per_frame[k]
+    figure = max(worst.values())
+    passed = figure <= CROSS_TOLERANCE and first is not None and first <= CROSS_FIRST_FRAME_TOLERANCE
+    return CheckResult(
+        "cross_check", "6 cross-check gpu vs cpu", figure, CROSS_TOLERANCE, passed,
+        "largest difference gpu vs cpu over the run (rad; position / chain length; ω relative)", "",
+        details={**{f"largest {k} difference": v for k, v in worst.items()},
+                 f"first frame with substeps (<= {CROSS_FIRST_FRAME_TOLERANCE:g})": first,
+                 "chains": c, "segments": s, "frames": frames},
+        traces={"per_frame": per_frame, "dt": dts}, bound="<=")
+
+
+CHECKS = (free_decay, rest, frame_rates, wraparound, teleport, cross_check)
+
+
+def run_all(backend: str, checks=None) -> list[CheckResult]:
+    """Run every check of ``checks`` (default :data:`CHECKS`) on ``backend`` (``"cpu"`` or
+    ``"gpu"``); the cross-check runs when an OpenGL 4.3 context can be made and is reported
+    as skipped otherwise.
+
+    A check that raises is reported as failed, with the exception in its note, and the
+    others still run: one broken check should not hide what the rest measured.
+    """
+    results = []
+    for check in CHECKS if checks is None else checks:
+        try:
+            results.append(check(backend))
+        except Exception as exc:  # reported in the table, not swallowed
+            name = check.__name__
+            results.append(CheckResult(name, name.replace("_", " "), math.nan, math.nan, False, "the check raised",
+                                       note=f"error: {type(exc).__name__}: {exc}"))
+    return results
+
+
+def format_table(results) -> str:
+    """The results as a text table: check, figure, limit, pass/fail; then the details."""
+    rows = [("check", "figure", "limit", "result")]
+    for r in results:
+        unit = f" {r.unit}" if r.unit else ""
+        figure = "-" if r.passed is None else f"{r.figure:.3g}{unit}"
+        rows.append((r.title, figure, f"{r.bound} {r.limit:.3g}{unit}", r.status))
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    lines.append("")
+    for r in results:
+        lines.append(f"{r.title}: {r.measure}")
+        if r.note:
+            lines.append(f"    {r.note}")
+        for name, value in r.details.items():
+            text = f"{value:.4g}" if isinstance(value, float) else str(value)
+            lines.append(f"    {name}: {text}")
+    return "\n".join(lines)
+
+
+# -- plots --------------------------------------------------------------------------------------
+def write_plots(results, out_dir) -> list[Path]:
+    """One PNG per check that has traces, into ``out_dir`` (made if missing). Returns the paths.
+
+    Figures are drawn with matplotlib's object API on the Agg canvas (no pyplot), so this
+    neither needs a display nor changes the caller's matplotlib backend.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    painters = {"decay": _plot_decay, "rest": _plot_rest, "frame_rates": _plot_frame_rates,
+                "wraparound": _plot_wraparound, "teleport": _plot_teleport, "cross_check": _plot_cross_check}
+    written = []
+    for r in results:
+        if r.name not in painters or not r.traces:
+            continue
+        fig, title = painters[r.name](r)
+        fig.suptitle(f"{title} [{r.status}]")
+        path = out / f"{r.name}.png"
+        fig.savefig(path, dpi=100)
+        written.append(path)
+    return written
+
+
+def _figure(figsize):
+    from matplotlib.figure import Figure  # Agg canvas; no pyplot state
+
+    return Figure(figsize=figsize, layout="constrained")
+
+
+def _plot_decay(r):
+    tr = r.traces
+    n = len(tr["segment"])
+    fig = _figure((15, 7))
+    axes = fig.subplots(2, (n + 1) // 2, sharex=True)
+    for k, ax in enumerate(axes.flat[:n]):
+        dev = tr["deviation"][:, k]
+        idx = tr["peak_index"][k]
+        line, = ax.plot(tr["time"], dev, lw=1.0, label="angle - target (left)")
+        dots, = ax.plot(tr["time"][idx], dev[idx], "o", ms=3.5, color="C3", label="half-cycle peaks (left)")
+        mark = ax.axvline(600 * SUBSTEP, color="0.5", ls=":", lw=1, label="600 substeps")
+        log_ax = ax.twinx()
+        logs, = log_ax.semilogy(tr["time"][idx], tr["peak_value"][k], ".-", color="C2", lw=0.8, ms=3,
+                                label="|peak| (right, log)")
+        log_ax.set_ylabel("|peak| (rad, log)", fontsize=8)
+        ax.set_title(f"chain {k}: segment {tr['depth'][k] + 1} of {tr['segment_counts'][k]}, "
+                     f"f={tr['frequency'][k]:g} Hz, ζ={tr['damping_ratio'][k]:g}", fontsize=9)
+        ax.set_ylabel("deviation from target (rad)")
+        if k >= n - axes.shape[1]:
+            ax.set_xlabel("time (s)")
+        ax.legend(handles=[line, dots, logs, mark], fontsize=7, loc="upper right")
+    return fig, (f"1 free decay: one displaced segment per chain, targets pinned "
+                 f"(largest peak ratio {r.figure:.3f})")
+
+
+def _plot_rest(r):
+    tr = r.traces
+    fig = _figure((10, 5))
+    ax = fig.subplots()
+    per_chain = np.stack([tr["movement"][:, tr["chain_of_segment"] == k].max(axis=1)
+                          for k in range(len(tr["per_chain"]))], axis=1)
+    floor = 1e-12
+    for k in range(per_chain.shape[1]):
+        ax.semilogy(tr["time"], np.maximum(per_chain[:, k], floor), lw=1, label=f"chain {k}")
+    ax.axhline(r.limit, color="C3", ls="--", label=f"limit {r.limit:g}")
+    ax.axvspan(tr["duration"] - 1.0, tr["duration"], color="0.85", label="last second")
+    ax.set_xlabel("sim time (s)")
+    ax.set_ylabel("largest tip movement between frames / chain length")
+    ax.legend(fontsize=8, ncol=2)
+    return fig, f"2 rest with gravity: tip movement per frame (last second: {r.figure:.2g}; zero drawn at {floor:g})"
+
+
+def _plot_frame_rates(r):
+    tr = r.traces
+    fps_list = sorted(tr["paths"])
+    shown = [1, 3, 4, 5]  # chains: 1-segment, 4-segment, and both 12-segment chains
+    fig = _figure((19, 4.8))
+    axes = fig.subplots(1, len(shown) + 1)
+    for ax, chain in zip(axes, shown):
+        tip = tr["first_segment"][chain] + tr["segment_counts"][chain] - 1
+        for i, fps in enumerate(fps_list):
+            path = tr["paths"][fps][:, tip]
+            ax.plot(path[:, 0], path[:, 1], lw=1.0 + 1.2 * (len(fps_list) - 1 - i), label=f"{fps} fps", alpha=0.8)
+            cmp = tr["compared"][fps][:, tip]
+            ax.plot(cmp[:, 0], cmp[:, 1], "x", ms=5, color=f"C{i}")
+        ax.set_title(f"tip of chain {chain} ({tr['segment_counts'][chain]} segments)", fontsize=9)
+        ax.set_xlabel("x (units)")
+        ax.set_ylabel("y (units)")
+        ax.set_aspect("equal", "datalim")
+        ax.legend(fontsize=7)
+    ax = axes[-1]
+    ax.plot(tr["times"], 100 * tr["difference"], "o-", ms=3, label="largest tip distance vs 144 fps")
+    ax.axhline(100 * r.limit, color="C3", ls="--", label=f"limit {100 * r.limit:g} %")
+    ax.set_xlabel("time (s), multiples of 1/6")
+    ax.set_ylabel("distance / motion amplitude (%)")
+    ax.set_title("difference at the shared times", fontsize=9)
+    ax.legend(fontsize=7)
+    return fig, (f"3 frame rates: tip paths at {', '.join(map(str, fps_list))} fps (x: shared times), "
+                 f"worst {100 * r.figure:.2f} % of the amplitude")
+
+
+def _plot_wraparound(r):
+    tr = r.traces
+    cps = len(tr["segment_counts"]) // 2
+    fig = _figure((15, 8))
+    axes = fig.subplots(2, 2, sharex=True)
+    for row, (name, offset) in enumerate((("counter-clockwise", 0), ("clockwise", cps))):
+        ax = axes[row, 0]
+        for i, chain in enumerate((offset + 1, offset + 4)):
+            seg = tr["first_segment"][chain] + tr["segment_counts"][chain] - 1
+            n = tr["segment_counts"][chain]
+            ax.plot(tr["time"], tr["tau"][:, seg] / TWO_PI, color=f"C{2 * i}", lw=3, alpha=0.4,
+                    label=f"target τ, tip of a {n}-segment chain")
+            ax.plot(tr["time"], tr["phi"][:, seg] / TWO_PI, color=f"C{2 * i + 1}", lw=1,
+                    label=f"angle φ, tip of a {n}-segment chain")
+        ax.plot(tr["time"], tr["heading"][:, offset] / TWO_PI, "k:", lw=1, label="root heading Θ")
+        ax.set_ylabel("unwrapped angle (turns)")
+        ax.set_title(f"{name}: root turns 5×, then λ0 turns once and the tip's λ crosses ±π", fontsize=9)
+        ax.legend(fontsize=7)
+        ax = axes[row, 1]
+        in_copy = (tr["chain_of_segment"] >= offset) & (tr["chain_of_segment"] < offset + cps)
+        err = tr["error"][:, in_copy]
+        ax.plot(tr["time"], err, lw=0.6, alpha=0.6)
+        ax.plot([], [], lw=0.6, color="C0", label="wrap(φ - τ), every segment")
+        ax.axhline(r.limit, color="C3", ls="--", label="±π/2 (limit)")
+        ax.axhline(-r.limit, color="C3", ls="--")
+        ax.set_ylim(-math.pi, math.pi)
+        ax.set_ylabel("angle - target (rad)")
+        ax.set_title(f"{name}: tracking error (a long way round would reach ±π)", fontsize=9)
+        ax.legend(fontsize=7, loc="upper right")
+    for ax in axes[1]:
+        ax.set_xlabel("time (s)")
+    return fig, f"4 wraparound: largest |wrap(φ - τ)| = {r.figure:.3f} rad"
+
+
+def _plot_teleport(r):
+    tr = r.traces
+    jump = tr["jump"]
+    time = tr["time"]
+    fig = _figure((14, 4.8))
+    axes = fig.subplots(1, 2)
+    chain = 4
+    tip = tr["first_segment"][chain] + tr["segment_counts"][chain] + chain  # joint index of its tip
+    root = tr["first_segment"][chain] + chain
+    rel_a = tr["a_pos"][:, tip] - tr["a_pos"][:, root]
+    rel_b = tr["b_pos"][:, tip] - tr["b_pos"][:, root]
+    ax = axes[0]
+    for axis, name in enumerate("xy"):
+        ax.plot(time, rel_a[:, axis], lw=2.5, alpha=0.5, label=f"teleported, tip {name} - root {name}")
+        ax.plot(time[jump:], rel_b[:, axis], lw=1, ls="--", label=f"made at destination, tip {name} - root {name}")
+    ax.axvline(time[jump], color="0.4", ls=":", label="jump of 2000 units")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("tip relative to root (units)")
+    ax.set_title("12-segment chain, with gravity", fontsize=9)
+    ax.legend(fontsize=7)
+    ax = axes[1]
+    diff = np.abs(wrap(tr["a_angle"][jump:] - tr["b_angle"])).max(axis=1)
+    ax.semilogy(time[jump:], np.maximum(diff, 1e-12), "o-", ms=2, label="largest angle difference")
+    ax.axhline(r.limit, color="C3", ls="--", label=f"limit {r.limit:g} rad")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("angle difference (rad), zero drawn at 1e-12")
+    ax.set_title("teleported vs made at the destination, all chains", fontsize=9)
+    ax.legend(fontsize=7)
+    return fig, "5 teleport: after the jump the chain moves as if it had always been there"
+
+
+def _plot_cross_check(r):
+    tr = r.traces
+    fig = _figure((10, 4.8))
+    ax = fig.subplots()
+    frames = np.arange(len(tr["per_frame"]))
+    ax.semilogy(frames, np.maximum(tr["per_frame"], 1e-12), lw=1, label="largest difference gpu vs cpu")
+    ax.axhline(r.limit, color="C3", ls="--", label=f"limit {r.limit:g}")
+    ax.axhline(CROSS_FIRST_FRAME_TOLERANCE, color="C1", ls=":",
+               label=f"first-frame limit {CROSS_FIRST_FRAME_TOLERANCE:g}")
+    ax.set_xlabel("frame")
+    ax.set_ylabel("difference (rad, or / chain length), zero drawn at 1e-12")
+    ax.legend(fontsize=8)
+    return fig, "6 cross-check: compute shaders vs numpy reference on random ragged chains"

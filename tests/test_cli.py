@@ -1,0 +1,110 @@
+"""The ``gpu-jiggle`` command, run as ``python -m gpu_jiggle`` in a subprocess (and in-process
+where a missing OpenGL context has to be simulated)."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from gpu_jiggle import cli
+from gpu_jiggle import context as gl_context_module
+
+CHECK_TITLES = ["1 free decay", "2 rest", "3 frame rates", "4 wraparound", "5 teleport", "6 cross-check"]
+PLOTS = ["decay.png", "rest.png", "frame_rates.png", "wraparound.png", "teleport.png"]
+
+
+def run_cli(*args, timeout=300):
+    return subprocess.run([sys.executable, "-m", "gpu_jiggle", *args], capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def check_verify_output(proc, out):
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    table = proc.stdout.split("\n\n")[0]
+    for title in CHECK_TITLES:
+        line = next((ln for ln in table.splitlines() if ln.startswith(title)), None)
+        assert line is not None, f"{title!r} missing from the table:\n{table}"
+        assert line.rstrip().endswith(("pass", "skipped")), line
+    assert "FAIL" not in proc.stdout
+    header = table.splitlines()[1]
+    for column in ("check", "figure", "limit", "result"):
+        assert column in header
+    for name in PLOTS:
+        png = out / name
+        assert png.is_file(), f"{name} not written"
+        data = png.read_bytes()
+        assert len(data) > 10_000 and data[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_verify_cpu(tmp_path):
+    out = tmp_path / "verify"
+    proc = run_cli("verify", "--backend", "cpu", "--out", str(out))
+    assert "backend: cpu" in proc.stdout
+    check_verify_output(proc, out)
+
+
+def test_verify_gpu(gl, tmp_path):
+    out = tmp_path / "verify"
+    proc = run_cli("verify", "--backend", "gpu", "--out", str(out))
+    assert "backend: gpu" in proc.stdout
+    check_verify_output(proc, out)
+    # With a context the cross-check runs and writes its plot.
+    assert "skipped" not in proc.stdout.split("\n\n")[0]
+    assert (out / "cross_check.png").is_file()
+
+
+def test_info_prints_the_renderer(gl):
+    proc = run_cli("info")
+    assert proc.returncode == 0, proc.stderr
+    renderer = gl.info["GL_RENDERER"]
+    assert f"renderer: {renderer}" in proc.stdout
+    assert "version:" in proc.stdout and "work group size" in proc.stdout
+    assert 'backend "auto" would run: gpu' in proc.stdout
+
+
+def test_console_script_and_module_agree(gl):
+    """``gpu-jiggle`` is ``gpu_jiggle.cli:main``; ``python -m gpu_jiggle`` runs the same."""
+    code = "import sys; from gpu_jiggle.cli import main; sys.exit(main(['info']))"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0
+    assert proc.stdout == run_cli("info").stdout
+
+
+def _no_context():
+    raise RuntimeError("no EGL display (simulated)")
+
+
+def test_info_without_a_context_names_the_cpu_backend(monkeypatch, capsys):
+    monkeypatch.setattr(gl_context_module, "get_context", _no_context)
+    assert cli.main(["info"]) == 0
+    out = capsys.readouterr().out
+    assert "none could be made" in out and "simulated" in out
+    assert 'backend "auto" would run: cpu' in out
+
+
+def test_verify_gpu_without_a_context_exits_2(monkeypatch, capsys, tmp_path):
+    monkeypatch.setattr(gl_context_module, "get_context", _no_context)
+    assert cli.main(["verify", "--backend", "gpu", "--out", str(tmp_path)]) == 2
+    assert "OpenGL 4.3" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
+
+
+def test_no_command_is_a_usage_error():
+    proc = run_cli(timeout=60)
+    assert proc.returncode == 2
+    assert "usage: gpu-jiggle" in proc.stderr
+
+
+def test_failed_check_exits_1(monkeypatch, tmp_path, capsys):
+    from gpu_jiggle import verify
+
+    def broken(backend):
+        return verify.CheckResult("broken", "9 broken", 2.0, 1.0, False, "a figure over its limit")
+
+    def crashing(backend):
+        raise ValueError("boom")
+
+    monkeypatch.setattr(verify, "CHECKS", (broken, crashing))
+    assert cli.main(["verify", "--backend", "cpu", "--out", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "9 broken" in out and "FAIL" in out
+    assert "error: ValueError: boom" in out
