@@ -15,6 +15,7 @@ as the model says they should, and are not held to a decay.
 """
 from __future__ import annotations
 
+import contextlib
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +29,10 @@ from .spring import stable_frequency
 __all__ = [
     "CheckResult",
     "standard_chains",
+    "root_motion",
+    "random_chains",
+    "half_cycle_peaks",
+    "wrap",
     "free_decay",
     "rest",
     "frame_rates",
@@ -191,24 +196,24 @@ def free_decay(backend: str, substeps: int = 720, displacement: float = 0.5) -> 
     ``raw=True``). Also held: the ancestors never move (≤ 1e-6 rad).
     """
     cs = standard_chains(frequency=DECAY_FREQUENCY, damping_ratio=DECAY_DAMPING)
-    solver = Solver(cs, backend=backend, substep=SUBSTEP)
     c, s = cs.chain_count, cs.segment_count
     root_position = np.zeros((c, 2))
     root_angle = np.full(c, -math.pi / 2)
     segment = cs.first_segment + np.asarray(DECAY_DEPTH)
     local = np.zeros(s)
     local[segment] = -displacement
-    solver.set_pose(root_position, root_angle, local)  # the first pose snaps the chains here
-    solver.advance(0.0)
-    local[segment] = 0.0
-    target = wrap(_cumulative(cs, root_angle, local))
-    solver.set_pose(root_position, root_angle, local)
-    start = solver.angles(raw=True).astype(np.float64)
     angles = np.empty((substeps + 1, s))
-    angles[0] = start
-    for j in range(1, substeps + 1):
-        solver.advance(SUBSTEP)
-        angles[j] = solver.angles(raw=True)
+    with Solver(cs, backend=backend, substep=SUBSTEP) as solver:
+        solver.set_pose(root_position, root_angle, local)  # the first pose snaps the chains here
+        solver.advance(0.0)
+        local[segment] = 0.0
+        solver.set_pose(root_position, root_angle, local)
+        angles[0] = solver.angles(raw=True)
+        for j in range(1, substeps + 1):
+            solver.advance(SUBSTEP)
+            angles[j] = solver.angles(raw=True)
+    start = angles[0]
+    target = wrap(_cumulative(cs, root_angle, local))
     time = np.arange(substeps + 1) * SUBSTEP
     deviation = wrap(angles[:, segment] - target[segment])
 
@@ -259,22 +264,23 @@ def rest(backend: str, duration: float = 60.0, fps: float = 60.0) -> CheckResult
     bends it; the first pose snaps it onto the unbent targets and it swings into its sag.
     """
     cs = standard_chains()
-    solver = Solver(cs, backend=backend, substep=SUBSTEP)
     c, s = cs.chain_count, cs.segment_count
-    solver.set_pose(np.zeros((c, 2)), np.full(c, 0.3), np.full(s, 0.15))
     frames = int(round(duration * fps))
     dt = 1.0 / fps
     tips = _tip_joints(cs)
     chain_length = _chain_lengths(cs)[cs.chain_of_segment]
     previous = None
     movement_time, movement = [], []
-    for k in range(1, frames + 1):
-        solver.advance(dt)
-        tip = solver.positions()[tips].astype(np.float64)
-        if previous is not None:
-            movement_time.append(k * dt)
-            movement.append(np.linalg.norm(tip - previous, axis=1) / chain_length)
-        previous = tip
+    with Solver(cs, backend=backend, substep=SUBSTEP) as solver:
+        solver.set_pose(np.zeros((c, 2)), np.full(c, 0.3), np.full(s, 0.15))
+        for k in range(1, frames + 1):
+            solver.advance(dt)
+            tip = solver.positions()[tips].astype(np.float64)
+            if previous is not None:
+                movement_time.append(k * dt)
+                movement.append(np.linalg.norm(tip - previous, axis=1) / chain_length)
+            previous = tip
+        sim_time = solver.sim_time
     movement_time = np.asarray(movement_time)
     movement = np.asarray(movement)
     window = movement_time > duration - 1.0 + 1e-9
@@ -284,7 +290,7 @@ def rest(backend: str, duration: float = 60.0, fps: float = 60.0) -> CheckResult
         "rest", "2 rest", worst, 1e-6, worst <= 1e-6,
         "largest tip movement between frames in the last second / chain length", "",
         details={"frames in the last second": int(window.sum()),
-                 "sim time, s": solver.sim_time},
+                 "sim time, s": sim_time},
         traces={"time": movement_time, "movement": movement, "per_chain": per_chain,
                 "chain_of_segment": cs.chain_of_segment, "duration": duration}, bound="<=")
 
@@ -326,13 +332,13 @@ def frame_rates(backend: str, duration: float = 3.0, fps_list=FRAME_RATES) -> Ch
     tips = _tip_joints(cs)
     paths, compared = {}, {}
     for fps in fps_list:
-        solver = Solver(cs, backend=backend, substep=SUBSTEP)
         frames = int(round(duration * fps))
         path = np.empty((frames + 1, s, 2))
-        for k in range(frames + 1):
-            solver.set_pose(*root_motion(k / fps, c, s))
-            solver.advance(0.0 if k == 0 else 1.0 / fps)
-            path[k] = solver.positions()[tips]
+        with Solver(cs, backend=backend, substep=SUBSTEP) as solver:
+            for k in range(frames + 1):
+                solver.set_pose(*root_motion(k / fps, c, s))
+                solver.advance(0.0 if k == 0 else 1.0 / fps)
+                path[k] = solver.positions()[tips]
         paths[fps] = path
         step = fps // 6
         compared[fps] = path[::step]
@@ -401,7 +407,6 @@ def wraparound(backend: str, fps: float = 60.0, duration: float = 7.5) -> CheckR
     direction = np.repeat([1.0, -1.0], c1)
     seg_direction = direction[cs.chain_of_segment]
     last = (cs.first_segment + cs.segment_counts - 1)[cs.segment_counts > 1]
-    solver = Solver(cs, backend=backend, substep=SUBSTEP)
     frames = int(round(duration * fps))
     time = np.arange(frames + 1) / fps
     heading = -math.pi / 2 + TWO_PI * _turns(time)[:, None] * direction[None, :]
@@ -412,11 +417,12 @@ def wraparound(backend: str, fps: float = 60.0, duration: float = 7.5) -> CheckR
     local[:, last] = swing[:, None]
     phi = np.empty((frames + 1, s))
     tau = np.empty((frames + 1, s))
-    for k in range(frames + 1):
-        solver.set_pose(np.zeros((c, 2)), heading[k], local[k])
-        solver.advance(0.0 if k == 0 else 1.0 / fps)
-        phi[k] = solver.angles()
-        tau[k] = _parent_angle(cs, phi[k], heading[k]) + local[k]
+    with Solver(cs, backend=backend, substep=SUBSTEP) as solver:
+        for k in range(frames + 1):
+            solver.set_pose(np.zeros((c, 2)), heading[k], local[k])
+            solver.advance(0.0 if k == 0 else 1.0 / fps)
+            phi[k] = solver.angles()
+            tau[k] = _parent_angle(cs, phi[k], heading[k]) + local[k]
     error = wrap(phi - tau)
     worst = float(np.max(np.abs(error)))
     largest_step = float(np.abs(wrap(np.diff(phi, axis=0))).max())
@@ -460,33 +466,34 @@ def _teleport_run(cs, backend, fps, before, after):
     Returns per frame of A (angles, angular velocities, joint positions), the jump frame index,
     B's traces from the jump frame on, and the poses of the jump frame."""
     c, s = cs.chain_count, cs.segment_count
-    a = Solver(cs, backend=backend, substep=SUBSTEP)
-    b = None
     jump = int(round(before * fps))
     frames = jump + int(round(after * fps))
     rec = {k: [] for k in ("a_angle", "a_omega", "a_pos", "b_angle", "b_omega", "b_pos")}
     jump_pose = None
-    for k in range(frames + 1):
-        position, heading, local = root_motion(k / fps, c, s)
-        if k >= jump:
-            position = position + TELEPORT_JUMP
-            heading = heading + TELEPORT_TURN
-        dt = 0.0 if k == 0 else 1.0 / fps
-        a.set_pose(position, heading, local)
-        if k == jump:
-            a.teleport()
-            jump_pose = (position, heading, local)
-            b = Solver(cs, backend=backend, substep=SUBSTEP)
-        a.advance(dt)
-        rec["a_angle"].append(a.angles())
-        rec["a_omega"].append(a.angular_velocities())
-        rec["a_pos"].append(a.positions().astype(np.float64))
-        if b is not None:
-            b.set_pose(position, heading, local)
-            b.advance(dt)
-            rec["b_angle"].append(b.angles())
-            rec["b_omega"].append(b.angular_velocities())
-            rec["b_pos"].append(b.positions().astype(np.float64))
+    with contextlib.ExitStack() as solvers:  # both released at the end
+        a = solvers.enter_context(Solver(cs, backend=backend, substep=SUBSTEP))
+        b = None
+        for k in range(frames + 1):
+            position, heading, local = root_motion(k / fps, c, s)
+            if k >= jump:
+                position = position + TELEPORT_JUMP
+                heading = heading + TELEPORT_TURN
+            dt = 0.0 if k == 0 else 1.0 / fps
+            a.set_pose(position, heading, local)
+            if k == jump:
+                a.teleport()
+                jump_pose = (position, heading, local)
+                b = solvers.enter_context(Solver(cs, backend=backend, substep=SUBSTEP))
+            a.advance(dt)
+            rec["a_angle"].append(a.angles())
+            rec["a_omega"].append(a.angular_velocities())
+            rec["a_pos"].append(a.positions().astype(np.float64))
+            if b is not None:
+                b.set_pose(position, heading, local)
+                b.advance(dt)
+                rec["b_angle"].append(b.angles())
+                rec["b_omega"].append(b.angular_velocities())
+                rec["b_pos"].append(b.positions().astype(np.float64))
     return {k: np.asarray(v, np.float64) for k, v in rec.items()}, jump, jump_pose
 
 
@@ -584,7 +591,6 @@ def cross_check(backend: str = "gpu", frames: int = 240, seed: int = 8) -> Check
     rng = np.random.default_rng(seed)
     cs = random_chains(rng)
     c, s = cs.chain_count, cs.segment_count
-    solvers = [Solver(cs, backend="cpu", substep=SUBSTEP), Solver(cs, backend="gpu", substep=SUBSTEP)]
     lengths = _chain_lengths(cs)
     joint_scale = np.concatenate([[lengths[k]] * (n + 1) for k, n in enumerate(cs.segment_counts)])[:, None]
     phase = rng.uniform(0, TWO_PI, (c, 4))
@@ -604,36 +610,37 @@ def cross_check(backend: str = "gpu", frames: int = 240, seed: int = 8) -> Check
     per_frame = np.zeros(frames)
     worst = {"angle": 0.0, "angular velocity": 0.0, "position": 0.0, "raw angle": 0.0, "raw position": 0.0}
     first = None
-    for k in range(frames):
-        t += dts[k]
-        position = np.stack([amp[:, 0] * np.sin(TWO_PI * freq[:, 0] * t + phase[:, 0]),
-                             amp[:, 1] * np.sin(TWO_PI * freq[:, 1] * t + phase[:, 1])], axis=1) * 3.0
-        heading = phase[:, 3] + spin * t + amp[:, 2] * np.sin(TWO_PI * freq[:, 2] * t)
-        local = local_base + local_amp * np.sin(TWO_PI * local_freq * t)
-        if k >= frames // 2:
-            position = position + np.array([300.0, -40.0])  # flagged below: a teleport
-        for solver in solvers:
-            solver.set_pose(position, heading, local)
-            if k == frames // 2:
-                solver.teleport(np.arange(0, c, 2))
-                solver.teleport(np.arange(1, c, 2), keep_shape=True)
-            if k == frames // 4:
-                solver.set_parameters(frequency=new_frequency, damping_ratio=new_damping, gravity=(0.0, -9.81))
-            solver.advance(float(dts[k]))
-        ref, gpu = solvers
-        frame = {
-            "angle": np.abs(wrap(ref.angles().astype(np.float64) - gpu.angles())),
-            "raw angle": np.abs(wrap(ref.angles(raw=True).astype(np.float64) - gpu.angles(raw=True))),
-            "angular velocity": np.abs(ref.angular_velocities().astype(np.float64) - gpu.angular_velocities())
-            / np.maximum(1.0, np.abs(ref.angular_velocities())),
-            "position": np.abs(ref.positions().astype(np.float64) - gpu.positions()) / joint_scale,
-            "raw position": np.abs(ref.positions(raw=True).astype(np.float64) - gpu.positions(raw=True)) / joint_scale,
-        }
-        for name, value in frame.items():
-            worst[name] = max(worst[name], float(value.max()))
-        per_frame[k] = max(float(v.max()) for v in frame.values())
-        if first is None and ref.sim_time > 0:
-            first = per_frame[k]
+    with Solver(cs, backend="cpu", substep=SUBSTEP) as ref, Solver(cs, backend="gpu", substep=SUBSTEP) as gpu:
+        for k in range(frames):
+            t += dts[k]
+            position = np.stack([amp[:, 0] * np.sin(TWO_PI * freq[:, 0] * t + phase[:, 0]),
+                                 amp[:, 1] * np.sin(TWO_PI * freq[:, 1] * t + phase[:, 1])], axis=1) * 3.0
+            heading = phase[:, 3] + spin * t + amp[:, 2] * np.sin(TWO_PI * freq[:, 2] * t)
+            local = local_base + local_amp * np.sin(TWO_PI * local_freq * t)
+            if k >= frames // 2:
+                position = position + np.array([300.0, -40.0])  # flagged below: a teleport
+            for solver in (ref, gpu):
+                solver.set_pose(position, heading, local)
+                if k == frames // 2:
+                    solver.teleport(np.arange(0, c, 2))
+                    solver.teleport(np.arange(1, c, 2), keep_shape=True)
+                if k == frames // 4:
+                    solver.set_parameters(frequency=new_frequency, damping_ratio=new_damping, gravity=(0.0, -9.81))
+                solver.advance(float(dts[k]))
+            omega = ref.angular_velocities().astype(np.float64)
+            frame = {
+                "angle": np.abs(wrap(ref.angles().astype(np.float64) - gpu.angles())),
+                "raw angle": np.abs(wrap(ref.angles(raw=True).astype(np.float64) - gpu.angles(raw=True))),
+                "angular velocity": np.abs(omega - gpu.angular_velocities()) / np.maximum(1.0, np.abs(omega)),
+                "position": np.abs(ref.positions().astype(np.float64) - gpu.positions()) / joint_scale,
+                "raw position": np.abs(ref.positions(raw=True).astype(np.float64) - gpu.positions(raw=True))
+                / joint_scale,
+            }
+            for name, value in frame.items():
+                worst[name] = max(worst[name], float(value.max()))
+            per_frame[k] = max(float(v.max()) for v in frame.values())
+            if first is None and ref.sim_time > 0:
+                first = per_frame[k]
     figure = max(worst.values())
     passed = figure <= CROSS_TOLERANCE and first is not None and first <= CROSS_FIRST_FRAME_TOLERANCE
     return CheckResult(
