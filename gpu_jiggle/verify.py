@@ -779,7 +779,8 @@ def _plot_frame_rates(r):
             ax.plot(path[:, 0], path[:, 1], lw=1.0 + 1.2 * (len(fps_list) - 1 - i), label=f"{fps} fps", alpha=0.8)
             cmp = tr["compared"][fps][:, tip]
             ax.plot(cmp[:, 0], cmp[:, 1], "x", ms=5, color=f"C{i}")
-        ax.set_title(f"tip of chain {chain} ({tr['segment_counts'][chain]} segments)", fontsize=9)
+        n = tr["segment_counts"][chain]
+        ax.set_title(f"tip of chain {chain} ({n} segment{'s' if n > 1 else ''})", fontsize=9)
         ax.set_xlabel("x (units)")
         ax.set_ylabel("y (units)")
         ax.set_aspect("equal", "datalim")
