@@ -51,3 +51,48 @@ def wrap_angle64(a):
     """``wrap(a)`` in float64 on the host before rounding to float32 (SPEC section 0)."""
     a = np.asarray(a, dtype=np.float64)
     return a - 2.0 * np.pi * np.floor((a + np.pi) / (2.0 * np.pi))
+
+
+def point_chain_rig(chain_set) -> np.ndarray:
+    """(C,) POINT_CHAIN_RIG records."""
+    rig = np.zeros(chain_set.chain_count, layouts.POINT_CHAIN_RIG)
+    rig["first_segment"] = chain_set.first_segment
+    rig["segment_count"] = chain_set.segment_counts
+    rig["first_joint"] = chain_set.first_joint
+    rig["collider_mask"] = chain_set.collider_mask
+    rig["world_influence"] = chain_set.world_influence
+    return rig
+
+
+def point_segment_rig(chain_set, rest_lengths) -> np.ndarray:
+    """(S,) POINT_SEGMENT_RIG records with k and c from :func:`gpu_jiggle.spring.coefficients`."""
+    rig = np.zeros(chain_set.segment_count, layouts.POINT_SEGMENT_RIG)
+    k, c = coefficients(chain_set.frequency, chain_set.damping_ratio)
+    rig["rest_length"] = rest_lengths
+    rig["stiffness"] = k
+    rig["damping"] = c
+    rig["particle_radius"] = chain_set.particle_radius
+    rig["max_distance"] = chain_set.max_distance
+    return rig
+
+
+def point_frame_params(plan, substep: float, chain_count: int, gravity, wind, collider_counts) -> np.ndarray:
+    """The point kernel's FrameParams buffer as a uint8 array: header, then the alphas.
+
+    ``wind`` is a :class:`gpu_jiggle.colliders.WindPacket` (vectors and phase already made
+    relative to the floating origin and this frame's start)."""
+    header = np.zeros(1, layouts.POINT_FRAME_PARAMS)
+    header["chain_count"] = chain_count
+    header["substep_count"] = plan.substep_count
+    header["substep"] = substep
+    header["inv_path_step"] = 1.0 / plan.path_step
+    header["blend"] = plan.blend
+    header["sphere_count"], header["capsule_count"], header["plane_count"] = collider_counts
+    header["gravity"][0, :3] = gravity
+    header["wind"] = wind.wind
+    header["gust"] = wind.gust
+    header["gust_direction"] = wind.gust_direction
+    alphas = np.asarray(plan.alphas, np.float32)
+    if alphas.size == 0:
+        alphas = np.zeros(1, np.float32)
+    return np.concatenate([header.view(np.uint8), alphas.view(np.uint8)])

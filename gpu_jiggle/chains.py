@@ -94,6 +94,113 @@ class AngleChainSet:
         return f"AngleChainSet(chains={self.chain_count}, segments={self.segment_count})"
 
 
+class PointChainSet:
+    """3D chains of particles, one per segment tip, pulled toward the animated joints
+    (SPEC section 4).
+
+    Per-segment arguments accept a scalar, a per-chain array (C,) or a per-segment array
+    (S,); per-chain arguments a scalar or (C,).
+
+    Args:
+        segment_counts: (C,) integers ≥ 1. Chain c has J_c = segment_counts[c] + 1 joints:
+            its pivot, then one per segment tip; J = S + C joints in all.
+        frequency: f in Hz, > 0, per segment.
+        damping_ratio: ζ ≥ 0, per segment.
+        rest_lengths: segment lengths L > 0 in the caller's unit, per segment; ``None``
+            takes them from the first pose the solver receives.
+        particle_radius: ρ ≥ 0 per segment, added to collider radii.
+        max_distance: D > 0 per segment, how far a particle may leave its target
+            (default ∞).
+        world_influence: w in [0, 1] per chain: 1 leaves the chain behind in the world when
+            its pivot moves (full inertia), 0 carries it along rigidly.
+        collider_mask: per chain, a 32-bit integer: bit g set = collides with group g.
+        gravity: (3,) acceleration in length/s², solver-wide.
+
+    Raises:
+        ValueError: a bad value or shape, naming the argument, index and value (SPEC section 7).
+        TypeError: non-numeric input.
+    """
+
+    kind = "point"
+    PARAMETERS = ("frequency", "damping_ratio", "particle_radius", "max_distance", "world_influence",
+                  "collider_mask", "gravity")
+
+    def __init__(self, segment_counts, frequency, damping_ratio, rest_lengths=None, particle_radius=0.0,
+                 max_distance=np.inf, world_influence=1.0, collider_mask=0xFFFFFFFF, gravity=(0.0, 0.0, 0.0)):
+        counts = validation.count_array("segment_counts", segment_counts)
+        self.segment_counts = counts
+        self.chain_count = int(counts.size)
+        self.segment_count = int(counts.sum())
+        self.joint_count = self.segment_count + self.chain_count
+        self.first_segment = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64) if counts.size \
+            else np.zeros(0, np.int64)
+        self.first_joint = self.first_segment + np.arange(self.chain_count)
+        self.rest_lengths = None if rest_lengths is None else _per_segment_checked(
+            "rest_lengths", rest_lengths, counts, lambda a: a > 0, "a finite value > 0")
+        self._set_parameters(frequency, damping_ratio, particle_radius, max_distance, world_influence,
+                             collider_mask, gravity)
+        for a in (self.segment_counts, self.first_segment, self.first_joint):
+            a.flags.writeable = False
+
+    def _set_parameters(self, frequency, damping_ratio, particle_radius, max_distance, world_influence,
+                        collider_mask, gravity):
+        counts = self.segment_counts
+        self.frequency = _per_segment_checked("frequency", frequency, counts, lambda a: a > 0, "a finite value > 0")
+        self.damping_ratio = _per_segment_checked("damping_ratio", damping_ratio, counts, lambda a: a >= 0,
+                                                  "a finite value >= 0")
+        self.particle_radius = _per_segment_checked("particle_radius", particle_radius, counts, lambda a: a >= 0,
+                                                    "a finite value >= 0")
+        distance = validation.per_segment("max_distance", max_distance, counts)
+        validation.require("max_distance", distance, ~np.isnan(distance) & (distance > 0), "a value > 0 (inf for none)")
+        self.max_distance = distance
+        self.world_influence = _per_chain("world_influence", world_influence, self.chain_count)
+        validation.require("world_influence", self.world_influence,
+                           (self.world_influence >= 0) & (self.world_influence <= 1), "a value in [0, 1]")
+        self.collider_mask = validation.mask_array("collider_mask", collider_mask, self.chain_count)
+        self.gravity = validation.float_array("gravity", gravity, (3,))
+        for a in (self.frequency, self.damping_ratio, self.particle_radius, self.max_distance,
+                  self.world_influence, self.collider_mask, self.gravity):
+            a.flags.writeable = False
+
+    def replace(self, **changes) -> "PointChainSet":
+        """A copy with some of the :attr:`PARAMETERS` (and ``rest_lengths``) changed.
+
+        Raises ``TypeError`` for an unknown name, and what the constructor raises for a bad value.
+        """
+        unknown = sorted(set(changes) - set(self.PARAMETERS) - {"rest_lengths"})
+        if unknown:
+            raise TypeError(f"unknown parameter {unknown[0]!r}; expected one of "
+                            f"{', '.join(self.PARAMETERS + ('rest_lengths',))}")
+        new = object.__new__(PointChainSet)
+        new.__dict__.update(self.__dict__)
+        if "rest_lengths" in changes:
+            new.rest_lengths = _per_segment_checked("rest_lengths", changes["rest_lengths"], self.segment_counts,
+                                                    lambda a: a > 0, "a finite value > 0")
+        values = {name: changes.get(name, getattr(self, name)) for name in self.PARAMETERS}
+        new._set_parameters(**values)
+        return new
+
+    def chain_slices(self):
+        """Per-chain ``slice`` objects into the flat (S,) per-segment arrays."""
+        return [slice(int(f), int(f + n)) for f, n in zip(self.first_segment, self.segment_counts)]
+
+    def joint_slices(self):
+        """Per-chain ``slice`` objects into the (J,) joint arrays (pivot, then tips)."""
+        return [slice(int(f), int(f + n + 1)) for f, n in zip(self.first_joint, self.segment_counts)]
+
+    def __repr__(self):
+        return f"PointChainSet(chains={self.chain_count}, segments={self.segment_count})"
+
+
+def _per_chain(name, value, chain_count):
+    a = validation.float_array(name, value)
+    if a.ndim == 0:
+        return np.full(chain_count, float(a))
+    if a.shape != (chain_count,):
+        raise ValueError(f"{name}: expected a scalar or one value per chain ({chain_count},), got shape {a.shape}")
+    return a.copy()
+
+
 def _per_segment_checked(name, value, counts, ok, expected):
     a = validation.per_segment(name, value, counts)
     validation.require(name, a, np.isfinite(a) & ok(a), expected)

@@ -2,7 +2,7 @@
 truth for the buffers the compute shaders read and write.
 
 Each dtype spells out its padding and its size is asserted. ``tests/test_layouts.py`` parses
-the struct declarations in ``shaders/angle_common.glsl`` and checks them against these.
+the struct declarations in ``shaders/angle_common.glsl`` and ``point_common.glsl`` and checks them against these.
 """
 from __future__ import annotations
 
@@ -52,10 +52,71 @@ ANGLE_JOINT_OUTPUT = _struct([("position", "<f4", (2,)), ("raw_position", "<f4",
 #: Per segment, output at frame time: angle (rad), angular velocity (rad/s).
 ANGLE_SEGMENT_OUTPUT = _struct([("angle", "<f4"), ("angular_velocity", "<f4")], 8)
 
+#: Per point chain, static: topology, collider mask (bit g = group g), world influence w.
+POINT_CHAIN_RIG = _struct([("first_segment", "<u4"), ("segment_count", "<u4"), ("first_joint", "<u4"),
+                           ("collider_mask", "<u4"), ("world_influence", "<f4"), ("pad0", "<f4"),
+                           ("pad1", "<f4"), ("pad2", "<f4")], 32)
+
+#: Per point segment, static: rest length L, k (1/s²), c (1/s), particle radius ρ, max distance D.
+POINT_SEGMENT_RIG = _struct([("rest_length", "<f4"), ("stiffness", "<f4"), ("damping", "<f4"),
+                             ("particle_radius", "<f4"), ("max_distance", "<f4"), ("pad0", "<f4"),
+                             ("pad1", "<f4"), ("pad2", "<f4")], 32)
+
+#: Per point segment, dynamic (xyz used, w 0): tip relative to the chain's pivot, world
+#: velocity, the same one substep earlier, and the target offset applied at the last substep.
+POINT_SEGMENT_STATE = _struct([("position", "<f4", (4,)), ("velocity", "<f4", (4,)),
+                               ("prev_position", "<f4", (4,)), ("prev_velocity", "<f4", (4,)),
+                               ("last_offset", "<f4", (4,))], 80)
+
+#: Per point chain, dynamic (xyz, relative to the floating origin): p_prev and the pivot target
+#: applied at the last substep.
+POINT_CHAIN_STATE = _struct([("prev_pivot", "<f4", (4,)), ("last_pivot", "<f4", (4,))], 32)
+
+#: Per point chain, per frame: this frame's pivot (relative to the origin) and teleport flag.
+POINT_CHAIN_TARGET = _struct([("pivot", "<f4", (4,)), ("teleport", "<u4"), ("pad0", "<u4"), ("pad1", "<u4"),
+                              ("pad2", "<u4")], 32)
+
+#: Colliders "from" (last substep of the previous frame) and "to" (this frame), relative to the
+#: origin. Sphere: centre xyz, radius w. Capsule: ends a, b (xyz), radius in a.w. Plane: unit
+#: normal xyz, offset w.
+SPHERE_COLLIDER = _struct([("from_sphere", "<f4", (4,)), ("to_sphere", "<f4", (4,)), ("group", "<u4"),
+                           ("pad0", "<u4"), ("pad1", "<u4"), ("pad2", "<u4")], 48)
+CAPSULE_COLLIDER = _struct([("from_a", "<f4", (4,)), ("from_b", "<f4", (4,)), ("to_a", "<f4", (4,)),
+                            ("to_b", "<f4", (4,)), ("group", "<u4"), ("pad0", "<u4"), ("pad1", "<u4"),
+                            ("pad2", "<u4")], 80)
+PLANE_COLLIDER = _struct([("from_plane", "<f4", (4,)), ("to_plane", "<f4", (4,)), ("group", "<u4"),
+                          ("pad0", "<u4"), ("pad1", "<u4"), ("pad2", "<u4")], 48)
+
+#: Per frame, header of the point kernel's FrameParams buffer; ``alphas`` follows it.
+POINT_FRAME_PARAMS = _struct([("chain_count", "<u4"), ("substep_count", "<u4"), ("substep", "<f4"),
+                              ("inv_path_step", "<f4"), ("blend", "<f4"), ("sphere_count", "<u4"),
+                              ("capsule_count", "<u4"), ("plane_count", "<u4"), ("gravity", "<f4", (4,)),
+                              ("wind", "<f4", (4,)), ("gust", "<f4", (4,)), ("gust_direction", "<f4", (4,))], 96)
+
+#: Per joint, output: position at frame time relative to this frame's pivot, raw position
+#: relative to p_prev (xyz; w 0).
+POINT_JOINT_OUTPUT = _struct([("position", "<f4", (4,)), ("raw_position", "<f4", (4,))], 32)
+
+#: Per segment, output at frame time: velocity (xyz), rotation quaternion (x, y, z, w).
+POINT_SEGMENT_OUTPUT = _struct([("velocity", "<f4", (4,)), ("rotation", "<f4", (4,))], 32)
+
 #: Teleport flag values shared with the shaders (TELEPORT_* defines in angle_common.glsl).
 TELEPORT_NONE, TELEPORT_SNAP, TELEPORT_KEEP_SHAPE = 0, 1, 2
 
-#: Struct name in GLSL → dtype, for the layout test.
+#: Struct name in GLSL → dtype, for the layout test, per shared GLSL file.
+POINT_GLSL_STRUCTS = {
+    "PointChainRig": POINT_CHAIN_RIG,
+    "PointSegmentRig": POINT_SEGMENT_RIG,
+    "PointSegmentState": POINT_SEGMENT_STATE,
+    "PointChainState": POINT_CHAIN_STATE,
+    "PointChainTarget": POINT_CHAIN_TARGET,
+    "SphereCollider": SPHERE_COLLIDER,
+    "CapsuleCollider": CAPSULE_COLLIDER,
+    "PlaneCollider": PLANE_COLLIDER,
+    "PointFrameParams": POINT_FRAME_PARAMS,
+    "PointJointOutput": POINT_JOINT_OUTPUT,
+    "PointSegmentOutput": POINT_SEGMENT_OUTPUT,
+}
 GLSL_STRUCTS = {
     "ChainRig": CHAIN_RIG,
     "AngleSegmentRig": ANGLE_SEGMENT_RIG,

@@ -10,10 +10,13 @@ import logging
 
 import numpy as np
 
-from . import buffers, layouts, validation
-from .chains import AngleChainSet
+from . import layouts, validation
+from .angle_model import AngleModel
+from .chains import AngleChainSet, PointChainSet
+from .colliders import ColliderSet, Wind
 from .clock import FixedStepClock
 from .context import check_context, get_context
+from .point_model import PointModel
 from .spring import is_stable, stable_frequency
 
 log = logging.getLogger("gpu_jiggle")
@@ -21,29 +24,28 @@ log = logging.getLogger("gpu_jiggle")
 BACKENDS = ("auto", "gpu", "cpu")
 
 
-def make_backend(chain_set, backend: str, context=None):
-    """The reference (``"cpu"``) or compute (``"gpu"``) backend for ``chain_set``.
+def make_backend(model, backend: str, context=None):
+    """The reference (``"cpu"``) or compute (``"gpu"``) backend for ``model``'s chain set.
 
     ``"auto"`` takes the GPU when an OpenGL 4.3 context can be made and otherwise the
     reference, with a logged warning. Raises RuntimeError for ``"gpu"`` without a context.
     """
-    from .backends.gpu import GpuAngleBackend
-    from .backends.reference import ReferenceAngleBackend
-
+    reference, gpu = model.backend_classes()
+    chain_set = model.chain_set
     if backend not in BACKENDS:
         raise ValueError(f"backend = {backend!r}: expected one of {', '.join(map(repr, BACKENDS))}")
     if backend == "cpu":
-        return ReferenceAngleBackend(chain_set)
+        return reference(chain_set)
     if context is not None:
-        return GpuAngleBackend(chain_set, check_context(context))
+        return gpu(chain_set, check_context(context))
     try:
         ctx = get_context()
     except RuntimeError as exc:
         if backend == "gpu":
             raise
         log.warning("no OpenGL 4.3 context, running the numpy reference backend: %s", exc)
-        return ReferenceAngleBackend(chain_set)
-    return GpuAngleBackend(chain_set, ctx)
+        return reference(chain_set)
+    return gpu(chain_set, ctx)
 
 
 def check_stable(chain_set, substep: float) -> None:
@@ -63,12 +65,15 @@ class Solver:
     """Damped-spring chains advanced with a fixed substep on the GPU or in numpy.
 
     Args:
-        chain_set: an :class:`~gpu_jiggle.AngleChainSet` (the static rig).
+        chain_set: an :class:`~gpu_jiggle.AngleChainSet` (2D, SPEC 3) or a
+            :class:`~gpu_jiggle.PointChainSet` (3D, SPEC 4): the static rig.
         backend: ``"gpu"`` (GLSL compute over EGL), ``"cpu"`` (numpy reference) or ``"auto"``.
         substep: the fixed substep h in seconds (default 1/120).
         max_substeps: the most substeps one ``advance`` runs (default 8); frame time beyond it
             is dropped and counted in :attr:`dropped_time`.
         context: optional moderngl context (OpenGL ≥ 4.3) to run on, e.g. a window's.
+        origin: point chains only: the floating origin (3,) in world space; by default the
+            mean pivot of the first pose (SPEC 4.4).
 
     Raises:
         TypeError: chain_set is not a chain set. ValueError: bad substep, cap, backend name, or
@@ -77,20 +82,29 @@ class Solver:
     """
 
     def __init__(self, chain_set, backend: str = "auto", substep: float = 1.0 / 120.0, max_substeps: int = 8,
-                 context=None):
-        if not isinstance(chain_set, AngleChainSet):
-            raise TypeError(f"chain_set: expected an AngleChainSet, got {type(chain_set).__name__}")
+                 context=None, origin=None):
+        if isinstance(chain_set, AngleChainSet):
+            if origin is not None:
+                raise TypeError("origin: only point chains have a floating origin")
+            model = AngleModel(chain_set)
+        elif isinstance(chain_set, PointChainSet):
+            model = PointModel(chain_set, origin)
+        else:
+            raise TypeError(f"chain_set: expected an AngleChainSet or a PointChainSet, got {type(chain_set).__name__}")
         self._clock = FixedStepClock(substep, max_substeps)
         check_stable(chain_set, self._clock.substep)
-        self.chain_set = chain_set
-        self._backend = make_backend(chain_set, backend, context)
-        self._backend.upload_rig(buffers.chain_rig(chain_set), buffers.angle_segment_rig(chain_set))
-        self._chain_target = None
-        self._local_angle = None
+        self._model = model
+        self._backend = make_backend(model, backend, context)
+        self._backend.upload_rig(*model.rig(chain_set))
         self._teleport = np.full(chain_set.chain_count, layouts.TELEPORT_SNAP, np.uint32)
         self._advanced = False
 
     # -- properties -------------------------------------------------------------------------
+    @property
+    def chain_set(self):
+        """The chain set in use (a new object after :meth:`set_parameters`)."""
+        return self._model.chain_set
+
     @property
     def backend(self) -> str:
         """``"gpu"`` or ``"cpu"``: the backend that runs."""
@@ -119,29 +133,106 @@ class Solver:
         """Seconds of frame time not yet simulated (< substep)."""
         return self._clock.accumulator
 
-    # -- per frame ----------------------------------------------------------------------------
-    def set_pose(self, root_position, root_angle, local_angle) -> None:
-        """This frame's IK-final pose (SPEC sections 2 and 3).
+    @property
+    def origin(self):
+        """Point chains: the floating origin (3,) float64, world space (None before the first pose)."""
+        self._require("point", "origin")
+        return None if self._model.origin is None else self._model.origin.copy()
 
-        Args:
-            root_position: (C, 2) float, each chain's root (pivot) in world space, length unit.
+    @property
+    def rest_lengths(self):
+        """Point chains: (S,) float64 rest lengths in use (None before the first pose when
+        they come from it)."""
+        self._require("point", "rest_lengths")
+        r = self._model.rest_lengths
+        return None if r is None else np.array(r, dtype=np.float64)
+
+    # -- per frame ----------------------------------------------------------------------------
+    def set_pose(self, root_position=None, root_angle=None, local_angle=None, *, joint_positions=None) -> None:
+        """This frame's IK-final pose (SPEC sections 2, 3 and 4).
+
+        Angle chains:
+            root_position: (C, 2) float, each chain's root (pivot) in world space.
             root_angle: (C,) float, radians, each chain's root heading in world space.
             local_angle: (S,) float, radians, each segment's target angle relative to its
                 parent (segment 0: relative to the root heading).
+        Point chains:
+            joint_positions: (J, 3) float (float64 kept), world space: per chain its pivot,
+                then one joint per segment tip. The first pose fixes the floating origin and,
+                where the chain set has none, the rest lengths.
 
         Raises:
-            ValueError: wrong shape or a non-finite value (argument, index and value named).
-            TypeError: non-numeric input.
+            ValueError: wrong shape or a non-finite value (argument, index and value named); a
+                zero-length segment in a first pose that sets the rest lengths.
+            TypeError: non-numeric input, or arguments of the other chain kind.
         """
-        cs = self.chain_set
-        position = validation.float_array("root_position", root_position, (cs.chain_count, 2))
-        angle = validation.float_array("root_angle", root_angle, (cs.chain_count,))
-        local = validation.float_array("local_angle", local_angle, (cs.segment_count,))
-        target = np.zeros(cs.chain_count, layouts.ANGLE_CHAIN_TARGET)
-        target["root_position"] = position
-        target["root_angle"] = buffers.wrap_angle64(angle)
-        self._chain_target = target
-        self._local_angle = buffers.wrap_angle64(local).astype(np.float32)
+        if self._model.kind == "angle":
+            if joint_positions is not None:
+                raise TypeError("joint_positions is for point chains; an AngleChainSet takes "
+                                "root_position, root_angle and local_angle")
+            self._model.prepare_pose(root_position, root_angle, local_angle)()
+            return
+        if joint_positions is None or root_position is not None or root_angle is not None or local_angle is not None:
+            raise TypeError("a PointChainSet takes set_pose(joint_positions=(J, 3))")
+        apply, new_rig = self._model.prepare_pose(joint_positions)
+        apply()
+        if new_rig:
+            self._backend.upload_rig(*self._model.rig(self.chain_set))
+
+    def set_colliders(self, spheres=None, sphere_groups=None, capsules=None, capsule_groups=None, planes=None,
+                      plane_groups=None, snap: bool = False) -> None:
+        """Point chains: this frame's colliders, world space (SPEC 4.2); replaces all of them.
+
+        Args:
+            spheres: (K, 4) centre xyz and radius ≥ 0. sphere_groups: (K,) ints in [0, 31].
+            capsules: (M, 7) end a xyz, end b xyz, radius ≥ 0. capsule_groups: (M,).
+            planes: (N, 4) unit normal xyz and offset o; particles keep n·x ≥ o + ρ.
+                plane_groups: (N,).
+            snap: start the colliders where they are now instead of interpolating from the
+                last frame (use it with a teleport). A change in the number of colliders of a
+                kind snaps that kind anyway.
+            Groups default to 0. A chain collides with a collider when its mask has the bit.
+
+        Raises:
+            ValueError: a wrong shape, non-finite value, negative radius, non-unit normal
+            (off by more than 1e-3), or group outside [0, 31]. TypeError: wrong types.
+        """
+        self._require("point", "set_colliders")
+        colliders = ColliderSet.validated(spheres, sphere_groups, capsules, capsule_groups, planes, plane_groups)
+        self._model.colliders = colliders
+        self._model.snap_colliders = self._model.snap_colliders or bool(snap)
+
+    def set_wind(self, acceleration=(0.0, 0.0, 0.0), gust_amplitude=0.0, gust_wave_vector=(0.0, 0.0, 0.0),
+                 gust_frequency=0.0) -> None:
+        """Point chains: wind ``W(x, t) = w0 + A·u·sin(κ·x - 2π·f_w·t)`` (SPEC 4.1).
+
+        Args:
+            acceleration: w0 (3,), length/s². gust_amplitude: A, length/s².
+            gust_wave_vector: κ (3,), radians per length unit. gust_frequency: f_w, Hz.
+
+        Raises: ValueError for a wrong shape or non-finite value; TypeError for non-numbers.
+        """
+        self._require("point", "set_wind")
+        self._model.wind = Wind.validated(acceleration, gust_amplitude, gust_wave_vector, gust_frequency)
+
+    def rebase(self, origin) -> None:
+        """Point chains: move the floating origin to ``origin`` (3,) world space, shifting the
+        state with it so that the motion goes on unchanged (SPEC 4.4).
+
+        Raises: ValueError for a wrong shape or a non-finite value; RuntimeError before the
+        first pose.
+        """
+        self._require("point", "rebase")
+        new = validation.float_array("origin", origin, (3,))
+        if not self._model.has_pose:
+            self._model.origin = new
+            return
+        shift = self._model.origin - new
+        state = self._backend.read("chain_state")
+        for name in ("prev_pivot", "last_pivot"):
+            state[name][:, :3] = (state[name][:, :3].astype(np.float64) + shift).astype(np.float32)
+        self._backend.write_state(state, self._backend.read("segment_state"))
+        self._model.origin = new
 
     def teleport(self, chains=None, keep_shape: bool = False) -> None:
         """Flag chains to jump with the next ``advance`` instead of being pulled (SPEC section 5).
@@ -158,7 +249,7 @@ class Solver:
         if not isinstance(keep_shape, (bool, np.bool_)):
             raise TypeError(f"keep_shape: expected a bool, got {type(keep_shape).__name__}")
         flag = layouts.TELEPORT_KEEP_SHAPE if keep_shape else layouts.TELEPORT_SNAP
-        if self._chain_target is None:  # the first pose snaps every chain anyway
+        if not self._model.has_pose:  # the first pose snaps every chain anyway
             return
         self._teleport[ids] = flag
 
@@ -174,68 +265,92 @@ class Solver:
             RuntimeError: no pose was set yet.
         """
         plan = self._clock.plan(frame_dt)
-        if self._chain_target is None:
+        if not self._model.has_pose:
             raise RuntimeError("advance() before set_pose(): give the solver a pose first")
-        target = self._chain_target.copy()
-        target["teleport"] = self._teleport
-        self._backend.upload_targets(target, self._local_angle)
-        self._backend.run_frame(buffers.frame_params(plan, self._clock.substep, self.chain_set.chain_count,
-                                                     self.chain_set.gravity))
+        self._model.upload(self._backend, self._teleport)
+        self._backend.run_frame(self._model.frame_params(plan, self._clock.substep, self._clock.sim_time))
+        self._model.after_frame(plan)
         self._clock.commit(plan)
         self._teleport[:] = layouts.TELEPORT_NONE
         self._advanced = True
         return plan.substep_count
 
     def set_parameters(self, **changes) -> None:
-        """Change ``frequency``, ``damping_ratio``, ``inertia``, ``angle_limit`` or ``gravity``
-        between frames without resetting the state (SPEC section 2).
+        """Change spring and chain parameters between frames without resetting the state
+        (SPEC section 2).
 
-        Values are given as to :class:`~gpu_jiggle.AngleChainSet` and validated the same
-        way, stability included; a refused change leaves everything as it was.
+        Angle chains: ``frequency, damping_ratio, inertia, angle_limit, gravity``. Point
+        chains: ``frequency, damping_ratio, particle_radius, max_distance, world_influence,
+        collider_mask, gravity, rest_lengths``. Values are given as to the chain set's
+        constructor and validated the same way, stability included; a refused change
+        leaves everything as it was.
         """
         new = self.chain_set.replace(**changes)
         check_stable(new, self._clock.substep)
-        self._backend.upload_rig(buffers.chain_rig(new), buffers.angle_segment_rig(new))
-        self.chain_set = new
+        if "rest_lengths" in changes:
+            self._model.rest_lengths = new.rest_lengths
+        self._backend.upload_rig(*self._model.rig(new))
+        self._model.chain_set = new
 
     # -- read-back -----------------------------------------------------------------------------
     def angles(self, raw: bool = False) -> np.ndarray:
-        """(S,) float32, radians in [-π, π): each segment's world angle.
+        """Angle chains: (S,) float32, radians in [-π, π), each segment's world angle.
 
         At frame time by default (SPEC section 2); ``raw=True`` gives the last substep's.
         """
+        self._require("angle", "angles")
         if raw:
             return self._read("segment_state")["angle"]
         return self._read("segment_output")["angle"]
 
     def angular_velocities(self, raw: bool = False) -> np.ndarray:
-        """(S,) float32, rad/s: each segment's angular velocity (frame time unless ``raw``)."""
+        """Angle chains: (S,) float32, rad/s, each segment's angular velocity (frame time
+        unless ``raw``)."""
+        self._require("angle", "angular_velocities")
         if raw:
             return self._read("segment_state")["angular_velocity"]
         return self._read("segment_output")["angular_velocity"]
 
     def positions(self, raw: bool = False) -> np.ndarray:
-        """(S + C, 2) float32, world space: per chain its pivot, then its segment tips.
+        """World-space joint positions: per chain its pivot, then its segment tips.
 
-        At frame time the pivot is this frame's root position; ``raw=True`` gives the last
-        substep's state, which starts at the last interpolated root position (P_prev).
+        Angle chains: (S + C, 2) float32. Point chains: (J, 3) float64.
+        At frame time the pivot is this frame's pose (SPEC section 2); ``raw=True`` gives the
+        last substep's state, which starts at the last interpolated pivot (P_prev, p_prev).
         """
         out = self._read("joint_output")
+        if self._model.kind == "point":
+            return self._model.world_positions(out, self._backend.read("chain_state"), raw)
         return np.ascontiguousarray(out["raw_position" if raw else "position"])
+
+    def velocities(self, raw: bool = False) -> np.ndarray:
+        """Point chains: (S, 3) float32 world velocities of the segment tips, length/s
+        (frame time unless ``raw``)."""
+        self._require("point", "velocities")
+        if raw:
+            return np.ascontiguousarray(self._read("segment_state")["velocity"][:, :3])
+        return np.ascontiguousarray(self._read("segment_output")["velocity"][:, :3])
+
+    def segment_rotations(self) -> np.ndarray:
+        """Point chains: (S, 4) float32 unit quaternions (x, y, z, w), at frame time, each
+        taking the segment's animated direction (this frame's pose) onto its simulated one:
+        multiply them onto a skeleton's animated bone rotations (in world space)."""
+        self._require("point", "segment_rotations")
+        return np.ascontiguousarray(self._read("segment_output")["rotation"])
 
     def state(self) -> dict:
         """A full copy of the dynamic state, the clock and the pending inputs (for checks)."""
-        return {
+        snapshot = {
             "chain_state": self._backend.read("chain_state"),
             "segment_state": self._backend.read("segment_state"),
             "joint_output": self._backend.read("joint_output"),
             "segment_output": self._backend.read("segment_output"),
             "clock": (self._clock.accumulator, self._clock.substeps_run, self._clock.dropped_time),
             "teleport": self._teleport.copy(),
-            "chain_target": None if self._chain_target is None else self._chain_target.copy(),
-            "local_angle": None if self._local_angle is None else self._local_angle.copy(),
-            "rig": (buffers.angle_segment_rig(self.chain_set), self.chain_set.gravity.copy()),
+            "rig": tuple(r.copy() for r in self._model.rig(self.chain_set)),
         }
+        snapshot.update(self._model.snapshot())
+        return snapshot
 
     def release(self) -> None:
         """Free the backend's GPU buffers and program now (the solver is unusable after)."""
@@ -249,6 +364,10 @@ class Solver:
 
     def __exit__(self, *exc):
         self.release()
+
+    def _require(self, kind, what):
+        if self._model.kind != kind:
+            raise TypeError(f"{what} is for {kind} chains; this solver runs {self._model.kind} chains")
 
     def _read(self, name):
         if not self._advanced:

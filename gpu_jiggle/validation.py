@@ -124,3 +124,38 @@ def frame_time(name: str, value) -> float:
     if not np.isfinite(v) or v < 0:
         raise ValueError(f"{name} = {value!r}: expected a finite number of seconds >= 0")
     return v
+
+
+def mask_array(name: str, value, count: int) -> np.ndarray:
+    """A scalar or (count,) array of 32-bit masks, as uint32; anything outside
+    [0, 2**32) or not an integer is refused."""
+    a = np.asarray(value)
+    if a.dtype.kind == "O":
+        if not all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in a.ravel()):
+            raise TypeError(f"{name}: expected 32-bit integer masks")
+    elif a.size and a.dtype.kind not in "iu":
+        raise TypeError(f"{name}: expected 32-bit integer masks, got dtype {a.dtype}")
+    values = [int(v) for v in a.ravel()]
+    if a.ndim == 0:
+        values = values * count
+    elif a.shape != (count,):
+        raise ValueError(f"{name}: expected a scalar or one value per chain ({count},), got shape {a.shape}")
+    for i, v in enumerate(values):
+        if not 0 <= v <= 0xFFFFFFFF:
+            where = f"[{i}]" if a.ndim else ""
+            raise ValueError(f"{name}{where} = {v!r}: expected a 32-bit mask in [0, 0xFFFFFFFF]")
+    return np.array(values, dtype=np.uint32)
+
+
+def group_array(name: str, value, count: int) -> np.ndarray:
+    """(count,) collider groups, integers in [0, 31], as uint32; ``None`` means all 0."""
+    if value is None:
+        return np.zeros(count, np.uint32)
+    a = np.asarray(value)
+    if a.size and a.dtype.kind not in "iu":
+        raise TypeError(f"{name}: expected integer groups in [0, 31], got dtype {a.dtype}")
+    if a.shape != (count,):
+        raise ValueError(f"{name}: expected shape ({count},), got {a.shape}")
+    a = a.astype(np.int64)
+    require(name, a, (a >= 0) & (a <= 31), "a collider group in [0, 31]")
+    return a.astype(np.uint32)
