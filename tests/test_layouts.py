@@ -34,17 +34,19 @@ def std430_layout(fields):
     return out, -(-offset // align_max) * align_max
 
 
-STRUCTS = parse_structs(glsl.read("angle_common.glsl"))
+FILES = {"angle_common.glsl": layouts.GLSL_STRUCTS, "point_common.glsl": layouts.POINT_GLSL_STRUCTS}
+CASES = [(f, name) for f, structs in FILES.items() for name in sorted(structs)]
 
 
-def test_every_struct_has_a_dtype():
-    assert set(STRUCTS) == set(layouts.GLSL_STRUCTS)
+@pytest.mark.parametrize("filename", sorted(FILES))
+def test_every_struct_has_a_dtype(filename):
+    assert set(parse_structs(glsl.read(filename))) == set(FILES[filename])
 
 
-@pytest.mark.parametrize("name", sorted(layouts.GLSL_STRUCTS))
-def test_struct_matches_dtype(name):
-    dtype = layouts.GLSL_STRUCTS[name]
-    fields, size = std430_layout(STRUCTS[name])
+@pytest.mark.parametrize("filename, name", CASES)
+def test_struct_matches_dtype(filename, name):
+    dtype = FILES[filename][name]
+    fields, size = std430_layout(parse_structs(glsl.read(filename))[name])
     assert dtype.itemsize == size
     assert list(dtype.names) == [f[0] for f in fields]
     for field, offset, ftype in fields:
@@ -53,8 +55,9 @@ def test_struct_matches_dtype(name):
         assert dtype.fields[field][0] == (np.dtype((base, shape)) if shape else np.dtype(base)), field
 
 
-def test_teleport_flags_match_the_shader():
-    defines = dict(re.findall(r"#define\s+TELEPORT_(\w+)\s+(\d+)u", glsl.read("angle_common.glsl")))
+@pytest.mark.parametrize("filename", sorted(FILES))
+def test_teleport_flags_match_the_shader(filename):
+    defines = dict(re.findall(r"#define\s+TELEPORT_(\w+)\s+(\d+)u", glsl.read(filename)))
     assert int(defines["NONE"]) == layouts.TELEPORT_NONE
     assert int(defines["SNAP"]) == layouts.TELEPORT_SNAP
     assert int(defines["KEEP_SHAPE"]) == layouts.TELEPORT_KEEP_SHAPE
