@@ -46,9 +46,9 @@ class ColliderSet:
             TypeError: non-numeric values or non-integer groups.
         """
         s = _rows("spheres", spheres, 4)
-        validation.require("spheres", s[:, 3:], s[:, 3:] >= 0, "a radius >= 0 in column 3")
+        validation.require("spheres", s, _column_ok(s, 3), "a radius >= 0 in column 3")
         c = _rows("capsules", capsules, 7)
-        validation.require("capsules", c[:, 6:], c[:, 6:] >= 0, "a radius >= 0 in column 6")
+        validation.require("capsules", c, _column_ok(c, 6), "a radius >= 0 in column 6")
         p = _rows("planes", planes, 4)
         norms = np.linalg.norm(p[:, :3], axis=1)
         validation.require("planes", norms, np.abs(norms - 1.0) <= NORMAL_TOLERANCE,
@@ -74,6 +74,12 @@ class ColliderSet:
 
     def matches(self, other: "ColliderSet") -> bool:
         return self.counts() == other.counts()
+
+
+def _column_ok(a, column):
+    good = np.ones(a.shape, dtype=bool)
+    good[:, column] = a[:, column] >= 0
+    return good
 
 
 def _rows(name, value, width):

@@ -91,11 +91,11 @@ def slide_out(base, rest_length, q, r, x, v, active):
     d = length(bq)
     ok = inside & (d >= MIN_LENGTH)
     axis = safe_divide(bq, d)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):  # d = 0 rows are masked by ok
         h = (d * d + rest_length * rest_length - r * r) / (F(2) * d)
-    ring2 = rest_length * rest_length - h * h
-    ok &= ring2 > 0
-    centre = base + axis * h[..., None]
+        ring2 = rest_length * rest_length - h * h
+        ok &= ring2 > 0
+        centre = base + axis * np.where(ok, h, F(0))[..., None]
     xc = x - centre
     radial = xc - dot(xc, axis)[..., None] * axis
     lr = length(radial)

@@ -1,0 +1,107 @@
+"""SPEC section 7 for point chains: refused with the stated error, nothing changed."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from test_bad_input import assert_same_state
+
+from gpu_jiggle import AngleChainSet, PointChainSet, Solver
+
+NAN, INF = float("nan"), float("inf")
+
+
+def point_set(**overrides):
+    args = dict(segment_counts=[2, 3], frequency=2.0, damping_ratio=0.5)
+    args.update(overrides)
+    return PointChainSet(**args)
+
+
+@pytest.mark.parametrize("overrides, error, message", [
+    ({"world_influence": 1.5}, ValueError, "world_influence[0] = 1.5: expected a value in [0, 1]"),
+    ({"world_influence": [1.0, -0.1]}, ValueError, "world_influence[1] = -0.1"),
+    ({"collider_mask": -1}, ValueError, "collider_mask = -1: expected a 32-bit mask"),
+    ({"collider_mask": [1, 2 ** 32]}, ValueError, "collider_mask[1] = 4294967296"),
+    ({"collider_mask": 1.5}, TypeError, "collider_mask"),
+    ({"rest_lengths": [1, 1, 0, 1, 1]}, ValueError, "rest_lengths[2] = 0.0"),
+    ({"particle_radius": -0.01}, ValueError, "particle_radius[0] = -0.01"),
+    ({"max_distance": [1, 1, 1, 1, 0]}, ValueError, "max_distance[4] = 0.0"),
+    ({"frequency": NAN}, ValueError, "frequency[0] = nan"),
+    ({"gravity": (0, -9.8)}, ValueError, "gravity: expected shape (3,)"),
+    ({"segment_counts": [0]}, ValueError, "segment_counts[0] = 0"),
+])
+def test_point_chain_set_refuses(overrides, error, message):
+    with pytest.raises(error, match=re.escape(message)):
+        point_set(**overrides)
+
+
+def moving_solver(backend):
+    s = Solver(point_set(gravity=(0, -9.8, 0), particle_radius=0.01), backend=backend)
+    joints = np.array([[0, 0, 0], [0, -1, 0], [0, -2, 0], [1, 0, 0], [1, -1, 0], [1, -2, 0], [1, -3, 0.0]])
+    for i in range(10):
+        s.set_pose(joint_positions=joints + [0.1 * i, 0, 0])
+        s.set_colliders(spheres=[[0.5, -1, 0, 0.3]], capsules=[[0, -3, 0, 1, -3, 0, 0.2]], planes=[[0, 1, 0, -5]])
+        s.set_wind((1, 0, 0), 0.5, (1, 0, 0), 0.5)
+        s.advance(1 / 50)
+    return s
+
+
+BAD_CALLS = [
+    (lambda s: s.set_pose(joint_positions=np.zeros((6, 3))), ValueError, "joint_positions: expected shape (7, 3)"),
+    (lambda s: s.set_pose(joint_positions=np.full((7, 3), NAN)), ValueError, "joint_positions[0, 0] = nan"),
+    (lambda s: s.set_pose(np.zeros((7, 3))), TypeError, "set_pose(joint_positions=(J, 3))"),
+    (lambda s: s.set_colliders(spheres=[[0, 0, 0, -1.0]]), ValueError, "spheres[0, 3] = -1.0: expected a radius >= 0"),
+    (lambda s: s.set_colliders(spheres=[[0, 0, 0]]), ValueError, "spheres: expected shape (any, 4)"),
+    (lambda s: s.set_colliders(spheres=[[0, 0, 0, 1]], sphere_groups=[32]), ValueError, "sphere_groups[0] = 32"),
+    (lambda s: s.set_colliders(spheres=[[0, 0, 0, 1]], sphere_groups=[0.5]), TypeError, "sphere_groups"),
+    (lambda s: s.set_colliders(capsules=[[0, 0, 0, 1, 1, 1, -0.5]]), ValueError, "capsules[0, 6] = -0.5"),
+    (lambda s: s.set_colliders(capsules=[[0, 0, 0, 1, INF, 1, 0.5]]), ValueError, "capsules[0, 4] = inf"),
+    (lambda s: s.set_colliders(planes=[[0, 2, 0, 0]]), ValueError, "planes[0] = 2.0: expected a unit normal"),
+    (lambda s: s.set_wind((1, 0)), ValueError, "acceleration: expected shape (3,)"),
+    (lambda s: s.set_wind((1, 0, 0), NAN), ValueError, "gust_amplitude = nan"),
+    (lambda s: s.set_parameters(world_influence=2.0), ValueError, "world_influence[0] = 2.0"),
+    (lambda s: s.set_parameters(collider_mask=[1, -2]), ValueError, "collider_mask[1] = -2"),
+    (lambda s: s.set_parameters(frequency=100.0), ValueError, "largest stable frequency"),
+    (lambda s: s.rebase([0, NAN, 0]), ValueError, "origin[1] = nan"),
+    (lambda s: s.advance(-1.0), ValueError, "frame_dt = -1.0"),
+    (lambda s: s.angles(), TypeError, "angles is for angle chains"),
+]
+
+
+@pytest.mark.parametrize("call, error, message", BAD_CALLS)
+def test_refused_call_changes_nothing(backend, call, error, message):
+    s = moving_solver(backend)
+    before = s.state()
+    with pytest.raises(error, match=re.escape(message)):
+        call(s)
+    assert_same_state(before, s.state())
+    s.advance(1 / 60)
+    twin = moving_solver(backend)
+    twin.advance(1 / 60)
+    assert s.positions().tobytes() == twin.positions().tobytes()
+
+
+def test_plane_normals_close_to_unit_are_normalised(backend):
+    s = moving_solver(backend)
+    s.set_colliders(planes=[[0, 1.0005, 0, -5]])
+    assert np.linalg.norm(s.state()["colliders"].planes[0, :3]) == pytest.approx(1.0, abs=1e-12)
+
+
+def test_angle_solver_refuses_point_calls():
+    s = Solver(AngleChainSet([2], 1.0, 2.0, 0.5), backend="cpu")
+    for call in (lambda: s.set_colliders(), lambda: s.set_wind(), lambda: s.velocities(), lambda: s.rebase([0, 0, 0]),
+                 lambda: s.set_pose(joint_positions=np.zeros((3, 3)))):
+        with pytest.raises(TypeError, match="point chains"):
+            call()
+
+
+def test_rebase_keeps_the_motion(backend):
+    a, b = moving_solver(backend), moving_solver(backend)
+    b.rebase(b.origin + [3.0, -2.0, 0.5])
+    joints = np.array([[0, 0, 0], [0, -1, 0], [0, -2, 0], [1, 0, 0], [1, -1, 0], [1, -2, 0], [1, -3, 0.0]])
+    for i in range(30):
+        for s in (a, b):
+            s.set_pose(joint_positions=joints + [0.1 * (10 + i), 0.05 * i, 0])
+            s.advance(1 / 60)
+    np.testing.assert_allclose(b.positions(), a.positions(), rtol=0, atol=1e-5)

@@ -1,0 +1,175 @@
+"""Point chains: invariants that need no reference (SPEC sections 4 and 8), on both backends."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scenarios import RigidBodyStrands, body_path, moving_colliders, random_frame_times, random_point_chain_set
+
+from gpu_jiggle import PointChainSet, Solver
+
+
+def tip_indices(cs):
+    return np.flatnonzero(np.isin(np.arange(cs.joint_count), cs.first_joint, invert=True))
+
+
+def distance_to_segment(x, a, b):
+    ab = b - a
+    t = np.clip(((x - a) @ ab) / max(ab @ ab, 1e-12), 0, 1)
+    return np.linalg.norm(x - (a + t[:, None] * ab), axis=1)
+
+
+def penetration(cs, rest_lengths, x, colliders):
+    """Deepest penetration of any particle into a collider in its mask, in chain lengths."""
+    seg_chain = np.repeat(np.arange(cs.chain_count), cs.segment_counts)
+    mask, rho = cs.collider_mask[seg_chain], cs.particle_radius
+    length = np.add.reduceat(rest_lengths, cs.first_segment)[seg_chain]
+    depths = []
+    for sphere, g in zip(colliders["spheres"], colliders["sphere_groups"]):
+        depths.append(np.where((mask >> g) & 1 == 1, sphere[3] + rho - np.linalg.norm(x - sphere[:3], axis=1), -1))
+    for cap, g in zip(colliders["capsules"], colliders["capsule_groups"]):
+        depths.append(np.where((mask >> g) & 1 == 1, cap[6] + rho - distance_to_segment(x, cap[:3], cap[3:6]), -1))
+    for plane, g in zip(colliders["planes"], colliders["plane_groups"]):
+        depths.append(np.where((mask >> g) & 1 == 1, plane[3] + rho - x @ plane[:3], -1))
+    return (np.max(depths, axis=0) / length).max()
+
+
+def test_no_particle_ends_a_substep_inside_a_collider(backend):
+    """One substep per frame, so the colliders of each substep are the ones given."""
+    rng = np.random.default_rng(5)
+    cs = random_point_chain_set(rng, chains=60)
+    strands = RigidBodyStrands(rng, cs)
+    s = Solver(cs, backend=backend)
+    tips, t, worst, touched = tip_indices(cs), 0.0, -1.0, 0
+    for _ in range(400):
+        t += 1 / 120
+        position, yaw, pitch = body_path(t)
+        colliders = moving_colliders(t, position)
+        s.set_pose(joint_positions=strands.pose(position, yaw, pitch))
+        s.set_colliders(**colliders)
+        assert s.advance(1 / 120) == 1
+        depth = penetration(cs, s.rest_lengths, s.positions(raw=True)[tips], colliders)
+        worst = max(worst, depth)
+        touched += depth > -1e-3  # particles do rest on colliders: the check is not vacuous
+    assert worst <= 1e-5
+    assert touched > 50
+
+
+def test_lengths_are_kept(backend):
+    rng = np.random.default_rng(6)
+    cs = random_point_chain_set(rng, chains=60)
+    strands = RigidBodyStrands(rng, cs)
+    s = Solver(cs, backend=backend)
+    tips, t = tip_indices(cs), 0.0
+    for dt in random_frame_times(rng, 200):
+        t += dt
+        position, yaw, pitch = body_path(t)
+        s.set_pose(joint_positions=strands.pose(position, yaw, pitch))
+        s.set_colliders(**moving_colliders(t, position))
+        s.advance(dt)
+        for raw in (True, False):
+            p = s.positions(raw=raw)
+            lengths = np.linalg.norm(p[tips] - p[tips - 1], axis=1)
+            np.testing.assert_allclose(lengths, s.rest_lengths, rtol=1e-5)
+
+
+def test_degenerate_geometry_gives_no_nan(backend):
+    """Coincident animated joints, zero-length offsets, a pivot at a sphere's centre and a
+    capsule of zero length."""
+    cs = PointChainSet([4, 3], 3.0, 0.5, rest_lengths=0.1, particle_radius=0.01, gravity=(0, -9.8, 0))
+    joints = np.zeros((9, 3))
+    joints[5:] = [[1, 0, 0], [1, 0, 0], [1.1, 0, 0], [1.1, 0, 0]]  # second chain: repeated joints
+    s = Solver(cs, backend=backend)
+    for i in range(60):
+        s.set_pose(joint_positions=joints + [0.01 * i, 0, 0])
+        s.set_colliders(spheres=[[0.01 * i, 0, 0, 0.05]],
+                        capsules=[[1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.04], [1.05, -0.1, 0, 1.05, -0.1, 0, 0.03]])
+        s.advance(1 / 60)
+        for out in (s.positions(), s.positions(raw=True), s.velocities(), s.segment_rotations()):
+            assert np.isfinite(out).all()
+    p = s.positions()
+    np.testing.assert_allclose(np.linalg.norm(np.diff(p[:5], axis=0), axis=1), 0.1, rtol=1e-5)
+
+
+def test_rest_lengths_from_the_first_pose_refuse_coincident_joints(backend):
+    cs = PointChainSet([2], 3.0, 0.5)
+    s = Solver(cs, backend=backend)
+    with pytest.raises(ValueError, match=r"joint_positions\[2\] .* coincides with joint 1"):
+        s.set_pose(joint_positions=[[0, 0, 0], [0, -1, 0], [0, -1, 0]])
+    assert s.rest_lengths is None
+    s.set_pose(joint_positions=[[0, 0, 0], [0, -1, 0], [0, -3, 0]])
+    np.testing.assert_allclose(s.rest_lengths, [1.0, 2.0])
+
+
+def run_scaled(backend, scale, mirror=1.0, frames=240):
+    """The same rig and motion scaled (gravity, wind, radii, distances alike), optionally
+    mirrored in x; returns the positions per frame, in the unscaled, unmirrored frame."""
+    flip = np.array([mirror, 1.0, 1.0])
+    cs = PointChainSet([6, 3, 8], 2.5, 0.4, particle_radius=0.02 * scale, max_distance=[np.inf] * 6 + [0.3 * scale] * 3
+                       + [np.inf] * 8, gravity=(0.0, -9.8 * scale, 0.0))
+    local = np.concatenate([[[0.1 * i, -0.1 * k, 0.05 * k] for k in range(n + 1)] for i, n in enumerate([6, 3, 8])])
+    s = Solver(cs, backend=backend)
+    out = []
+    for f in range(frames):
+        t = f / 60
+        offset = np.array([0.5 * np.sin(2 * t), 0.2 * np.sin(5 * t), 0.3 * t])
+        s.set_pose(joint_positions=(local + offset) * scale * flip)
+        s.set_colliders(spheres=[[*((offset + [0.3, -0.5, 0.1]) * scale * flip), 0.2 * scale]],
+                        capsules=[[*((offset + [-0.2, -0.9, 0]) * scale * flip), *((offset + [0.6, -0.9, 0.2]) * scale * flip),
+                                   0.05 * scale]])
+        s.set_wind(np.array([1.0, 0.0, 0.5]) * scale * flip, 2.0 * scale, np.array([3.0, 0.0, 1.0]) / scale * flip, 0.5)
+        s.advance(1 / 60)
+        out.append(s.positions() / scale * flip)
+    return np.array(out)
+
+
+def test_scaled_rigs_move_alike(backend):
+    base = run_scaled(backend, 1.0)
+    assert np.abs(base[-1] - base[0]).max() > 0.2  # it moved
+    for scale in (0.01, 100.0):
+        np.testing.assert_allclose(run_scaled(backend, scale), base, rtol=0, atol=2e-4)
+
+
+def test_mirrored_rig_mirrors_the_motion(backend):
+    np.testing.assert_allclose(run_scaled(backend, 1.0, mirror=-1.0), run_scaled(backend, 1.0), rtol=0, atol=2e-4)
+
+
+def test_ten_kilometres_away_moves_like_at_the_origin(gl):
+    runs = []
+    for far in (np.zeros(3), np.array([10_000.0, 0.0, 10_000.0])):
+        cs = PointChainSet([12], 3.0, 0.3, gravity=(0, -9.8, 0), particle_radius=0.01)
+        local = np.array([[0.0, -0.05 * k, 0.0] for k in range(13)])
+        s = Solver(cs, backend="gpu")
+        track = []
+        for f in range(600):
+            t = f / 60
+            offset = far + [np.sin(3 * t), 0.1 * np.sin(7 * t), 0.02 * f]
+            s.set_pose(joint_positions=local + offset)
+            s.set_colliders(spheres=[[*(offset + [0.1, -0.3, 0]), 0.1]])
+            s.advance(1 / 60)
+            track.append(s.positions() - far)
+        runs.append(np.array(track))
+    chain_length = 0.6
+    assert np.abs(runs[0] - runs[1]).max() < 1e-4 * chain_length
+
+
+def test_hair_through_a_sphere_at_walking_speed(backend):
+    """A character moving at 5 m/s through a 0.1 m sphere, hair particle radius 0.01 m: no
+    particle ends a substep inside it (one substep per frame, so the checked sphere is the
+    one of that substep)."""
+    rng = np.random.default_rng(8)
+    c = 50
+    cs = PointChainSet(np.full(c, 8), rng.uniform(2, 4, c), 0.5, particle_radius=0.01, gravity=(0, -9.81, 0))
+    roots = np.stack([rng.uniform(-0.1, 0.1, c), np.full(c, 1.7), rng.uniform(-0.1, 0.1, c)], 1)
+    local = np.concatenate([r + np.array([[0.0, -0.03 * k, 0.0] for k in range(9)]) for r in roots])
+    s = Solver(cs, backend=backend)
+    sphere_centre = np.array([0.0, 1.55, 0.0])
+    tips, hits = tip_indices(cs), 0
+    for f in range(240):
+        x = -1.0 + 5.0 * f / 120  # 5 m/s along x, through the sphere at t = 0.2 s
+        s.set_pose(joint_positions=local + [x, 0, 0])
+        s.set_colliders(spheres=[[*sphere_centre, 0.1]])
+        s.advance(1 / 120)
+        d = np.linalg.norm(s.positions(raw=True)[tips] - sphere_centre, axis=1)
+        assert d.min() >= 0.11 - 1e-5 * 0.24
+        hits += (d < 0.11 + 1e-4).sum()
+    assert hits > 0  # hair did touch the sphere
