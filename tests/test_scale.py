@@ -20,3 +20,25 @@ def test_half_a_million_segments(backend):
     tips = p.reshape(c, 11, 2)[:, -1]
     assert (tips[:, 1] < roots[:, 1]).all()  # every chain sagged under gravity
     np.testing.assert_allclose(tips[:, 0] - roots[:, 0], tips[0, 0] - roots[0, 0], atol=1e-4)  # all alike (float32 at 75 units: ulp 7.6e-6, ten segments summed)
+
+
+def test_a_million_point_segments_on_the_gpu(gl):
+    """125,000 strands of 8 segments build, advance and read back (about 200 bytes per
+    segment on the GPU; see the README)."""
+    from gpu_jiggle import PointChainSet
+
+    c = 125_000
+    cs = PointChainSet(np.full(c, 8), 3.0, 0.5, rest_lengths=0.02, gravity=(0.0, -9.8, 0.0))
+    assert cs.segment_count == 1_000_000
+    s = Solver(cs, backend="gpu")
+    i = np.arange(c)
+    pivots = np.stack([(i % 350) * 0.05, np.zeros(c), (i // 350) * 0.05], 1)
+    strand = np.array([[0.0, 0.02 * k, 0.0] for k in range(9)])  # standing straight up
+    s.set_pose(joint_positions=np.repeat(pivots, 9, axis=0) + np.tile(strand, (c, 1)))
+    s.set_wind((1.0, 0.0, 0.0), 0.5, (0.5, 0.0, 0.2), 0.5)  # gusts never reverse it
+    assert s.advance(1 / 30) == 4
+    p = s.positions()
+    assert p.shape == (1_125_000, 3) and np.isfinite(p).all()
+    tips = p.reshape(c, 9, 3)[:, -1]
+    assert (tips[:, 0] > pivots[:, 0]).all()  # every strand leans with the wind
+    s.release()
