@@ -26,7 +26,7 @@ verify: setup
 	$(VENV)/bin/gpu-jiggle verify --out out/verify
 
 bench: setup
-	$(PY) benchmarks/bench_angle_chains.py
+	$(PY) benchmarks/bench_solver.py
 
 clean:
 	rm -rf $(VENV) out build dist *.egg-info
