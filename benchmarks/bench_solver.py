@@ -1,8 +1,9 @@
 """Milliseconds per frame of the compute shaders against the numpy reference, in the same
 run and on the same inputs, for growing chain sets of both kinds. Prints ratios, asserts
-nothing.
+nothing. Then the cost of each level of detail (full, half rate, frozen) on point chains.
 
     python benchmarks/bench_solver.py [--kind angle point] [--chains 1000 10000 100000] [--segments 8] [--frames 20]
+                                      [--lod-chains 50000]
 
 Each frame is set_pose + advance(1/60) (two substeps) + positions() read-back; the pose
 changes every frame, so the upload is part of the cost, as in a game. Point chains also
@@ -61,6 +62,8 @@ def main(argv=None):
     parser.add_argument("--chains", type=int, nargs="+", default=[1000, 10000, 100000])
     parser.add_argument("--segments", type=int, default=8)
     parser.add_argument("--frames", type=int, default=20)
+    parser.add_argument("--lod-chains", type=int, default=50000,
+                        help="point chains for the level-of-detail comparison (0 to skip)")
     args = parser.parse_args(argv)
     print("renderer:", describe(get_context()).get("GL_RENDERER"))
     print(f"{'kind':>6} {'chains':>8} {'segments':>9} {'numpy ms':>9} {'gpu ms':>8} {'gpu speed-up':>13}")
@@ -75,6 +78,27 @@ def main(argv=None):
             t_gpu = frame_ms(gpu, poses, extras, args.frames)
             gpu.release()
             print(f"{kind:>6} {c:>8} {cs.segment_count:>9} {t_cpu:>9.2f} {t_gpu:>8.2f} {t_cpu / t_gpu:>12.2f}x")
+    if args.lod_chains:
+        level_of_detail(rng, args.lod_chains, args.segments, args.frames + args.frames % 2)
+
+
+def level_of_detail(rng, c, n, frames):
+    """Cost per frame of the same point chains at each level of detail (even frame count,
+    so the half-rate chains run on exactly half of the frames)."""
+    print(f"\nlevel of detail, {c} point chains of {n} segments (ms per frame)")
+    print(f"{'level':>7} {'numpy ms':>9} {'gpu ms':>8} {'numpy vs full':>14} {'gpu vs full':>12}")
+    cs, poses, extras = point_case(rng, c, n)
+    rows = {}
+    for level in ("full", "half", "frozen"):
+        times = []
+        for backend in ("cpu", "gpu"):
+            solver = Solver(cs, backend=backend)
+            solver.set_lod(level)
+            times.append(frame_ms(solver, poses, extras, frames))
+            solver.release()
+        rows[level] = times
+        print(f"{level:>7} {times[0]:>9.2f} {times[1]:>8.2f} {times[0] / rows['full'][0]:>13.2f}x"
+              f" {times[1] / rows['full'][1]:>11.2f}x")
 
 
 if __name__ == "__main__":

@@ -45,13 +45,14 @@ class AngleModel:
     def has_pose(self):
         return self.chain_target is not None
 
-    def upload(self, backend, teleport):
+    def upload(self, backend, teleport, lod):
         target = self.chain_target.copy()
         target["teleport"] = teleport
+        target["lod"] = lod
         backend.upload_targets(target, self.local_angle)
 
-    def frame_params(self, plan, substep, sim_time):
-        return buffers.frame_params(plan, substep, self.chain_set.chain_count, self.chain_set.gravity)
+    def frame_params(self, plans, substeps, sim_times):
+        return buffers.frame_params(plans, substeps, self.chain_set.chain_count, self.chain_set.gravity)
 
     def after_frame(self, plan):
         pass

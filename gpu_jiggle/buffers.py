@@ -32,18 +32,40 @@ def angle_segment_rig(chain_set) -> np.ndarray:
     return rig
 
 
-def frame_params(plan, substep: float, chain_count: int, gravity) -> np.ndarray:
-    """The FrameParams buffer as bytes-ready uint8 array: the header record, then the alphas."""
+def schedule(plan, substep: float, gust_phase: float = 0.0, full_plan=None) -> np.ndarray:
+    """One SCHEDULE record from a :class:`gpu_jiggle.clock.StepPlan` (``full_plan``: the
+    full-rate plan of the same frame, whose span the colliders' interpolation covers)."""
+    record = np.zeros(1, layouts.SCHEDULE)
+    full_span = (full_plan or plan).span
+    record["collider_time_scale"] = plan.span / full_span if full_span > 0 else 1.0
+    record["substep_count"] = plan.substep_count
+    record["substep"] = substep
+    record["inv_path_step"] = 1.0 / plan.path_step
+    record["blend"] = plan.blend
+    record["gust_phase"] = gust_phase
+    return record[0]
+
+
+def alphas_block(plans) -> tuple[int, np.ndarray]:
+    """The alphas of each plan, one after the other at a common stride (≥ 1)."""
+    stride = max(1, max(p.substep_count for p in plans))
+    block = np.zeros(stride * len(plans), np.float32)
+    for i, p in enumerate(plans):
+        block[i * stride: i * stride + p.substep_count] = p.alphas
+    return stride, block
+
+
+def frame_params(plans, substeps, chain_count: int, gravity) -> np.ndarray:
+    """The angle kernel's FrameParams buffer as a uint8 array: the header, then the alphas.
+
+    ``plans`` and ``substeps``: (full-rate, half-rate) step plans and their substeps."""
     header = np.zeros(1, layouts.FRAME_PARAMS)
+    stride, alphas = alphas_block(plans)
     header["chain_count"] = chain_count
-    header["substep_count"] = plan.substep_count
-    header["substep"] = substep
-    header["inv_path_step"] = 1.0 / plan.path_step
-    header["blend"] = plan.blend
+    header["alpha_stride"] = stride
+    header["full_rate"] = schedule(plans[0], substeps[0])
+    header["half_rate"] = schedule(plans[1], substeps[1])
     header["gravity"] = gravity
-    alphas = np.asarray(plan.alphas, np.float32)
-    if alphas.size == 0:
-        alphas = np.zeros(1, np.float32)  # a runtime-sized array may not be empty
     return np.concatenate([header.view(np.uint8), alphas.view(np.uint8)])
 
 
@@ -76,23 +98,20 @@ def point_segment_rig(chain_set, rest_lengths) -> np.ndarray:
     return rig
 
 
-def point_frame_params(plan, substep: float, chain_count: int, gravity, wind, collider_counts) -> np.ndarray:
-    """The point kernel's FrameParams buffer as a uint8 array: header, then the alphas.
+def point_frame_params(plans, substeps, chain_count: int, gravity, wind, collider_counts) -> np.ndarray:
+    """The point kernel's FrameParams buffer as a uint8 array: the header, then the alphas.
 
-    ``wind`` is a :class:`gpu_jiggle.colliders.WindPacket` (vectors and phase already made
-    relative to the floating origin and this frame's start)."""
+    ``plans``/``substeps``: (full-rate, half-rate); ``wind`` is a
+    :class:`gpu_jiggle.colliders.WindPacket` with one gust phase per schedule."""
     header = np.zeros(1, layouts.POINT_FRAME_PARAMS)
+    stride, alphas = alphas_block(plans)
     header["chain_count"] = chain_count
-    header["substep_count"] = plan.substep_count
-    header["substep"] = substep
-    header["inv_path_step"] = 1.0 / plan.path_step
-    header["blend"] = plan.blend
+    header["alpha_stride"] = stride
+    header["full_rate"] = schedule(plans[0], substeps[0], wind.phases[0])
+    header["half_rate"] = schedule(plans[1], substeps[1], wind.phases[1], plans[0])
     header["sphere_count"], header["capsule_count"], header["plane_count"] = collider_counts
     header["gravity"][0, :3] = gravity
     header["wind"] = wind.wind
     header["gust"] = wind.gust
     header["gust_direction"] = wind.gust_direction
-    alphas = np.asarray(plan.alphas, np.float32)
-    if alphas.size == 0:
-        alphas = np.zeros(1, np.float32)
     return np.concatenate([header.view(np.uint8), alphas.view(np.uint8)])

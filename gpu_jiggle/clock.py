@@ -29,6 +29,7 @@ class StepPlan:
             substeps. The root's velocity and acceleration are measured over it, so that a
             hitch (a frame of 0.3 s, 1 s, 3 s) does not read as a body moving many times
             faster than it did and spin the chains up.
+        span: seconds the targets are interpolated over in this frame (accumulator + frame_dt).
     """
 
     substep_count: int
@@ -37,6 +38,7 @@ class StepPlan:
     dropped: float
     blend: float
     path_step: float
+    span: float
 
 
 class FixedStepClock:
@@ -89,8 +91,8 @@ class FixedStepClock:
             dropped = span - cap * h
             acc = 0.0
             n = cap
-            return StepPlan(n, alphas.astype(np.float32), acc, dropped, 0.0, span / cap)
-        return StepPlan(n, alphas.astype(np.float32), acc, dropped, min(acc / h, 1.0), h)
+            return StepPlan(n, alphas.astype(np.float32), acc, dropped, 0.0, span / cap, span)
+        return StepPlan(n, alphas.astype(np.float32), acc, dropped, min(acc / h, 1.0), h, span)
 
     def commit(self, plan: StepPlan) -> None:
         """Apply a plan made by :meth:`plan`."""

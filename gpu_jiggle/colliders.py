@@ -144,13 +144,14 @@ class Wind:
                 return v / n
         return np.zeros(3)
 
-    def packet(self, origin, sim_time: float) -> "WindPacket":
-        """The frame's wind for the shader: the gust phase at this frame's first substep,
-        ``κ·origin - 2π·f_w·sim_time``, reduced mod 2π in float64."""
+    def packet(self, origin, sim_times) -> "WindPacket":
+        """The frame's wind for the shader, with the gust phase ``κ·origin - 2π·f_w·t`` at
+        each schedule's first substep (``sim_times``), reduced mod 2π in float64."""
         omega = 2.0 * math.pi * self.gust_frequency
-        phase = (float(self.gust_wave_vector @ np.asarray(origin, np.float64)) - omega * sim_time) % (2.0 * math.pi)
+        spatial = float(self.gust_wave_vector @ np.asarray(origin, np.float64))
+        phases = tuple((spatial - omega * t) % (2.0 * math.pi) for t in sim_times)
         return WindPacket(np.append(self.acceleration, self.gust_amplitude),
-                          np.append(self.gust_wave_vector, omega), np.append(self.direction(), phase))
+                          np.append(self.gust_wave_vector, omega), np.append(self.direction(), 0.0), phases)
 
 
 @dataclass(frozen=True)
@@ -158,6 +159,7 @@ class WindPacket:
     wind: np.ndarray
     gust: np.ndarray
     gust_direction: np.ndarray
+    phases: tuple
 
 
 NO_WIND = Wind.validated()

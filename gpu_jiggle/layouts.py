@@ -15,6 +15,13 @@ def _struct(fields, size):
     return dtype
 
 
+#: The substeps one level of detail runs in a frame (common.glsl ``Schedule``).
+SCHEDULE = _struct([("substep_count", "<u4"), ("substep", "<f4"), ("inv_path_step", "<f4"), ("blend", "<f4"),
+                    ("gust_phase", "<f4"), ("collider_time_scale", "<f4"), ("pad1", "<f4"), ("pad2", "<f4")], 32)
+
+#: Level-of-detail values shared with the shaders (LOD_* defines in common.glsl).
+LOD_FULL, LOD_HALF, LOD_FROZEN = 0, 1, 2
+
 #: Per chain, static: where its segments and joints start in the flat arrays.
 CHAIN_RIG = _struct([("first_segment", "<u4"), ("segment_count", "<u4"), ("first_joint", "<u4"),
                      ("pad0", "<u4")], 16)
@@ -39,12 +46,13 @@ ANGLE_CHAIN_STATE = _struct([("prev_root_position", "<f4", (2,)), ("prev_root_ve
                              ("pad0", "<f4")], 32)
 
 #: Per angle chain, per frame: this frame's root pose and its teleport flag.
-ANGLE_CHAIN_TARGET = _struct([("root_position", "<f4", (2,)), ("root_angle", "<f4"), ("teleport", "<u4")], 16)
+ANGLE_CHAIN_TARGET = _struct([("root_position", "<f4", (2,)), ("root_angle", "<f4"), ("teleport", "<u4"),
+                              ("lod", "<u4"), ("pad0", "<u4"), ("pad1", "<u4"), ("pad2", "<u4")], 32)
 
-#: Per frame, header of the FrameParams buffer; ``alphas`` (float per substep) follows it.
-FRAME_PARAMS = _struct([("chain_count", "<u4"), ("substep_count", "<u4"), ("substep", "<f4"),
-                        ("inv_path_step", "<f4"), ("blend", "<f4"), ("pad0", "<f4"),
-                        ("gravity", "<f4", (2,))], 32)
+#: Per frame, header of the FrameParams buffer; ``alphas`` follows it, ``alpha_stride`` floats
+#: per level of detail.
+FRAME_PARAMS = _struct([("chain_count", "<u4"), ("alpha_stride", "<u4"), ("pad0", "<u4"), ("pad1", "<u4"),
+                        ("full_rate", SCHEDULE), ("half_rate", SCHEDULE), ("gravity", "<f4", (2,)), ("pad2", "<f4", (2,))], 96)
 
 #: Per joint (each chain's pivot, then its tips), output: position at frame time, raw position.
 ANGLE_JOINT_OUTPUT = _struct([("position", "<f4", (2,)), ("raw_position", "<f4", (2,))], 16)
@@ -73,8 +81,8 @@ POINT_SEGMENT_STATE = _struct([("position", "<f4", (4,)), ("velocity", "<f4", (4
 POINT_CHAIN_STATE = _struct([("prev_pivot", "<f4", (4,)), ("last_pivot", "<f4", (4,))], 32)
 
 #: Per point chain, per frame: this frame's pivot (relative to the origin) and teleport flag.
-POINT_CHAIN_TARGET = _struct([("pivot", "<f4", (4,)), ("teleport", "<u4"), ("pad0", "<u4"), ("pad1", "<u4"),
-                              ("pad2", "<u4")], 32)
+POINT_CHAIN_TARGET = _struct([("pivot", "<f4", (4,)), ("teleport", "<u4"), ("lod", "<u4"), ("pad0", "<u4"),
+                              ("pad1", "<u4")], 32)
 
 #: Colliders "from" (last substep of the previous frame) and "to" (this frame), relative to the
 #: origin. Sphere: centre xyz, radius w. Capsule: ends a, b (xyz), radius in a.w. Plane: unit
@@ -88,10 +96,10 @@ PLANE_COLLIDER = _struct([("from_plane", "<f4", (4,)), ("to_plane", "<f4", (4,))
                           ("pad0", "<u4"), ("pad1", "<u4"), ("pad2", "<u4")], 48)
 
 #: Per frame, header of the point kernel's FrameParams buffer; ``alphas`` follows it.
-POINT_FRAME_PARAMS = _struct([("chain_count", "<u4"), ("substep_count", "<u4"), ("substep", "<f4"),
-                              ("inv_path_step", "<f4"), ("blend", "<f4"), ("sphere_count", "<u4"),
-                              ("capsule_count", "<u4"), ("plane_count", "<u4"), ("gravity", "<f4", (4,)),
-                              ("wind", "<f4", (4,)), ("gust", "<f4", (4,)), ("gust_direction", "<f4", (4,))], 96)
+POINT_FRAME_PARAMS = _struct([("chain_count", "<u4"), ("alpha_stride", "<u4"), ("sphere_count", "<u4"),
+                              ("capsule_count", "<u4"), ("plane_count", "<u4"), ("pad0", "<u4"), ("pad1", "<u4"),
+                              ("pad2", "<u4"), ("full_rate", SCHEDULE), ("half_rate", SCHEDULE), ("gravity", "<f4", (4,)),
+                              ("wind", "<f4", (4,)), ("gust", "<f4", (4,)), ("gust_direction", "<f4", (4,))], 160)
 
 #: Per joint, output: position at frame time relative to this frame's pivot, raw position
 #: relative to p_prev (xyz; w 0).
@@ -117,6 +125,7 @@ POINT_GLSL_STRUCTS = {
     "PointJointOutput": POINT_JOINT_OUTPUT,
     "PointSegmentOutput": POINT_SEGMENT_OUTPUT,
 }
+COMMON_GLSL_STRUCTS = {"Schedule": SCHEDULE}
 GLSL_STRUCTS = {
     "ChainRig": CHAIN_RIG,
     "AngleSegmentRig": ANGLE_SEGMENT_RIG,

@@ -83,29 +83,33 @@ class PointModel:
     def has_pose(self):
         return self.joint_positions is not None
 
-    def targets(self, teleport):
+    def targets(self, teleport, lod):
         cs = self.chain_set
         joints = self.joint_positions
         target = np.zeros(cs.chain_count, layouts.POINT_CHAIN_TARGET)
         target["pivot"][:, :3] = joints[cs.first_joint] - self.origin
         target["teleport"] = teleport
+        target["lod"] = lod
         offsets = np.zeros((cs.segment_count, 4), np.float32)
         offsets[:, :3] = joints[self._tip_joint] - joints[self._pivot_of_segment]
         return target, offsets
 
-    def upload(self, backend, teleport):
-        backend.upload_targets(*self.targets(teleport))
+    def upload(self, backend, teleport, lod):
+        backend.upload_targets(*self.targets(teleport, lod))
         start = self.colliders if (self.snap_colliders or not self.applied_colliders.matches(self.colliders)) \
             else self.applied_colliders
         self._collider_start = start
         backend.upload_colliders(*pack_colliders(start, self.colliders, self.origin))
 
-    def frame_params(self, plan, substep, sim_time):
-        return buffers.point_frame_params(plan, substep, self.chain_set.chain_count, self.chain_set.gravity,
-                                          self.wind.packet(self.origin, sim_time), self.colliders.counts())
+    def frame_params(self, plans, substeps, sim_times):
+        return buffers.point_frame_params(plans, substeps, self.chain_set.chain_count, self.chain_set.gravity,
+                                          self.wind.packet(self.origin, sim_times), self.colliders.counts())
 
     def after_frame(self, plan):
-        """Remember where the colliders were at the frame's last substep."""
+        """Remember where the colliders were at the frame's last (full-rate) substep.
+
+        Chains at half rate interpolate the colliders over their own span with the same
+        start, so between their frames they see the colliders slightly ahead of time."""
         if plan.substep_count:
             alpha = float(plan.alphas[-1])
             self.applied_colliders = self._collider_start.lerp(self.colliders, alpha)

@@ -48,16 +48,19 @@ def make_backend(model, backend: str, context=None):
     return gpu(chain_set, ctx)
 
 
-def check_stable(chain_set, substep: float) -> None:
-    """Refuse f/ζ pairs that the semi-implicit step cannot keep stable (SPEC section 1)."""
+def check_stable(chain_set, substep: float, where=None, what: str = "") -> None:
+    """Refuse f/ζ pairs that the semi-implicit step cannot keep stable (SPEC section 1),
+    among the segments ``where`` (a boolean mask; all by default)."""
     ok = is_stable(chain_set.frequency, chain_set.damping_ratio, substep)
+    if where is not None:
+        ok = ok | ~where
     if not ok.all():
         i = int(np.flatnonzero(~ok)[0])
         f, zeta = float(chain_set.frequency[i]), float(chain_set.damping_ratio[i])
         limit = stable_frequency(zeta, substep)
         raise ValueError(
             f"frequency[{i}] = {f!r} Hz with damping_ratio[{i}] = {zeta!r} is unstable for substep "
-            f"{substep!r} s: the largest stable frequency for that damping ratio is {limit:.4g} Hz "
+            f"{substep!r} s{' ' + what if what else ''}: the largest stable frequency for that damping ratio is {limit:.4g} Hz "
             f"(SPEC section 1); lower the frequency or the substep")
 
 
@@ -92,11 +95,15 @@ class Solver:
         else:
             raise TypeError(f"chain_set: expected an AngleChainSet or a PointChainSet, got {type(chain_set).__name__}")
         self._clock = FixedStepClock(substep, max_substeps)
+        self._half_clock = FixedStepClock(2.0 * self._clock.substep, max_substeps)
+        self._half_pending = 0.0
+        self._frames = 0
         check_stable(chain_set, self._clock.substep)
         self._model = model
         self._backend = make_backend(model, backend, context)
         self._backend.upload_rig(*model.rig(chain_set))
         self._teleport = np.full(chain_set.chain_count, layouts.TELEPORT_SNAP, np.uint32)
+        self._lod = np.zeros(chain_set.chain_count, np.uint32)
         self._advanced = False
 
     # -- properties -------------------------------------------------------------------------
@@ -253,12 +260,39 @@ class Solver:
             return
         self._teleport[ids] = flag
 
+    def set_lod(self, levels) -> None:
+        """Level of detail per chain, from the next ``advance`` on.
+
+        Args:
+            levels: (C,) or a scalar, each ``"full"`` (0: every frame at the substep h),
+                ``"half"`` (1: every second frame, at substep 2h with both frames' time, so
+                the motion keeps its speed at half the cost) or ``"frozen"`` (2: sits on its
+                animated targets, nothing integrated).
+
+        Raises:
+            ValueError: an unknown level, a wrong shape, or a chain whose frequency is not
+                stable at the substep 2h (the message gives the largest stable one).
+            TypeError: levels that are neither names nor integers.
+        """
+        lod = validation.lod_array("levels", levels, self.chain_set.chain_count)
+        half = np.repeat(lod == layouts.LOD_HALF, self.chain_set.segment_counts)
+        if half.any():
+            cs = self.chain_set
+            check_stable(cs, self._half_clock.substep, where=half, what="at level of detail 'half'")
+        self._lod = lod
+
+    @property
+    def lod(self) -> np.ndarray:
+        """(C,) uint32 levels of detail (0 full, 1 half, 2 frozen)."""
+        return self._lod.copy()
+
     def advance(self, frame_dt) -> int:
-        """Advance by one frame of ``frame_dt`` seconds; returns the number of substeps run.
+        """Advance by one frame of ``frame_dt`` seconds; returns the number of (full-rate)
+        substeps run.
 
         Runs teleports, then ``n`` fixed substeps with targets interpolated from the last
         applied target to this frame's pose (SPEC section 2), and computes the frame-time
-        outputs.
+        outputs. Chains at level of detail "half" run on every second frame only.
 
         Raises:
             ValueError: frame_dt negative or not finite. TypeError: not a number.
@@ -267,10 +301,17 @@ class Solver:
         plan = self._clock.plan(frame_dt)
         if not self._model.has_pose:
             raise RuntimeError("advance() before set_pose(): give the solver a pose first")
-        self._model.upload(self._backend, self._teleport)
-        self._backend.run_frame(self._model.frame_params(plan, self._clock.substep, self._clock.sim_time))
+        half_turn = self._frames % 2 == 1
+        half_plan = self._half_clock.plan(self._half_pending + float(frame_dt) if half_turn else 0.0)
+        self._model.upload(self._backend, self._teleport, self._lod)
+        params = self._model.frame_params((plan, half_plan), (self._clock.substep, self._half_clock.substep),
+                                          (self._clock.sim_time, self._half_clock.sim_time))
+        self._backend.run_frame(params)
         self._model.after_frame(plan)
         self._clock.commit(plan)
+        self._half_clock.commit(half_plan)
+        self._half_pending = 0.0 if half_turn else self._half_pending + float(frame_dt)
+        self._frames += 1
         self._teleport[:] = layouts.TELEPORT_NONE
         self._advanced = True
         return plan.substep_count
@@ -287,6 +328,9 @@ class Solver:
         """
         new = self.chain_set.replace(**changes)
         check_stable(new, self._clock.substep)
+        half = np.repeat(self._lod == layouts.LOD_HALF, new.segment_counts)
+        if half.any():
+            check_stable(new, self._half_clock.substep, where=half, what="at level of detail 'half'")
         if "rest_lengths" in changes:
             self._model.rest_lengths = new.rest_lengths
         self._backend.upload_rig(*self._model.rig(new))
@@ -346,6 +390,9 @@ class Solver:
             "joint_output": self._backend.read("joint_output"),
             "segment_output": self._backend.read("segment_output"),
             "clock": (self._clock.accumulator, self._clock.substeps_run, self._clock.dropped_time),
+            "half_clock": (self._half_clock.accumulator, self._half_clock.substeps_run, self._half_pending,
+                           self._frames),
+            "lod": self._lod.copy(),
             "teleport": self._teleport.copy(),
             "rig": tuple(r.copy() for r in self._model.rig(self.chain_set)),
         }

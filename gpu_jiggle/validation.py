@@ -159,3 +159,27 @@ def group_array(name: str, value, count: int) -> np.ndarray:
     a = a.astype(np.int64)
     require(name, a, (a >= 0) & (a <= 31), "a collider group in [0, 31]")
     return a.astype(np.uint32)
+
+
+LOD_NAMES = {"full": 0, "half": 1, "frozen": 2}
+
+
+def lod_array(name: str, value, count: int) -> np.ndarray:
+    """Levels of detail as (count,) uint32 from names ("full", "half", "frozen") or 0/1/2."""
+    a = np.asarray(value)
+    if a.ndim == 0:
+        a = np.full(count, a.item(), dtype=a.dtype)
+    if a.shape != (count,):
+        raise ValueError(f"{name}: expected a level or one per chain ({count},), got shape {a.shape}")
+    if a.dtype.kind in "US":
+        out = np.zeros(count, np.uint32)
+        for i, v in enumerate(a):
+            if str(v) not in LOD_NAMES:
+                raise ValueError(f"{name}[{i}] = {str(v)!r}: expected one of 'full', 'half', 'frozen'")
+            out[i] = LOD_NAMES[str(v)]
+        return out
+    if a.size and a.dtype.kind not in "iu":
+        raise TypeError(f"{name}: expected level names or integers 0-2, got dtype {a.dtype}")
+    a = a.astype(np.int64)
+    require(name, a, (a >= 0) & (a <= 2), "a level of detail 0 (full), 1 (half) or 2 (frozen)")
+    return a.astype(np.uint32)

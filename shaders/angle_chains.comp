@@ -10,15 +10,18 @@ layout(local_size_x = LOCAL_SIZE) in;
 #include "common.glsl"
 #include "angle_common.glsl"
 
+// The schedule of this invocation's chain (its level of detail), set first thing in main().
+Schedule sch;
+
 // SPEC section 5: snap to the current targets, or carry the shape across the jump; then
 // reset P_prev, V_prev and the last targets to this frame's pose.
-void apply_teleport(ChainRig chain, uint c, AngleChainTarget target) {
+void apply_teleport(ChainRig chain, uint c, AngleChainTarget target, uint mode) {
     float turn = wrap_angle(target.root_angle - chain_state[c].last_root_angle);
     float phi_parent = target.root_angle;
     for (uint i = 0u; i < chain.segment_count; ++i) {
         uint s = chain.first_segment + i;
         AngleSegmentState st = segment_state[s];
-        if (target.teleport == TELEPORT_SNAP) {
+        if (mode == TELEPORT_SNAP) {
             float phi = wrap_angle(phi_parent + local_angle[s]);
             st.angle = phi;
             st.angular_velocity = 0.0;
@@ -44,8 +47,8 @@ vec2 interpolate_root(uint c, AngleChainTarget target, float alpha, out vec2 roo
     AngleChainState cs = chain_state[c];
     root_position = cs.last_root_position + alpha * (target.root_position - cs.last_root_position);
     root_angle = cs.last_root_angle + alpha * wrap_angle(target.root_angle - cs.last_root_angle);
-    vec2 velocity = (root_position - cs.prev_root_position) * params.inv_path_step;
-    vec2 acceleration = (velocity - cs.prev_root_velocity) * params.inv_path_step;
+    vec2 velocity = (root_position - cs.prev_root_position) * sch.inv_path_step;
+    vec2 acceleration = (velocity - cs.prev_root_velocity) * sch.inv_path_step;
     chain_state[c].prev_root_position = root_position;
     chain_state[c].prev_root_velocity = velocity;
     return acceleration;
@@ -75,8 +78,8 @@ float integrate_segment(uint s, float phi_parent, float alpha, vec2 root_acceler
     vec2 g_eff = params.gravity - rig.inertia * root_acceleration;
     float alpha_ext = (e.x * g_eff.y - e.y * g_eff.x) * rig.inv_length;
     float acc = -rig.stiffness * d - rig.damping * omega + alpha_ext;
-    omega = omega + acc * params.substep;
-    float phi_new = phi + omega * params.substep;
+    omega = omega + acc * sch.substep;
+    float phi_new = phi + omega * sch.substep;
     limit_angle(target_angle, rig.angle_limit, phi_new, omega);
     segment_state[s].prev_angle = phi;
     segment_state[s].prev_angular_velocity = st.angular_velocity;
@@ -89,7 +92,7 @@ float integrate_segment(uint s, float phi_parent, float alpha, vec2 root_acceler
 // SPEC section 2, "Output at frame time": blend the last two substeps with σ, then forward
 // kinematics from this frame's root position; the raw positions start at P_prev.
 void write_output(ChainRig chain, uint c, AngleChainTarget target) {
-    float sigma = params.blend;
+    float sigma = sch.blend;
     vec2 base = target.root_position;
     vec2 raw_base = chain_state[c].prev_root_position;
     joint_output[chain.first_joint] = AngleJointOutput(base, raw_base);
@@ -113,24 +116,32 @@ void main() {
     }
     ChainRig chain = chain_rig[c];
     AngleChainTarget target = chain_target[c];
-    if (target.teleport != TELEPORT_NONE) {
-        apply_teleport(chain, c, target);
+    sch = target.lod == LOD_HALF ? params.half_rate : params.full_rate;
+    if (target.lod == LOD_FROZEN) {
+        // Frozen: sits on its animated targets, as a snap teleport every frame.
+        apply_teleport(chain, c, target, TELEPORT_SNAP);
+        write_output(chain, c, target);
+        return;
     }
+    if (target.teleport != TELEPORT_NONE) {
+        apply_teleport(chain, c, target, target.teleport);
+    }
+    uint first_alpha = target.lod * params.alpha_stride;
     vec2 root_position = chain_state[c].last_root_position;
     float root_angle = chain_state[c].last_root_angle;
-    for (uint j = 0u; j < params.substep_count; ++j) {
-        float alpha = alphas[j];
+    for (uint j = 0u; j < sch.substep_count; ++j) {
+        float alpha = alphas[first_alpha + j];
         vec2 root_acceleration = interpolate_root(c, target, alpha, root_position, root_angle);
         float phi_parent = root_angle;
         for (uint i = 0u; i < chain.segment_count; ++i) {
             phi_parent = integrate_segment(chain.first_segment + i, phi_parent, alpha, root_acceleration);
         }
     }
-    if (params.substep_count > 0u) {
+    if (sch.substep_count > 0u) {
         // The target applied at the last substep becomes the start of the next frame's path.
         chain_state[c].last_root_position = root_position;
         chain_state[c].last_root_angle = wrap_angle(root_angle);
-        float alpha = alphas[params.substep_count - 1u];
+        float alpha = alphas[first_alpha + sch.substep_count - 1u];
         for (uint i = 0u; i < chain.segment_count; ++i) {
             uint s = chain.first_segment + i;
             float last = segment_state[s].last_local_angle;

@@ -47,16 +47,22 @@ struct AngleChainTarget {
     vec2 root_position;
     float root_angle;
     uint teleport;
+    uint lod;
+    uint pad0;
+    uint pad1;
+    uint pad2;
 };
 
+// The alphas of level of detail l start at alphas[l * alpha_stride].
 struct FrameParams {
     uint chain_count;
-    uint substep_count;
-    float substep;
-    float inv_path_step;  // 1 / seconds of target path per substep (see clock.StepPlan)
-    float blend;
-    float pad0;
+    uint alpha_stride;
+    uint pad0;
+    uint pad1;
+    Schedule full_rate;
+    Schedule half_rate;
     vec2 gravity;
+    vec2 pad2;
 };
 
 struct AngleJointOutput {

@@ -11,6 +11,9 @@ layout(local_size_x = LOCAL_SIZE) in;
 #include "common.glsl"
 #include "point_common.glsl"
 
+// The schedule of this invocation's chain (its level of detail), set first thing in main().
+Schedule sch;
+
 const float MIN_LENGTH = 1e-6;
 
 // A unit vector perpendicular to u (u unit).
@@ -57,11 +60,11 @@ vec4 rotation_between(vec3 u, vec3 w) {
 }
 
 // SPEC section 5 for one chain.
-void apply_teleport(PointChainRig chain, uint c, PointChainTarget target) {
+void apply_teleport(PointChainRig chain, uint c, PointChainTarget target, uint mode) {
     for (uint i = 0u; i < chain.segment_count; ++i) {
         uint s = chain.first_segment + i;
         PointSegmentState st = segment_state[s];
-        if (target.teleport == TELEPORT_SNAP) {
+        if (mode == TELEPORT_SNAP) {
             st.position = joint_offset[s];
             st.velocity = vec4(0.0);
             st.prev_position = joint_offset[s];
@@ -86,15 +89,15 @@ vec3 interpolate_pivot(uint c, PointChainTarget target, float alpha, out vec3 pi
 
 // W(x, t) of SPEC 4.1 at a position relative to the origin, `elapsed` seconds into the frame.
 vec3 wind_at(vec3 x, float elapsed) {
-    float phase = dot(params.gust.xyz, x) + params.gust_direction.w - params.gust.w * elapsed;
+    float phase = dot(params.gust.xyz, x) + sch.gust_phase - params.gust.w * elapsed;
     return params.wind.xyz + params.wind.w * params.gust_direction.xyz * sin(phase);
 }
 
 // Semi-implicit Euler toward the target t (SPEC 4, step 2).
 void integrate_particle(PointSegmentRig rig, vec3 t, vec3 wind, inout vec3 x, inout vec3 v) {
     vec3 acc = -rig.stiffness * (x - t) - rig.damping * v + params.gravity.xyz + wind;
-    v = v + acc * params.substep;
-    x = x + v * params.substep;
+    v = v + acc * sch.substep;
+    x = x + v * sch.substep;
 }
 
 // Push x out of a sphere (centre q, radius r) and remove the inward velocity.
@@ -263,7 +266,7 @@ void keep_outside(uint mask, float rho, float alpha, vec3 pivot, vec3 base, floa
 // is blended between the last two substeps and the chain rebuilt with its rest lengths, so
 // that a fast-moving pivot does not shorten the blended chain.
 void write_output(PointChainRig chain, uint c) {
-    float sigma = params.blend;
+    float sigma = sch.blend;
     joint_output[chain.first_joint] = PointJointOutput(vec4(0.0), vec4(0.0));
     vec3 base = vec3(0.0);
     vec3 prev_base = vec3(0.0);
@@ -297,17 +300,27 @@ void main() {
     }
     PointChainRig chain = chain_rig[c];
     PointChainTarget target = chain_target[c];
-    if (target.teleport != TELEPORT_NONE) {
-        apply_teleport(chain, c, target);
+    sch = target.lod == LOD_HALF ? params.half_rate : params.full_rate;
+    if (target.lod == LOD_FROZEN) {
+        // Frozen: sits on its animated targets, as a snap teleport every frame.
+        apply_teleport(chain, c, target, TELEPORT_SNAP);
+        write_output(chain, c);
+        return;
     }
+    if (target.teleport != TELEPORT_NONE) {
+        apply_teleport(chain, c, target, target.teleport);
+    }
+    uint first_alpha = target.lod * params.alpha_stride;
     float influence = chain.world_influence;
     vec3 pivot = chain_state[c].last_pivot.xyz;
-    for (uint j = 0u; j < params.substep_count; ++j) {
-        float alpha = alphas[j];
-        float elapsed = float(j) * params.substep;
+    for (uint j = 0u; j < sch.substep_count; ++j) {
+        float alpha = alphas[first_alpha + j];
+        float elapsed = float(j) * sch.substep;
+        // The colliders' path covers the full-rate span; map this substep's time onto it.
+        float collider_alpha = clamp(1.0 - (1.0 - alpha) * sch.collider_time_scale, 0.0, 1.0);
         vec3 moved = interpolate_pivot(c, target, alpha, pivot);
         vec3 base = vec3(0.0);
-        vec3 v_base = moved * params.inv_path_step;
+        vec3 v_base = moved * sch.inv_path_step;
         vec3 offset_base = vec3(0.0);
         vec3 parent_animated = vec3(0.0);
         vec3 parent_simulated = vec3(0.0);
@@ -324,10 +337,10 @@ void main() {
             vec3 x = st.position.xyz - influence * moved;
             vec3 v = st.velocity.xyz;
             integrate_particle(rig, t, wind_at(pivot + x, elapsed), x, v);
-            collide(chain.collider_mask, rig.particle_radius, alpha, pivot, x, v);
+            collide(chain.collider_mask, rig.particle_radius, collider_alpha, pivot, x, v);
             limit_distance(rig.max_distance, t, x, v);
             enforce_length(rig.rest_length, base, v_base, x, v);
-            keep_outside(chain.collider_mask, rig.particle_radius, alpha, pivot, base, rig.rest_length, x, v);
+            keep_outside(chain.collider_mask, rig.particle_radius, collider_alpha, pivot, base, rig.rest_length, x, v);
             segment_state[s].prev_position = st.position;  // relative to the previous substep's pivot
             segment_state[s].prev_velocity = st.velocity;
             segment_state[s].position = vec4(x, 0.0);
@@ -339,9 +352,9 @@ void main() {
             v_base = v;
         }
     }
-    if (params.substep_count > 0u) {
+    if (sch.substep_count > 0u) {
         chain_state[c].last_pivot = vec4(pivot, 0.0);
-        float alpha = alphas[params.substep_count - 1u];
+        float alpha = alphas[first_alpha + sch.substep_count - 1u];
         for (uint i = 0u; i < chain.segment_count; ++i) {
             uint s = chain.first_segment + i;
             vec3 last = segment_state[s].last_offset.xyz;

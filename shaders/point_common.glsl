@@ -51,9 +51,9 @@ struct PointChainState {
 struct PointChainTarget {
     vec4 pivot;
     uint teleport;
+    uint lod;
     uint pad0;
     uint pad1;
-    uint pad2;
 };
 
 // Colliders at the last substep of the previous frame ("from") and in this frame ("to"),
@@ -89,17 +89,20 @@ struct PlaneCollider {
 };
 
 // gravity.xyz; wind: xyz uniform acceleration w0, w gust amplitude A; gust: xyz wave vector
-// κ, w angular frequency 2π·f_w; gust_direction: xyz unit u, w the gust phase
-// κ·origin - 2π·f_w·t at the frame's first substep (host float64, reduced mod 2π).
+// κ, w angular frequency 2π·f_w; gust_direction: xyz unit u. Each schedule holds its gust
+// phase κ·origin - 2π·f_w·t at its first substep (host float64, reduced mod 2π). The
+// alphas of level of detail l start at alphas[l * alpha_stride].
 struct PointFrameParams {
     uint chain_count;
-    uint substep_count;
-    float substep;
-    float inv_path_step;
-    float blend;
+    uint alpha_stride;
     uint sphere_count;
     uint capsule_count;
     uint plane_count;
+    uint pad0;
+    uint pad1;
+    uint pad2;
+    Schedule full_rate;
+    Schedule half_rate;
     vec4 gravity;
     vec4 wind;
     vec4 gust;

@@ -30,6 +30,7 @@ class ReferenceAngleBackend:
         counts = chain_set.segment_counts
         self.chain_count = chain_set.chain_count
         self.segment_count = chain_set.segment_count
+        self.segment_counts = chain_set.segment_counts
         max_depth = int(counts.max()) if counts.size else 0
         # For each depth: the chains deep enough, and their segment at that depth.
         self._chains_at = [np.flatnonzero(counts > d) for d in range(max_depth)]
@@ -58,20 +59,42 @@ class ReferenceAngleBackend:
         return getattr(self, name).copy()
 
     def run_frame(self, params):
-        header = params[: layouts.FRAME_PARAMS.itemsize].view(layouts.FRAME_PARAMS)[0]
-        n = int(header["substep_count"])
-        alphas = params[layouts.FRAME_PARAMS.itemsize:].view(F)[:n]
+        size = layouts.FRAME_PARAMS.itemsize
+        header = params[:size].view(layouts.FRAME_PARAMS)[0]
+        stride = int(header["alpha_stride"])
+        all_alphas = params[size:].view(F)
         s = _FrameScratch(self, header)
+        lod = s.lod
+        # Frozen chains sit on their targets: a snap every frame.
+        s.teleport = np.where(lod == layouts.LOD_FROZEN, np.uint32(layouts.TELEPORT_SNAP), s.teleport)
         self.apply_teleport(s)
-        for j in range(n):
-            self.substep(s, alphas[j])
-        if n:
-            s.last_root_position = s.root_position
-            s.last_root_angle = wrap_angle(s.root_angle)
+        sigma = np.zeros(self.chain_count, F)
+        for level, name in ((layouts.LOD_FULL, "full_rate"), (layouts.LOD_HALF, "half_rate")):
+            schedule = header[name]
+            n = int(schedule["substep_count"])
+            chains = np.flatnonzero(lod == level)
+            sigma[chains] = F(schedule["blend"])
+            if not n or not chains.size:
+                continue
+            alphas = all_alphas[level * stride: level * stride + n]
+            depth = self._depth_lists(chains)
+            h, inv_path_step = F(schedule["substep"]), F(schedule["inv_path_step"])
+            for j in range(n):
+                self.substep(s, alphas[j], chains, depth, h, inv_path_step)
+            s.last_root_position[chains] = s.root_position[chains]
+            s.last_root_angle[chains] = wrap_angle(s.root_angle[chains])
+            seg = np.flatnonzero(np.repeat(lod == level, self.segment_counts))
             alpha = alphas[n - 1]
-            s.last_local_angle = wrap_angle(s.last_local_angle + alpha * wrap_angle(s.local_angle - s.last_local_angle))
+            last = s.last_local_angle[seg]
+            s.last_local_angle[seg] = wrap_angle(last + alpha * wrap_angle(s.local_angle[seg] - last))
         s.store(self)
-        self.write_output(s)
+        self.write_output(s, sigma)
+
+    def _depth_lists(self, chains):
+        """The (chains, segments) per depth, kept to the given chains."""
+        keep = np.zeros(self.chain_count, bool)
+        keep[chains] = True
+        return [(ch[keep[ch]], seg[keep[ch]]) for ch, seg in zip(self._chains_at, self._segments_at)]
 
     # -- stages (named as in angle_chains.comp) --------------------------------------------
     def apply_teleport(self, s):
@@ -99,14 +122,16 @@ class ReferenceAngleBackend:
         s.last_root_position[moved] = s.root_position_pose[moved]
         s.last_root_angle[moved] = s.root_angle_pose[moved]
 
-    def interpolate_root(self, s, alpha):
-        """SPEC section 3, step 1: P and Θ on the target path; V and A from P_prev, V_prev."""
-        s.root_position = s.last_root_position + alpha * (s.root_position_pose - s.last_root_position)
-        s.root_angle = s.last_root_angle + alpha * wrap_angle(s.root_angle_pose - s.last_root_angle)
-        velocity = (s.root_position - s.prev_root_position) * s.inv_path_step
-        acceleration = (velocity - s.prev_root_velocity) * s.inv_path_step
-        s.prev_root_position = s.root_position
-        s.prev_root_velocity = velocity
+    def interpolate_root(self, s, alpha, chains, inv_path_step):
+        """SPEC section 3, step 1: P and Θ on the target path; V and A from P_prev, V_prev.
+        Returns A for the given chains."""
+        last_position, last_angle = s.last_root_position[chains], s.last_root_angle[chains]
+        s.root_position[chains] = last_position + alpha * (s.root_position_pose[chains] - last_position)
+        s.root_angle[chains] = last_angle + alpha * wrap_angle(s.root_angle_pose[chains] - last_angle)
+        velocity = (s.root_position[chains] - s.prev_root_position[chains]) * inv_path_step
+        acceleration = (velocity - s.prev_root_velocity[chains]) * inv_path_step
+        s.prev_root_position[chains] = s.root_position[chains]
+        s.prev_root_velocity[chains] = velocity
         return acceleration
 
     @staticmethod
@@ -119,7 +144,7 @@ class ReferenceAngleBackend:
         omega = np.where(over & (omega * dd > F(0)), F(0), omega)
         return phi, omega
 
-    def integrate_segment(self, s, seg, phi_parent, alpha, root_acceleration):
+    def integrate_segment(self, s, seg, phi_parent, alpha, root_acceleration, h):
         """SPEC section 3, step 2, the segments ``seg`` (one per chain): returns their new φ."""
         rig = self.segment_rig[seg]
         last = s.last_local_angle[seg]
@@ -133,8 +158,8 @@ class ReferenceAngleBackend:
         gy = s.gravity[1] - rig["inertia"] * root_acceleration[:, 1]
         alpha_ext = (ex * gy - ey * gx) * rig["inv_length"]
         acc = -rig["stiffness"] * d - rig["damping"] * omega + alpha_ext
-        omega_new = omega + acc * s.substep
-        phi_new = phi + omega_new * s.substep
+        omega_new = omega + acc * h
+        phi_new = phi + omega_new * h
         phi_new, omega_new = self.limit_angle(target_angle, rig["angle_limit"], phi_new, omega_new)
         s.prev_angle[seg] = phi
         s.prev_angular_velocity[seg] = omega
@@ -143,15 +168,15 @@ class ReferenceAngleBackend:
         s.angular_velocity[seg] = omega_new
         return phi_new
 
-    def substep(self, s, alpha):
-        acceleration = self.interpolate_root(s, alpha)
+    def substep(self, s, alpha, chains, depth, h, inv_path_step):
+        acceleration = np.zeros((self.chain_count, 2), F)
+        acceleration[chains] = self.interpolate_root(s, alpha, chains, inv_path_step)
         phi_parent = s.root_angle.copy()
-        for ch, seg in zip(self._chains_at, self._segments_at):
-            phi_parent[ch] = self.integrate_segment(s, seg, phi_parent[ch], alpha, acceleration[ch])
+        for ch, seg in depth:
+            phi_parent[ch] = self.integrate_segment(s, seg, phi_parent[ch], alpha, acceleration[ch], h)
 
-    def write_output(self, s):
-        """SPEC section 2, "Output at frame time"."""
-        sigma = s.blend
+    def write_output(self, s, sigma):
+        """SPEC section 2, "Output at frame time", with each chain's σ (C,)."""
         first_joint = self.chain_rig["first_joint"].astype(np.int64)
         base = s.root_position_pose.copy()
         raw_base = s.prev_root_position.copy()
@@ -161,8 +186,9 @@ class ReferenceAngleBackend:
         for d, (ch, seg) in enumerate(zip(self._chains_at, self._segments_at)):
             length = self.segment_rig["length"][seg]
             phi, prev = st["angle"][seg], st["prev_angle"][seg]
-            angle = wrap_angle(prev + sigma * wrap_angle(phi - prev))
-            omega = st["prev_angular_velocity"][seg] + sigma * (st["angular_velocity"][seg] - st["prev_angular_velocity"][seg])
+            sg = sigma[ch]
+            angle = wrap_angle(prev + sg * wrap_angle(phi - prev))
+            omega = st["prev_angular_velocity"][seg] + sg * (st["angular_velocity"][seg] - st["prev_angular_velocity"][seg])
             base[ch] = base[ch] + length[:, None] * np.stack([np.cos(angle), np.sin(angle)], axis=1)
             raw_base[ch] = raw_base[ch] + length[:, None] * np.stack([np.cos(phi), np.sin(phi)], axis=1)
             joint = first_joint[ch] + 1 + d
@@ -177,9 +203,6 @@ class _FrameScratch:
 
     def __init__(self, backend, header):
         cs, ss, tg = backend.chain_state, backend.segment_state, backend.chain_target
-        self.substep = F(header["substep"])
-        self.inv_path_step = F(header["inv_path_step"])
-        self.blend = F(header["blend"])
         self.gravity = header["gravity"].astype(F)
         self.prev_root_position = cs["prev_root_position"].copy()
         self.prev_root_velocity = cs["prev_root_velocity"].copy()
@@ -195,6 +218,7 @@ class _FrameScratch:
         self.root_position_pose = tg["root_position"].copy()
         self.root_angle_pose = tg["root_angle"].copy()
         self.teleport = tg["teleport"].copy()
+        self.lod = tg["lod"].copy()
         self.local_angle = backend.local_angle
 
     def store(self, backend):

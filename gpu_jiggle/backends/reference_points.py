@@ -166,85 +166,98 @@ class ReferencePointBackend:
     def run_frame(self, params):
         size = layouts.POINT_FRAME_PARAMS.itemsize
         header = params[:size].view(layouts.POINT_FRAME_PARAMS)[0]
-        n = int(header["substep_count"])
-        alphas = params[size:].view(F)[:n]
-        self.apply_teleport()
+        stride = int(header["alpha_stride"])
+        all_alphas = params[size:].view(F)
+        lod = self.chain_target["lod"]
+        self.apply_teleport(np.where(lod == layouts.LOD_FROZEN, np.uint32(layouts.TELEPORT_SNAP),
+                                     self.chain_target["teleport"]))
         cs, ss = self.chain_state, self.segment_state
-        position = ss["position"][:, :3].copy()
-        velocity = ss["velocity"][:, :3].copy()
-        prev_position = ss["prev_position"][:, :3].copy()
-        prev_velocity = ss["prev_velocity"][:, :3].copy()
-        last_offset = ss["last_offset"][:, :3].copy()
-        offset_now = self.joint_offset[:, :3]
+        f = _PointScratch(cs, ss, self.joint_offset)
+        sigma = np.zeros(self.chain_count, F)
+        for level, name in ((layouts.LOD_FULL, "full_rate"), (layouts.LOD_HALF, "half_rate")):
+            schedule = header[name]
+            n = int(schedule["substep_count"])
+            chains = np.flatnonzero(lod == level)
+            sigma[chains] = F(schedule["blend"])
+            if not n or not chains.size:
+                continue
+            alphas = all_alphas[level * stride: level * stride + n]
+            self._run_schedule(f, header, schedule, alphas, chains)
+            seg = np.flatnonzero(np.repeat(lod == level, self.chain_rig["segment_count"].astype(np.int64)))
+            alpha = alphas[n - 1]
+            last = f.last_offset[seg]
+            f.last_offset[seg] = last + alpha * (f.offset_now[seg] - last)
+        f.store(cs, ss)
+        self.write_output(sigma)
+
+    def _run_schedule(self, f, header, schedule, alphas, chains):
+        """The substeps of one level of detail, for its chains."""
+        keep = np.zeros(self.chain_count, bool)
+        keep[chains] = True
+        depth = [(ch[keep[ch]], seg[keep[ch]]) for ch, seg in zip(self._chains_at, self._segments_at)]
         rig, chain_rig = self.segment_rig, self.chain_rig
         mask = chain_rig["collider_mask"]
         influence = chain_rig["world_influence"]
-        pivot = cs["last_pivot"][:, :3].copy()
-        prev_pivot = cs["prev_pivot"][:, :3].copy()
-        target_pivot = self.chain_target["pivot"][:, :3]
-        h = F(header["substep"])
-        inv_path_step = F(header["inv_path_step"])
+        h = F(schedule["substep"])
+        inv_path_step = F(schedule["inv_path_step"])
+        gust_phase = F(schedule["gust_phase"])
+        collider_time_scale = F(schedule["collider_time_scale"])
         gravity = header["gravity"][:3].astype(F)
         wind = header["wind"].astype(F)
         gust = header["gust"].astype(F)
         gust_direction = header["gust_direction"].astype(F)
-        last_pivot = pivot.copy()
-        for j in range(n):
-            alpha = alphas[j]
+        target_pivot = self.chain_target["pivot"][:, :3]
+        last_pivot = f.last_pivot.copy()
+        pivot = f.last_pivot.copy()
+        for j, alpha in enumerate(alphas):
             elapsed = F(j) * h
+            collider_alpha = np.clip(F(1) - (F(1) - alpha) * collider_time_scale, F(0), F(1))
             # interpolate_pivot
-            pivot = last_pivot + alpha * (target_pivot - last_pivot)
-            moved = pivot - prev_pivot
-            prev_pivot = pivot
+            pivot[chains] = last_pivot[chains] + alpha * (target_pivot[chains] - last_pivot[chains])
+            moved = np.zeros_like(pivot)
+            moved[chains] = pivot[chains] - f.prev_pivot[chains]
+            f.prev_pivot[chains] = pivot[chains]
             base = np.zeros_like(pivot)
             v_base = moved * inv_path_step
             offset_base = np.zeros_like(pivot)
             parent_animated = np.zeros_like(pivot)
             parent_simulated = np.zeros_like(pivot)
-            for d, (ch, seg) in enumerate(zip(self._chains_at, self._segments_at)):
+            for d, (ch, seg) in enumerate(depth):
                 r = rig[seg]
-                last = last_offset[seg]
-                offset = last + alpha * (offset_now[seg] - last)
+                last = f.last_offset[seg]
+                offset = last + alpha * (f.offset_now[seg] - last)
                 animated = offset - offset_base[ch]
                 follow = follow_parent(parent_animated[ch], parent_simulated[ch], animated) if d else animated
                 t = base[ch] + follow
-                x = position[seg] - influence[ch][:, None] * moved[ch]
-                v = velocity[seg]
+                x = f.position[seg] - influence[ch][:, None] * moved[ch]
+                v = f.velocity[seg]
                 # integrate_particle
                 wx = pivot[ch] + x
-                phase = dot(gust[:3], wx) + gust_direction[3] - gust[3] * elapsed
+                phase = dot(gust[:3], wx) + gust_phase - gust[3] * elapsed
                 w = wind[:3] + wind[3] * gust_direction[:3] * np.sin(phase)[:, None]
                 acc = (-r["stiffness"][:, None] * (x - t) - r["damping"][:, None] * v + gravity) + w
                 v = v + acc * h
                 x = x + v * h
-                x, v = self.collide(mask[ch], r["particle_radius"], alpha, pivot[ch], x, v)
+                x, v = self.collide(mask[ch], r["particle_radius"], collider_alpha, pivot[ch], x, v)
                 x, v = self.limit_distance(r["max_distance"], t, x, v)
                 x, v = self.enforce_length(r["rest_length"], base[ch], v_base[ch], x, v)
-                x, v = self.keep_outside(mask[ch], r["particle_radius"], alpha, pivot[ch], base[ch],
+                x, v = self.keep_outside(mask[ch], r["particle_radius"], collider_alpha, pivot[ch], base[ch],
                                          r["rest_length"], x, v)
-                prev_position[seg] = position[seg]
-                prev_velocity[seg] = velocity[seg]
-                position[seg] = x
-                velocity[seg] = v
+                f.prev_position[seg] = f.position[seg]
+                f.prev_velocity[seg] = f.velocity[seg]
+                f.position[seg] = x
+                f.velocity[seg] = v
                 parent_animated[ch] = animated
                 parent_simulated[ch] = x - base[ch]
                 offset_base[ch] = offset
                 base[ch] = x
                 v_base[ch] = v
-        if n:
-            cs["last_pivot"][:, :3] = pivot
-            alpha = alphas[n - 1]
-            last_offset = last_offset + alpha * (offset_now - last_offset)
-        cs["prev_pivot"][:, :3] = prev_pivot
-        for name, value in (("position", position), ("velocity", velocity), ("prev_position", prev_position),
-                            ("prev_velocity", prev_velocity), ("last_offset", last_offset)):
-            ss[name][:, :3] = value
-        self.write_output(F(header["blend"]))
+        f.last_pivot[chains] = pivot[chains]
 
     # -- stages (named as in point_chains.comp) -----------------------------------------------
-    def apply_teleport(self):
-        """SPEC section 5: snap or carry flagged chains; reset p_prev and the last targets."""
-        flag = self.chain_target["teleport"]
+    def apply_teleport(self, flag):
+        """SPEC section 5: snap or carry flagged chains (flag (C,): 0 none, 1 snap, 2 keep
+        shape); reset p_prev and the last targets."""
         if not flag.any():
             return
         ss = self.segment_state
@@ -326,7 +339,7 @@ class ReferencePointBackend:
             x, v = slide_out_of_plane(base, rest_length, np.broadcast_to(n, x.shape), offset + rho, x, v, active)
         return x, v
 
-    def write_output(self, sigma):
+    def write_output(self, sigma_per_chain):
         """SPEC section 2, "Output at frame time", relative to this frame's pivot: segment
         directions blended between the last two substeps, the chain rebuilt with its rest
         lengths (as ``write_output`` in the shader)."""
@@ -338,6 +351,7 @@ class ReferencePointBackend:
         cur_base = np.zeros((self.chain_count, 3), F)
         animated_base = np.zeros((self.chain_count, 3), F)
         for d, (ch, seg) in enumerate(zip(self._chains_at, self._segments_at)):
+            sigma = sigma_per_chain[ch][:, None]
             prev, cur = ss["prev_position"][seg, :3], ss["position"][seg, :3]
             prev_dir = prev - prev_base[ch]
             cur_dir = cur - cur_base[ch]
@@ -362,3 +376,22 @@ class ReferencePointBackend:
             prev_base[ch] = prev
             cur_base[ch] = cur
             animated_base[ch] = animated
+
+
+class _PointScratch:
+    """Contiguous float32 xyz copies of the point state for one frame."""
+
+    SEGMENT_FIELDS = ("position", "velocity", "prev_position", "prev_velocity", "last_offset")
+
+    def __init__(self, chain_state, segment_state, joint_offset):
+        for name in self.SEGMENT_FIELDS:
+            setattr(self, name, segment_state[name][:, :3].copy())
+        self.prev_pivot = chain_state["prev_pivot"][:, :3].copy()
+        self.last_pivot = chain_state["last_pivot"][:, :3].copy()
+        self.offset_now = joint_offset[:, :3]
+
+    def store(self, chain_state, segment_state):
+        for name in self.SEGMENT_FIELDS:
+            segment_state[name][:, :3] = getattr(self, name)
+        chain_state["prev_pivot"][:, :3] = self.prev_pivot
+        chain_state["last_pivot"][:, :3] = self.last_pivot

@@ -1,0 +1,124 @@
+"""Level of detail per chain: every frame, every second frame, or frozen on the targets."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from scenarios import RigidBodyStrands, body_path, moving_colliders, random_point_chain_set
+
+from gpu_jiggle import AngleChainSet, PointChainSet, Solver
+
+
+def strands_solver(backend, levels):
+    cs = PointChainSet([8, 8, 8], 2.0, 0.5, particle_radius=0.01, gravity=(0, -9.81, 0))
+    local = np.concatenate([[[0.3 * i, -0.06 * k, 0.0] for k in range(9)] for i in range(3)])
+    s = Solver(cs, backend=backend)
+    s.set_lod(levels)
+    return s, local
+
+
+def sway(t):
+    return np.array([0.4 * np.sin(2.0 * t), 0.1 * np.sin(3.0 * t), 0.2 * t])
+
+
+def test_half_rate_ends_a_motion_near_full_rate(backend):
+    """At half rate a chain integrates with twice the substep over both frames' time: it
+    moves like a chain whose solver has the substep 2h, and like the full-rate chain up to
+    the first-order error of the larger step (a few percent of the motion here, f = 2 Hz)."""
+    full, local = strands_solver(backend, "full")
+    half, _ = strands_solver(backend, ["half", "half", "half"])
+    coarse = Solver(full.chain_set, backend=backend, substep=2 / 120)
+    substeps, worst_coarse = [], 0.0
+    for f in range(122):  # 2 s at 60 fps; the last frame is one the half-rate chains run on
+        t = f / 60
+        for s in (full, half, coarse):
+            s.set_pose(joint_positions=local + sway(t))
+            s.set_colliders(spheres=[[*(sway(t) + [0.3, -0.3, 0.0]), 0.1]])
+        substeps.append(half.advance(1 / 60 if f else 0.0))
+        full.advance(1 / 60 if f else 0.0)
+        coarse.advance(1 / 60 if f else 0.0)
+        if f % 2:
+            worst_coarse = max(worst_coarse, np.abs(half.positions() - coarse.positions()).max())
+    assert half.sim_time == full.sim_time  # the clock of the solver is not slowed
+    assert substeps[-1] == 2 and substeps[-2] == 2  # the solver's own substeps go on every frame
+    motion = np.abs(sway(121 / 60) - sway(0.0)).max()
+    difference = np.abs(half.positions() - full.positions()).max()
+    print(f"half rate after 2 s: {difference / motion:.2%} of the motion from full rate, "
+          f"{worst_coarse:.2g} at most from a 2h solver")
+    assert worst_coarse < 2e-3
+    assert difference < 0.1 * motion
+
+
+def test_frozen_chain_sits_on_its_targets(backend):
+    s, local = strands_solver(backend, [0, 2, 0])
+    for f in range(30):
+        joints = local + sway(f / 60)
+        s.set_pose(joint_positions=joints)
+        s.advance(1 / 60)
+    p = s.positions()
+    np.testing.assert_allclose(p[9:18], joints[9:18], rtol=0, atol=1e-6)
+    assert not s.velocities()[8:16].any()
+    assert np.abs(p[:9] - joints[:9]).max() > 1e-3  # the others swing
+
+
+def test_switching_levels_keeps_the_motion_going(backend):
+    s, local = strands_solver(backend, "full")
+    for f in range(90):
+        s.set_lod(["full", "half", "frozen"][f // 30 % 3])
+        s.set_pose(joint_positions=local + sway(f / 60))
+        s.advance(1 / 60)
+        assert np.isfinite(s.positions()).all()
+    lengths = np.linalg.norm(np.diff(s.positions()[:9], axis=0), axis=1)
+    np.testing.assert_allclose(lengths, s.rest_lengths[:8], rtol=1e-5)
+
+
+def test_angle_chains_have_levels_too(backend):
+    cs = AngleChainSet([5, 5, 5], 0.2, 2.0, 0.5, inertia=1.0, gravity=(0, -9.8))
+    solvers = [Solver(cs, backend=backend) for _ in range(2)]
+    solvers[1].set_lod(["half", "frozen", "full"])
+    for f in range(121):
+        t = f / 60
+        for s in solvers:
+            s.set_pose([[np.sin(2 * t), 0], [2, np.sin(2 * t)], [4, 0]], [0.3 * np.sin(t)] * 3, np.zeros(15))
+            s.advance(1 / 60 if f else 0.0)
+    a, b = (s.positions() for s in solvers)
+    assert np.abs(a[:6] - b[:6]).max() < 0.05  # half rate near full rate
+    np.testing.assert_array_equal(a[12:], b[12:])  # the full-rate chain is untouched by the others
+    heading, k = 0.3 * np.sin(2.0), np.arange(6)
+    frozen = np.stack([2 + 0.2 * k * np.cos(heading), np.sin(4.0) + 0.2 * k * np.sin(heading)], axis=1)
+    np.testing.assert_allclose(b[6:12], frozen, atol=1e-5)  # the frozen chain sits on its targets
+
+
+def test_half_rate_refuses_frequencies_unstable_at_twice_the_substep():
+    cs = PointChainSet([2, 2], [2.0, 2.0, 20.0, 20.0], 0.5)
+    s = Solver(cs, backend="cpu")
+    with pytest.raises(ValueError, match=re.escape("frequency[2] = 20.0 Hz") + ".*at level of detail 'half'"):
+        s.set_lod(["full", "half"])
+    s.set_lod(["half", "full"])
+    with pytest.raises(ValueError, match="at level of detail 'half'"):
+        s.set_parameters(frequency=20.0)
+    with pytest.raises(ValueError, match=re.escape("levels[1] = 'slow'")):
+        s.set_lod(["full", "slow"])
+    with pytest.raises(ValueError, match=re.escape("levels[0] = 3")):
+        s.set_lod([3, 0])
+    np.testing.assert_array_equal(s.lod, [1, 0])
+
+
+def test_mixed_levels_agree_across_backends(gl):
+    rng = np.random.default_rng(31)
+    cs = random_point_chain_set(rng, chains=60, max_segments=12)
+    strands = RigidBodyStrands(rng, cs)
+    levels = rng.integers(0, 3, cs.chain_count)
+    solvers = [Solver(cs, backend=b) for b in ("cpu", "gpu")]
+    t = 0.0
+    for f in range(120):
+        t += 1 / 60
+        position, yaw, pitch = body_path(t)
+        for s in solvers:
+            s.set_lod(levels)
+            s.set_pose(joint_positions=strands.pose(position, yaw, pitch))
+            s.set_colliders(**moving_colliders(t, position))
+            s.set_wind((0.5, 0.0, 0.0), 1.0, (2.0, 0.0, 0.0), 0.5)
+            s.advance(1 / 60)
+    np.testing.assert_allclose(solvers[1].positions(), solvers[0].positions(), rtol=0, atol=2e-3)
