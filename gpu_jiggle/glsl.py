@@ -90,18 +90,19 @@ def compute_shader(ctx, name: str, defines: dict | None = None):
         raise ShaderCompileError(f"{name}: {_name_files(str(exc), files)}") from None
 
 
-def program(ctx, vertex: str, fragment: str, vertex_defines: dict | None = None,
-            fragment_defines: dict | None = None):
-    """Compile and link a vertex + fragment program (``moderngl.Program``).
+def program(ctx, vertex: str, fragment: str | None, vertex_defines: dict | None = None,
+            fragment_defines: dict | None = None, varyings=()):
+    """Compile and link a vertex + fragment program (``moderngl.Program``); ``fragment=None``
+    with ``varyings`` makes a transform-feedback program.
 
     Raises:
         ShaderCompileError: naming the stage's file (and included files) and line.
         KeyError: a define that the file does not have.
     """
     vs, vfiles = source(vertex, vertex_defines)
-    fs, ffiles = source(fragment, fragment_defines)
+    fs, ffiles = source(fragment, fragment_defines) if fragment else (None, [])
     try:
-        return ctx.program(vertex_shader=vs, fragment_shader=fs)
+        return ctx.program(vertex_shader=vs, fragment_shader=fs, varyings=tuple(varyings))
     except Exception as exc:  # moderngl's Error; its text says which stage failed
         text = str(exc)
         files = ffiles if "fragment_shader" in text else vfiles

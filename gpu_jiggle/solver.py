@@ -382,6 +382,20 @@ class Solver:
         self._require("point", "segment_rotations")
         return np.ascontiguousarray(self._read("segment_output")["rotation"])
 
+    def gpu_buffers(self) -> dict:
+        """The GPU backend's storage buffers (``moderngl.Buffer``) by name, for drawing straight
+        from the solver's state without a read-back: ``chain_rig``, ``chain_target``,
+        ``joint_output``, ``segment_output`` (and the rest). Layouts are those of
+        :mod:`gpu_jiggle.layouts`; ``shaders/point_draw.glsl`` declares them for a vertex
+        shader, with the world position of a joint at frame time. They change in place at
+        every ``advance``; do not write to them.
+
+        Raises: TypeError on the CPU backend.
+        """
+        if self.backend != "gpu":
+            raise TypeError("gpu_buffers() needs the GPU backend; this solver runs on the CPU")
+        return dict(self._backend.buffers)
+
     def state(self) -> dict:
         """A full copy of the dynamic state, the clock and the pending inputs (for checks)."""
         snapshot = {

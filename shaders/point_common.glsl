@@ -123,6 +123,7 @@ struct PointSegmentOutput {
     vec4 rotation;
 };
 
+#ifndef POINT_DRAW_ONLY
 layout(std430, binding = 0) readonly buffer FrameBuffer { PointFrameParams params; float alphas[]; };
 layout(std430, binding = 1) readonly buffer ChainRigBuffer { PointChainRig chain_rig[]; };
 layout(std430, binding = 2) readonly buffer SegmentRigBuffer { PointSegmentRig segment_rig[]; };
@@ -135,3 +136,4 @@ layout(std430, binding = 8) writeonly buffer SegmentOutputBuffer { PointSegmentO
 layout(std430, binding = 9) readonly buffer SphereBuffer { SphereCollider spheres[]; };
 layout(std430, binding = 10) readonly buffer CapsuleBuffer { CapsuleCollider capsules[]; };
 layout(std430, binding = 11) readonly buffer PlaneBuffer { PlaneCollider planes[]; };
+#endif
