@@ -1,0 +1,676 @@
+"""Demo 02: a head of hair in 3D: a few hundred strands that swing, drape over the head and
+shoulders, and ride through a fast turn and a teleport.
+
+Every frame runs the stages of a pose in order (SPEC section 2):
+
+1. keyframes: the figure nods, spins 120° in 0.15 s, walks forward, is teleported several
+   metres mid-stride, stops and turns back (``sample_keyframes``);
+2. the hair's animated pose: each strand's rest shape, combed from its root on the scalp and
+   hanging, carried rigidly by the head (``hair_pose``), and the colliders placed on the
+   body: a sphere for the head, capsules for the neck, shoulders and torso (``colliders``);
+3. springs: all strands are one :class:`gpu_jiggle.PointChainSet`, given the pose with
+   ``solver.set_pose(joint_positions=…)``, the colliders with ``solver.set_colliders(…)`` and
+   advanced with ``solver.advance(dt)``; at the teleport, ``solver.teleport(keep_shape=True)``
+   and ``set_colliders(…, snap=True)`` carry the hair across the jump instead of dragging it;
+
+then ``draw`` renders the frame with :mod:`gpu_jiggle.draw3d`.
+
+World units are metres, right-handed, y up; gravity is 9.81 m/s² down. The figure faces +z
+at yaw 0.
+
+Usage::
+
+    python demos/02_hair_3d.py                  # a window when there is a display
+    python demos/02_hair_3d.py --headless       # PNG contact strip and GIF in out/demo
+    python demos/02_hair_3d.py --frames 30 --screenshot shot.png   # window, then a screenshot
+
+Window: drag with the mouse to orbit, scroll to zoom; Esc quits, P pauses, T teleports the
+figure (``solver.teleport(keep_shape=True)``).
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from gpu_jiggle import PointChainSet, Solver
+from gpu_jiggle.draw3d import Camera, OffscreenTarget, Renderer, unit_sphere_triangles
+from gpu_jiggle.keyframes import KeyframeTrack
+
+# -- stage --------------------------------------------------------------------------------------
+GRAVITY = (0.0, -9.81, 0.0)       # m/s²
+TELEPORT_JUMP = np.array([-3.2, 0.0, -2.4])  # m: where the keyframed teleport moves the figure (4 m)
+USER_JUMP = np.array([2.5, 0.0, 2.5])        # m: what T in the window adds or takes away
+
+SKY_COLOUR = "#cfe3f2"
+GROUND_COLOUR = "#b7c2a6"
+SKIN_COLOUR = "#e8b898"
+SHIRT_COLOUR = "#3f6fb0"
+TROUSER_COLOUR = "#3b3f4a"
+EYE_COLOUR = "#24242c"
+SHADOW_COLOUR = (0.1, 0.12, 0.08, 0.3)
+HAIR_COLOUR = (0.43, 0.23, 0.11)  # chestnut; each strand varies around it
+SCALP_COLOUR = "#4a2812"
+PROPS = [  # posts on the ground to see the figure move against: (x, z) m, height m, colour
+    ((1.3, 1.2), 1.1, "#7a5ca8"), ((-1.4, -0.6), 0.8, "#2a9d8f"), ((2.2, -2.6), 1.3, "#4062bb"),
+    ((-2.2, -2.2), 0.9, "#7a5ca8"), ((-1.0, -4.4), 1.2, "#2a9d8f"), ((-3.4, -4.9), 0.7, "#4062bb"),
+]
+
+# -- the body, in its own frame: feet on y = 0, facing +z, metres -------------------------------
+HEAD_RADIUS = 0.10
+NECK_BASE, NECK_TOP, NECK_RADIUS = np.array([0.0, 1.42, -0.01]), np.array([0.0, 1.58, 0.0]), 0.045
+HEAD_OFFSET = np.array([0.0, 0.11, 0.02])   # head centre from the neck top, head frame (it nods about the neck top)
+SHOULDERS, SHOULDER_RADIUS = (np.array([-0.18, 1.42, -0.01]), np.array([0.18, 1.42, -0.01])), 0.065
+TORSO, TORSO_RADIUS = (np.array([0.0, 0.98, 0.0]), np.array([0.0, 1.30, -0.01])), 0.15
+HIPS = (np.array([-0.09, 0.95, 0.0]), np.array([0.09, 0.95, 0.0]))
+LEG_LENGTH, LEG_RADIUS = 0.88, 0.06
+ARM_LENGTH, ARM_RADIUS = 0.58, 0.045
+EYES = (np.array([-0.035, 0.012, 0.092]), np.array([0.035, 0.012, 0.092]))  # head frame
+STRIDE = 1.4                                # m walked per full walk cycle (two steps)
+
+# -- hair --------------------------------------------------------------------------------------------
+PARTICLE_RADIUS = 0.005                     # m, added to every collider's radius
+FREQUENCY_HZ = (4.0, 3.0)                   # root → tip: a stiffer root holds the shape, the tip swings
+DAMPING_RATIO = 0.65
+STRAND_LENGTH = (0.22, 0.36)                # m, the range of strand lengths
+SEGMENT_LENGTH = 0.03                       # m, about; 8–16 segments per strand
+HAIR_WIDTH = (0.011, 0.005)                 # m, ribbon width at the root and the tip
+PARTING = np.array([0.0, 0.45, 1.0]) / math.hypot(0.45, 1.0)  # head frame: the hair is combed away from here
+# How much of its root's motion through the world a strand feels (SPEC 4). Damping acts on world
+# velocity, so at 1 a walk reads as a strong headwind and the fast turn whips the tips to
+# ten times the scalp's speed; 0.2 keeps a clear swing. (The turn still curls the strands a
+# little: each segment lags its parent by about 2ζΩ/ω0, whatever the world influence.)
+WORLD_INFLUENCE = 0.2
+
+
+@dataclass(frozen=True)
+class Hair:
+    """The static description of the hair, in the head frame (origin at the head centre).
+
+    Attributes:
+        rest_joints: (J, 3) float64 m, every strand's joints back to back: its root on the
+            scalp, then one per segment tip, combed and hanging (the animated shape).
+        segment_counts: (C,) ints, 8–16. lengths: (C,) m, each strand's length.
+        colours: (C, 3) RGB in [0, 1].
+    """
+
+    rest_joints: np.ndarray
+    segment_counts: np.ndarray
+    lengths: np.ndarray
+    colours: np.ndarray
+
+
+def hairline_ok(d: np.ndarray) -> np.ndarray:
+    """(N,) bool: which unit directions (N, 3) from the head centre are on the scalp. The
+    hairline is high over the face and low at the nape."""
+    around = np.degrees(np.abs(np.arctan2(d[:, 0], d[:, 2])))  # 0 in front, 180 behind
+    lowest = np.interp(around, [0, 40, 80, 110, 150, 180], [0.62, 0.45, 0.05, -0.15, -0.4, -0.45])
+    return d[:, 1] > lowest
+
+
+def rest_obstacles(head_clearance):
+    """The body's spheres and capsules in the head frame at yaw 0 and no nod, widened by
+    the clearance the particles keep: ``[(a (3,), b (3,), radius (N,) or float)]`` (a sphere
+    is a capsule with a = b). ``head_clearance`` (N,) m: per strand, how far out it lies on
+    the head (layers give the hair volume)."""
+    centre = NECK_TOP + HEAD_OFFSET
+    clear = PARTICLE_RADIUS + 0.002
+    return [(np.zeros(3), np.zeros(3), HEAD_RADIUS + head_clearance),
+            (NECK_BASE - centre, NECK_TOP - centre, NECK_RADIUS + clear),
+            (SHOULDERS[0] - centre, SHOULDERS[1] - centre, SHOULDER_RADIUS + clear),
+            (TORSO[0] - centre, TORSO[1] - centre, TORSO_RADIUS + clear)]
+
+
+def push_out(p: np.ndarray, obstacles) -> np.ndarray:
+    """Points (N, 3) moved out of the obstacles, along the shortest way."""
+    for a, b, r in obstacles:
+        ab = b - a
+        t = np.clip(((p - a) @ ab) / max(ab @ ab, 1e-12), 0.0, 1.0)
+        q = a + t[:, None] * ab
+        delta = p - q
+        d = np.linalg.norm(delta, axis=1)
+        inside = d < r
+        p = np.where(inside[:, None], q + delta / np.maximum(d, 1e-9)[:, None] * np.reshape(r, (-1, 1)), p)
+    return p
+
+
+def comb_direction(p: np.ndarray) -> np.ndarray:
+    """(N, 3) unit directions the hair is combed at head-frame points ``p`` (N, 3): on the
+    upper half of the head, along the surface away from the forehead (:data:`PARTING`),
+    pressed onto the head; below it, hanging down and a little outward."""
+    normal = p / np.linalg.norm(p, axis=1, keepdims=True)
+    along = -PARTING + (normal @ PARTING)[:, None] * normal - 0.3 * normal  # pressed on: push_out keeps it outside
+    hang = np.array([0.0, -1.0, 0.0]) + 0.15 * normal * np.array([1.0, 0.0, 1.0])
+    wanted = np.where((normal[:, 1] > 0.1)[:, None], along, hang)
+    return wanted / np.linalg.norm(wanted, axis=1, keepdims=True)
+
+
+def make_hair(strand_count: int, seed: int = 2) -> Hair:
+    """Roots spread evenly over the scalp (a Fibonacci sphere cut at the hairline), each
+    strand combed back from the forehead over the head, then hanging, pushed out of the
+    head, neck, shoulders and torso as it goes."""
+    rng = np.random.default_rng(seed)
+    count = 4 * strand_count
+    while True:  # enough sphere points that strand_count of them fall on the scalp
+        k = np.arange(count) + 0.5
+        y = 1.0 - 2.0 * k / count
+        ring = np.sqrt(1.0 - y * y)
+        turn = math.pi * (3.0 - math.sqrt(5.0)) * k
+        d = np.stack([ring * np.sin(turn), y, ring * np.cos(turn)], axis=1)
+        d = d[hairline_ok(d)]
+        if len(d) >= strand_count:
+            break
+        count *= 2
+    d = d[np.sort(rng.choice(len(d), strand_count, replace=False))]
+    lengths = rng.uniform(*STRAND_LENGTH, strand_count)
+    lengths *= np.interp(d[:, 2], [-1.0, 0.0, 1.0], [1.0, 0.9, 0.75])  # shorter at the front
+    counts = np.clip(np.round(lengths / SEGMENT_LENGTH), 8, 16).astype(np.int64)
+    step = lengths / counts
+    obstacles = rest_obstacles(PARTICLE_RADIUS + rng.uniform(0.002, 0.014, strand_count))
+    joints = [HEAD_RADIUS * d]
+    direction = 0.8 * d + comb_direction(joints[0])  # out of the scalp, leaning the combed way
+    for s in range(int(counts.max())):
+        p = joints[-1]
+        if s:
+            direction = direction + 1.5 * comb_direction(p)  # turn gradually: no kinks
+        direction /= np.linalg.norm(direction, axis=1, keepdims=True)
+        q = p + step[:, None] * direction
+        for _ in range(4):  # out of the body, then back onto this segment's length
+            q = push_out(q, obstacles)
+            q = p + step[:, None] * (q - p) / np.linalg.norm(q - p, axis=1, keepdims=True)
+        direction = (q - p) / step[:, None]
+        joints.append(q)
+    joints = np.stack(joints, axis=1)  # (C, max + 1, 3)
+    rest = np.concatenate([joints[c, :n + 1] for c, n in enumerate(counts)])
+    shade = rng.uniform(0.72, 1.25, strand_count)[:, None]
+    tint = 1.0 + rng.uniform(-0.08, 0.08, (strand_count, 3))
+    colours = np.clip(np.asarray(HAIR_COLOUR) * shade * tint, 0.0, 1.0)
+    return Hair(rest, counts, counts * step, colours)
+
+
+def make_chain_set(hair: Hair) -> PointChainSet:
+    """All strands as one chain set; frequency graded from root to tip along each strand."""
+    frequency = np.concatenate([np.linspace(*FREQUENCY_HZ, n) for n in hair.segment_counts])
+    return PointChainSet(hair.segment_counts, frequency=frequency, damping_ratio=DAMPING_RATIO,
+                         particle_radius=PARTICLE_RADIUS, world_influence=WORLD_INFLUENCE, gravity=GRAVITY)
+
+
+# -- 1. keyframes ---------------------------------------------------------------------------------
+# One 7.6-second loop. Times in s, angles in rad, distances in m.
+TURN = math.radians(120.0)
+T_TURN = (1.9, 2.05)          # the fast turn: 120° in 0.15 s
+T_TELEPORT = 4.2              # mid-stride
+TRACK_PITCH = KeyframeTrack([0.0, 0.45, 0.9, 1.3, 7.6], [0.0, 0.35, -0.12, 0.0, 0.0], "smooth")
+TRACK_YAW = KeyframeTrack([0.0, *T_TURN, 6.3, 7.3, 7.6], [0.0, 0.0, TURN, TURN, 0.0, 0.0], "smooth")
+TRACK_WALK = KeyframeTrack([0.0, 3.0, 3.35, 4.85, 5.15, 7.6], [0.0, 0.0, 0.18, 1.98, 2.1, 2.1], "smooth")
+WALK_DIRECTION = np.array([math.sin(TURN), 0.0, math.cos(TURN)])  # walks the way it faces after the turn
+LOOP_SECONDS = TRACK_YAW.duration
+SETTLE_SECONDS = 1.5          # the hair falls into place on the first pose before the loop starts
+STRIP_TIMES = [0.0, 0.5, 1.98, 2.1, 3.7, 4.18, 4.2, 5.5]  # headless contact strip: start … stop
+EVENTS = [(0.02, "start"), (1.3, "slow nod"), (T_TURN[0], "still"), (T_TURN[1], "fast 120° turn"),
+          (2.6, "after the turn"), (3.0, "settling"), (T_TELEPORT - 0.05, "walk"), (T_TELEPORT, "before teleport"),
+          (T_TELEPORT + 0.1, "after teleport"), (4.85, "walk"), (6.3, "stop"), (7.3, "turn back"), (7.6, "rest")]
+
+
+def event_label(t: float) -> str:
+    """What happens at ``t`` seconds into the loop (for captions)."""
+    t = t % LOOP_SECONDS
+    for end, label in EVENTS:
+        if t < end:
+            return label
+    return EVENTS[-1][1]
+
+
+@dataclass
+class BodyPose:
+    """The figure's primary motion at one time.
+
+    Attributes:
+        position: (3,) float64 m, world position of the body frame (between the feet).
+        yaw: rad about +y (0 faces +z). pitch: rad, the head's nod (positive: face down).
+        stride_phase: rad, the walk cycle (legs, arms and bob).
+    """
+
+    position: np.ndarray
+    yaw: float
+    pitch: float
+    stride_phase: float
+
+    def body_rotation(self) -> np.ndarray:
+        c, s = math.cos(self.yaw), math.sin(self.yaw)
+        return np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
+
+    def head_rotation(self) -> np.ndarray:
+        c, s = math.cos(self.pitch), math.sin(self.pitch)
+        return self.body_rotation() @ np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]])
+
+    def body_to_world(self, points) -> np.ndarray:
+        """Body-frame points (N, 3) or (3,) m → world, float64."""
+        return np.asarray(points, np.float64) @ self.body_rotation().T + self.position
+
+    def head_centre(self) -> np.ndarray:
+        """(3,) float64 world m."""
+        return self.head_to_world(np.zeros(3))
+
+    def head_to_world(self, points) -> np.ndarray:
+        """Head-frame points (origin at the head centre, facing +z) → world: the head's
+        rigid transform, yaw and nod about the neck top, carried by the body."""
+        neck_top = self.body_to_world(NECK_TOP)
+        return (np.asarray(points, np.float64) + HEAD_OFFSET) @ self.head_rotation().T + neck_top
+
+
+def sample_keyframes(t: float, offset=(0.0, 0.0, 0.0)) -> BodyPose:
+    """The body pose at ``t`` seconds into the loop; ``offset`` (3,) m is where teleports have
+    moved it."""
+    t = t % LOOP_SECONDS
+    walked = TRACK_WALK(t)
+    phase = 2.0 * math.pi * walked / STRIDE
+    bob = -0.025 * math.sin(phase) ** 2  # lowest with the legs apart
+    position = walked * WALK_DIRECTION + np.array([0.0, bob, 0.0]) + np.asarray(offset, np.float64)
+    if t >= T_TELEPORT:
+        position = position + TELEPORT_JUMP
+    return BodyPose(position, TRACK_YAW(t), TRACK_PITCH(t), phase)
+
+
+# -- 2. the hair's animated pose and the colliders -----------------------------------------------
+def hair_pose(hair: Hair, pose: BodyPose) -> np.ndarray:
+    """(J, 3) float64 world: the rest shape carried rigidly by the head (``set_pose`` input)."""
+    return pose.head_to_world(hair.rest_joints)
+
+
+def colliders(pose: BodyPose):
+    """``(spheres (1, 4), capsules (3, 7))`` world, m: the head; the neck from the shoulders
+    to the head, the shoulders and the torso (``set_colliders`` input)."""
+    spheres = np.array([[*pose.head_centre(), HEAD_RADIUS]])
+    capsules = np.array([[*pose.body_to_world(NECK_BASE), *pose.body_to_world(NECK_TOP), NECK_RADIUS],
+                         [*pose.body_to_world(SHOULDERS[0]), *pose.body_to_world(SHOULDERS[1]), SHOULDER_RADIUS],
+                         [*pose.body_to_world(TORSO[0]), *pose.body_to_world(TORSO[1]), TORSO_RADIUS]])
+    return spheres, capsules
+
+
+# -- 3. springs: the scene ------------------------------------------------------------------------
+@dataclass
+class Frame:
+    """What one step produced, for drawing and checks.
+
+    Attributes:
+        time: s into the loop. pose: the body pose. joints: (J, 3) float64 world m, the
+        simulated strands (``solver.positions()``). spheres, capsules: the colliders given.
+        teleported: whether this frame carried the hair across a jump.
+    """
+
+    time: float
+    pose: BodyPose
+    joints: np.ndarray
+    spheres: np.ndarray
+    capsules: np.ndarray
+    teleported: bool
+
+
+class Scene:
+    """The figure's hair, its solver and the teleport offsets.
+
+    Args:
+        strand_count: how many strands. backend: "auto", "gpu" or "cpu".
+        context: a moderngl context for the GPU backend (a window's), or None.
+    """
+
+    def __init__(self, strand_count: int = 300, backend: str = "auto", context=None):
+        self.hair = make_hair(strand_count)
+        self.chain_set = make_chain_set(self.hair)
+        self.solver = Solver(self.chain_set, backend=backend, context=context)
+        self.offset = np.zeros(3)     # m, moved by T in the window
+        self._last_time = None
+        self._jump = False
+
+    def step(self, t: float, dt: float) -> Frame:
+        """Advance to time ``t`` (s) by a frame of ``dt`` (s)."""
+        local = t % LOOP_SECONDS
+        last = self._last_time
+        jump = self._jump or (last is not None and (local < last or last < T_TELEPORT <= local))
+        self._jump, self._last_time = False, local
+        pose = sample_keyframes(local, self.offset)       # 1. keyframes
+        joints = hair_pose(self.hair, pose)               # 2. the animated hair and the body's colliders
+        spheres, capsules = colliders(pose)
+        if last is None:  # the first pose: let the hair fall into place from its combed shape
+            self.settle(joints, spheres, capsules)
+        self.solver.set_pose(joint_positions=joints)      # 3. springs
+        self.solver.set_colliders(spheres=spheres, capsules=capsules, snap=jump)
+        if jump:  # the keyframed teleport, the loop's seam or T: carry the hair across
+            self.solver.teleport(keep_shape=True)
+        self.solver.advance(dt)
+        return Frame(local, pose, self.solver.positions(), spheres, capsules, jump)
+
+    def settle(self, joints, spheres, capsules, seconds: float = SETTLE_SECONDS, dt: float = 1.0 / 60.0) -> None:
+        """Hold the first pose for ``seconds`` so that the loop starts with the hair hanging."""
+        for _ in range(round(seconds / dt)):
+            self.solver.set_pose(joint_positions=joints)
+            self.solver.set_colliders(spheres=spheres, capsules=capsules)
+            self.solver.advance(dt)
+
+    def teleport(self) -> None:
+        """Jump the figure by :data:`USER_JUMP` (or back); the next ``step`` carries the hair."""
+        self.offset = np.zeros(3) if self.offset.any() else USER_JUMP.copy()
+        self._jump = True
+
+    def strand_joints(self, frame: Frame):
+        """The frame's strands as one (n + 1, 3) array each."""
+        return [frame.joints[s] for s in self.chain_set.joint_slices()]
+
+    def deepest_in_head(self, frame: Frame) -> float:
+        """How far the deepest particle is inside the head sphere (without its particle
+        radius), as a fraction of its strand's length; ≤ 0 when none is inside."""
+        centre, radius = frame.spheres[0, :3], frame.spheres[0, 3]
+        depth = radius - np.linalg.norm(frame.joints - centre, axis=1)
+        per_joint = np.repeat(self.hair.lengths, self.hair.segment_counts + 1)
+        pivot = np.zeros(len(depth), bool)
+        pivot[self.chain_set.first_joint] = True
+        return float(np.max(np.where(pivot, -np.inf, depth / per_joint)))
+
+
+# -- drawing ----------------------------------------------------------------------------------------
+def scalp_triangles() -> np.ndarray:
+    """(3·T, 3) unit normals, head frame: the triangles of a sphere inside the hairline,
+    drawn in the hair's colour under the strands."""
+    sphere = unit_sphere_triangles(24, 40)
+    centroid = sphere.reshape(-1, 3, 3).mean(axis=1)
+    keep = hairline_ok(centroid / np.linalg.norm(centroid, axis=1, keepdims=True))
+    return sphere.reshape(-1, 3, 3)[keep].reshape(-1, 3)
+
+
+SCALP = scalp_triangles()
+
+
+def draw(renderer: Renderer, framebuffer, scene: Scene, frame: Frame, camera: Camera) -> None:
+    """Render one frame: ground, posts, shadow, body, head, hair."""
+    pose = frame.pose
+    renderer.ground(centre=(camera.target[0], 0.0, camera.target[2]), extent=80.0, colour=GROUND_COLOUR, tile=0.5)
+    for (x, z), height, colour in PROPS:
+        renderer.capsule((x, 0.0, z), (x, height, z), 0.06, colour)
+    renderer.disc((pose.position[0], 0.003, pose.position[2]), (0.0, 1.0, 0.0), 0.33, SHADOW_COLOUR)
+    body = pose.body_to_world
+    swing = 0.35 * math.sin(pose.stride_phase)
+    for side, hip in zip((1.0, -1.0), HIPS):
+        foot = hip + LEG_LENGTH * np.array([0.0, -math.cos(swing), side * math.sin(swing)])
+        renderer.capsule(body(hip), body(foot), LEG_RADIUS, TROUSER_COLOUR)
+    for side, shoulder in zip((-1.0, 1.0), SHOULDERS):
+        out = shoulder + np.array([0.03 * np.sign(shoulder[0]), -0.02, 0.0])
+        hand = out + ARM_LENGTH * np.array([0.06 * np.sign(shoulder[0]), -math.cos(swing), side * math.sin(swing)])
+        renderer.capsule(body(out), body(hand), ARM_RADIUS, SHIRT_COLOUR)
+    for a, b, r, colour in ((*TORSO, TORSO_RADIUS, SHIRT_COLOUR), (*SHOULDERS, SHOULDER_RADIUS, SHIRT_COLOUR)):
+        renderer.capsule(body(a), body(b), r, colour)
+    neck = frame.capsules[0]
+    renderer.capsule(neck[0:3], neck[3:6], NECK_RADIUS, SKIN_COLOUR)
+    renderer.sphere(frame.spheres[0, :3], HEAD_RADIUS, SKIN_COLOUR)
+    renderer.triangles(pose.head_to_world((HEAD_RADIUS + 0.001) * SCALP), SCALP @ pose.head_rotation().T,
+                       SCALP_COLOUR)
+    for eye in EYES:
+        renderer.sphere(pose.head_to_world(eye), 0.012, EYE_COLOUR)
+    renderer.sphere(pose.head_to_world([0.0, -0.02, 0.1]), 0.016, SKIN_COLOUR)  # nose
+    renderer.strands(frame.joints, scene.chain_set.segment_counts + 1, scene.hair.colours, HAIR_WIDTH)
+    renderer.render(framebuffer, camera, clear=SKY_COLOUR)
+
+
+CAMERA_HEIGHT = 1.5      # m, the point looked at, above the figure's feet
+CAMERA_ORBIT = (0.6, 0.3, 1.7)  # headless: azimuth, elevation (rad) and distance (m)
+
+
+def follow_camera(pose: BodyPose, azimuth: float, elevation: float, distance: float) -> Camera:
+    """A camera orbiting the figure's upper body (the walk's bob is left out of the target)."""
+    target = np.array([pose.position[0], CAMERA_HEIGHT, pose.position[2]])
+    return Camera.orbit(target, azimuth, elevation, distance, fov_y_degrees=38.0)
+
+
+# -- headless: a contact strip and a GIF ------------------------------------------------------------
+STRIP_FRAMES = len(STRIP_TIMES)
+FRAME_SIZE = (480, 360)  # px of each headless frame
+
+
+def strip_frame_indices(frames: int, fps: float) -> list:
+    """The frames for the contact strip: the moments of :data:`STRIP_TIMES` when the run
+    covers them all, else frames spread evenly over the run."""
+    wanted = [round(t * fps) for t in STRIP_TIMES]
+    if wanted[-1] < frames:
+        return wanted
+    return sorted(set(np.linspace(0, frames - 1, min(STRIP_FRAMES, frames)).round().astype(int).tolist()))
+
+
+def caption(image, text: str):
+    """Write ``text`` in the top-left corner of a PIL image (in place)."""
+    from PIL import ImageDraw, ImageFont
+
+    try:
+        font = ImageFont.load_default(size=16)
+    except TypeError:  # Pillow without FreeType sizes
+        font = ImageFont.load_default()
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((0, 0, 8 + 9 * len(text), 24), fill=(255, 255, 255))
+    draw.text((5, 3), text, fill=(30, 30, 30), font=font)
+    return image
+
+
+def run_headless(args) -> int:
+    """Render ``args.frames`` frames offscreen (EGL) at ``1/args.fps`` s each; write the
+    contact strip and the GIF into ``args.out``. Drawing needs OpenGL whichever backend
+    solves the springs."""
+    import time
+
+    from PIL import Image
+
+    from gpu_jiggle.context import get_context
+
+    frames = args.frames if args.frames is not None else round(LOOP_SECONDS * args.fps)
+    try:
+        ctx = get_context()
+    except RuntimeError as exc:
+        print(f"02_hair_3d: drawing needs an OpenGL context: {exc}", file=sys.stderr)
+        return 1
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    scene = Scene(args.strands, args.backend, context=None if args.backend == "cpu" else ctx)
+    renderer = Renderer(ctx)
+    target = OffscreenTarget(ctx, FRAME_SIZE)
+    dt = 1.0 / args.fps
+    gif_every = max(1, round(args.fps / 30))
+    strip_at = set(strip_frame_indices(frames, args.fps))
+    gif, strip = [], []
+    solve_seconds = 0.0
+    started = time.perf_counter()
+    try:
+        for i in range(frames):
+            tick = time.perf_counter()
+            frame = scene.step(i * dt, dt)
+            solve_seconds += time.perf_counter() - tick
+            if i in strip_at or i % gif_every == 0:
+                draw(renderer, target.framebuffer, scene, frame, follow_camera(frame.pose, *CAMERA_ORBIT))
+                image = target.image()
+                if i % gif_every == 0:
+                    gif.append(image)
+                if i in strip_at:
+                    strip.append(caption(image.copy(), f"{frame.time:.2f} s  {event_label(frame.time)}"))
+    finally:
+        backend = scene.solver.backend
+        scene.solver.release()
+        renderer.release()
+        target.release()
+    elapsed = time.perf_counter() - started
+    gap = 4
+    sheet = Image.new("RGB", (len(strip) * (FRAME_SIZE[0] + gap) - gap, FRAME_SIZE[1]), "white")
+    for k, image in enumerate(strip):
+        sheet.paste(image, (k * (FRAME_SIZE[0] + gap), 0))
+    strip_path, gif_path = out / "02_hair_3d_strip.png", out / "02_hair_3d.gif"
+    sheet.save(strip_path)
+    # One palette for the whole GIF, taken from the strip (which spans the motion), and no
+    # dithering: a few MB instead of several times that, without flicker between frames.
+    palette = sheet.quantize(colors=192, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    gif = [image.quantize(palette=palette, dither=Image.Dither.NONE) for image in gif]
+    gif[0].save(gif_path, save_all=True, append_images=gif[1:], duration=round(1000 * gif_every / args.fps),
+                loop=0, optimize=False)
+    print(f"02_hair_3d: {frames} frames, {scene.chain_set.chain_count} strands "
+          f"({scene.chain_set.segment_count} segments) on the {backend} backend in {elapsed:.1f} s "
+          f"({1000 * solve_seconds / frames:.1f} ms per frame solving)")
+    print(f"02_hair_3d: contact strip ({len(strip)} frames): {strip_path}")
+    print(f"02_hair_3d: animation ({len(gif)} frames): {gif_path}")
+    return 0
+
+
+# -- window: glfw, real time ----------------------------------------------------------------------
+WINDOW_SIZE = (800, 600)  # px
+MAX_FRAME_DT = 0.1  # s; a stalled window (dragged, debugger) resumes instead of leaping ahead
+
+
+def open_window():
+    """A glfw window with an OpenGL 4.3 core context and a depth buffer, or (None, reason)."""
+    import glfw
+
+    if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        return None, "no display (DISPLAY and WAYLAND_DISPLAY are unset)"
+    errors = []
+    glfw.set_error_callback(lambda code, text: errors.append(f"{text.decode() if isinstance(text, bytes) else text}"))
+    if not glfw.init():
+        return None, f"glfw could not start: {'; '.join(errors) or 'unknown error'}"
+    glfw.window_hint(glfw.CONTEXT_VERSION_MAJOR, 4)
+    glfw.window_hint(glfw.CONTEXT_VERSION_MINOR, 3)
+    glfw.window_hint(glfw.OPENGL_PROFILE, glfw.OPENGL_CORE_PROFILE)
+    glfw.window_hint(glfw.OPENGL_FORWARD_COMPAT, True)
+    glfw.window_hint(glfw.RESIZABLE, False)
+    glfw.window_hint(glfw.DEPTH_BITS, 24)
+    glfw.window_hint(glfw.SAMPLES, 4)
+    window = glfw.create_window(*WINDOW_SIZE, "gpu_jiggle 02: hair (drag orbit, scroll zoom, Esc quit, P pause, "
+                                "T teleport)", None, None)
+    if not window:
+        glfw.terminate()
+        return None, f"no OpenGL 4.3 core window: {'; '.join(errors) or 'unknown error'}"
+    glfw.make_context_current(window)
+    glfw.swap_interval(1)
+    return window, None
+
+
+def run_window(args, window) -> int:
+    import glfw
+    import moderngl
+
+    state = {"teleport": False, "pause": False, "drag": None,
+             "azimuth": CAMERA_ORBIT[0], "elevation": CAMERA_ORBIT[1], "distance": CAMERA_ORBIT[2]}
+
+    def on_key(_window, key, _scancode, action, _mods):
+        if action != glfw.PRESS:
+            return
+        if key == glfw.KEY_ESCAPE:
+            glfw.set_window_should_close(window, True)
+        elif key == glfw.KEY_T:
+            state["teleport"] = True
+        elif key == glfw.KEY_P:
+            state["pause"] = not state["pause"]
+
+    def on_button(_window, button, action, _mods):
+        if button == glfw.MOUSE_BUTTON_LEFT:
+            state["drag"] = glfw.get_cursor_pos(window) if action == glfw.PRESS else None
+
+    def on_cursor(_window, x, y):
+        if state["drag"] is not None:
+            x0, y0 = state["drag"]
+            state["azimuth"] -= 0.008 * (x - x0)
+            state["elevation"] = min(max(state["elevation"] + 0.008 * (y - y0), -0.2), 1.4)
+            state["drag"] = (x, y)
+
+    def on_scroll(_window, _dx, dy):
+        state["distance"] = min(max(state["distance"] * 0.9 ** dy, 0.6), 8.0)
+
+    renderer = scene = None
+    try:
+        ctx = moderngl.create_context()  # the window's OpenGL 4.3 context: solver and drawing share it
+        scene = Scene(args.strands, args.backend, context=None if args.backend == "cpu" else ctx)
+        print(f"02_hair_3d: window on {ctx.info['GL_RENDERER']}, {scene.solver.backend} backend, "
+              f"{scene.chain_set.chain_count} strands")
+        glfw.set_key_callback(window, on_key)
+        glfw.set_mouse_button_callback(window, on_button)
+        glfw.set_cursor_pos_callback(window, on_cursor)
+        glfw.set_scroll_callback(window, on_scroll)
+        size = glfw.get_framebuffer_size(window)
+        renderer = Renderer(ctx)
+        t, frame_count, last = 0.0, 0, glfw.get_time()
+        frame = None
+        while not glfw.window_should_close(window):
+            glfw.poll_events()
+            now = glfw.get_time()
+            dt, last = min(now - last, MAX_FRAME_DT), now
+            if state["teleport"]:
+                state["teleport"] = False
+                scene.teleport()
+            if not state["pause"] or frame is None:
+                t += dt
+                frame = scene.step(t, dt)
+            camera = follow_camera(frame.pose, state["azimuth"], state["elevation"], state["distance"])
+            draw(renderer, ctx.screen, scene, frame, camera)
+            frame_count += 1
+            if args.frames is not None and frame_count >= args.frames:
+                if args.screenshot:
+                    save_screen(ctx, size, args.screenshot)
+                    print(f"02_hair_3d: screenshot after {frame_count} frames: {args.screenshot}")
+                break
+            glfw.swap_buffers(window)
+    finally:
+        if renderer is not None:
+            renderer.release()
+        if scene is not None:
+            scene.solver.release()
+        glfw.terminate()
+    return 0
+
+
+def save_screen(ctx, size, path) -> None:
+    """Write the window's framebuffer (before the swap) to ``path`` as PNG."""
+    from PIL import Image
+
+    data = ctx.screen.read(viewport=(0, 0, *size), components=3, alignment=1)
+    pixels = np.frombuffer(data, np.uint8).reshape(size[1], size[0], 3)[::-1]
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Image.fromarray(np.ascontiguousarray(pixels), "RGB").save(path)
+
+
+# -- entry point ------------------------------------------------------------------------------------
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--frames", type=int, default=None,
+                        help="frames to run (headless default: one 7.6 s loop, 456 frames at 60 fps; "
+                             "a window runs until closed)")
+    parser.add_argument("--headless", action="store_true", help="render offscreen to --out instead of a window")
+    parser.add_argument("--out", default="out/demo", help="folder for the headless strip and GIF (default out/demo)")
+    parser.add_argument("--backend", choices=("auto", "gpu", "cpu"), default="auto",
+                        help="solver backend (default auto: the GPU when OpenGL 4.3 is there)")
+    parser.add_argument("--fps", type=float, default=60.0,
+                        help="headless frame rate (default 60); a window follows its real frame times")
+    parser.add_argument("--strands", type=int, default=300, help="number of hair strands (default 300)")
+    parser.add_argument("--screenshot", default=None,
+                        help="window mode: after the last of --frames frames save the window to this PNG and exit")
+    args = parser.parse_args(argv)
+    if args.frames is not None and args.frames < 1:
+        parser.error(f"--frames {args.frames}: expected at least 1")
+    if not (args.fps > 0 and math.isfinite(args.fps)):
+        parser.error(f"--fps {args.fps}: expected a positive number")
+    if args.strands < 1:
+        parser.error(f"--strands {args.strands}: expected at least 1")
+    if args.screenshot and args.frames is None:
+        args.frames = 240
+    return args
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    if not args.headless:
+        window, reason = open_window()
+        if window is not None:
+            return run_window(args, window)
+        print(f"02_hair_3d: no window ({reason}); rendering headless instead", file=sys.stderr)
+    return run_headless(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,215 @@
+"""Demo 02 (3D hair on a moving head) and the 3D renderer: headless on both solver backends,
+the hair against the head collider through the fast turn, the teleport, and the window
+under Xvfb."""
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from gpu_jiggle.draw3d import Camera, OffscreenTarget, Renderer
+
+ON_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+DEMO_PATH = Path(__file__).resolve().parent.parent / "demos" / "02_hair_3d.py"
+STRANDS = 40  # enough to see, few enough that the numpy backend runs the whole loop in seconds
+
+
+@pytest.fixture(scope="module")
+def demo():
+    """The demo script as a module (its file name starts with a digit, so no plain import)."""
+    spec = importlib.util.spec_from_file_location("demo_02_hair_3d", DEMO_PATH)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the class is made
+    try:
+        spec.loader.exec_module(module)
+        yield module
+    finally:
+        sys.modules.pop(spec.name, None)
+
+
+def hue_saturation_value(pixels: np.ndarray):
+    """(H, W, 3) uint8 RGB → hue in degrees [0, 360), saturation and value in [0, 1]."""
+    p = pixels.astype(np.float64) / 255.0
+    high, low = p.max(axis=-1), p.min(axis=-1)
+    spread = np.maximum(high - low, 1e-9)
+    r, g, b = p[..., 0], p[..., 1], p[..., 2]
+    hue = np.where(high == r, ((g - b) / spread) % 6.0,
+                   np.where(high == g, (b - r) / spread + 2.0, (r - g) / spread + 4.0)) * 60.0
+    return hue, np.where(high > 0, (high - low) / np.maximum(high, 1e-9), 0.0), high
+
+
+def hair_pixels(pixels: np.ndarray) -> int:
+    """Lit chestnut hair: orange hues, strongly saturated, not bright. Nothing else in the
+    scene is orange (the skin is pale, the clothes, posts, ground and sky are blue, green
+    or grey)."""
+    h, s, v = hue_saturation_value(pixels)
+    return int(((h >= 8) & (h <= 40) & (s > 0.55) & (v > 0.08) & (v < 0.8)).sum())
+
+
+def skin_pixels(pixels: np.ndarray) -> int:
+    """Lit skin (face and neck): orange hues, pale and bright."""
+    h, s, v = hue_saturation_value(pixels)
+    return int(((h >= 8) & (h <= 40) & (s > 0.15) & (s < 0.5) & (v > 0.55)).sum())
+
+
+# -- the demo, headless ------------------------------------------------------------------------------
+@pytest.mark.parametrize("solver_backend", ["gpu", "cpu"])
+def test_headless_demo_writes_strip_and_gif(gl, demo, tmp_path, capsys, solver_backend):
+    frames = 10
+    rc = demo.main(["--headless", "--frames", str(frames), "--strands", str(STRANDS), "--out", str(tmp_path),
+                    "--backend", solver_backend])
+    assert rc == 0
+    printed = capsys.readouterr().out
+    strip_path, gif_path = tmp_path / "02_hair_3d_strip.png", tmp_path / "02_hair_3d.gif"
+    assert f"{STRANDS} strands" in printed and f"on the {solver_backend} backend" in printed
+    assert str(strip_path) in printed and str(gif_path) in printed
+
+    width, height = demo.FRAME_SIZE
+    strip = np.asarray(Image.open(strip_path).convert("RGB"))
+    assert strip.shape == (height, demo.STRIP_FRAMES * (width + 4) - 4, 3)
+    cells = [strip[:, k * (width + 4):k * (width + 4) + width] for k in range(demo.STRIP_FRAMES)]
+    for cell in cells:
+        assert hair_pixels(cell) > 300, "the strands should be drawn"
+        assert skin_pixels(cell) > 300, "the head (face and neck) should be drawn"
+    changed = np.any(cells[0] != cells[-1], axis=-1).sum()
+    assert changed > 500, "the first and last frames of the strip should differ (the head nods)"
+
+    gif = Image.open(gif_path)
+    assert gif.n_frames == frames // 2  # 60 fps, every second frame → 30 fps
+    gif.seek(0)
+    first = np.asarray(gif.convert("RGB"))
+    gif.seek(gif.n_frames - 1)
+    last = np.asarray(gif.convert("RGB"))
+    assert first.shape == (height, width, 3)
+    assert np.any(first != last, axis=-1).sum() > 500
+
+
+def test_no_display_falls_back_to_headless(gl, demo, tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    rc = demo.main(["--frames", "2", "--strands", "8", "--out", str(tmp_path), "--backend", "cpu"])
+    assert rc == 0
+    captured = capsys.readouterr()
+    assert "no display" in captured.err and "headless" in captured.err
+    assert (tmp_path / "02_hair_3d_strip.png").is_file()
+
+
+# -- the hair against the head ------------------------------------------------------------------------
+def test_hair_rig(demo):
+    hair = demo.make_hair(STRANDS)
+    chain_set = demo.make_chain_set(hair)
+    assert chain_set.chain_count == STRANDS
+    assert hair.segment_counts.min() >= 8 and hair.segment_counts.max() <= 16
+    roots = hair.rest_joints[chain_set.first_joint]
+    np.testing.assert_allclose(np.linalg.norm(roots, axis=1), demo.HEAD_RADIUS, rtol=1e-12)  # on the scalp
+    assert demo.hairline_ok(roots / demo.HEAD_RADIUS).all()
+    tips = np.delete(hair.rest_joints, chain_set.first_joint, axis=0)
+    assert np.linalg.norm(tips, axis=1).min() > demo.HEAD_RADIUS + demo.PARTICLE_RADIUS  # combed over, not through
+    lengths = [np.linalg.norm(np.diff(hair.rest_joints[s], axis=0), axis=1).sum() for s in chain_set.joint_slices()]
+    np.testing.assert_allclose(lengths, hair.lengths, rtol=1e-9)
+
+
+def test_hair_stays_out_of_the_head(demo, backend):
+    """Through the nod and the fast 120° turn, then still: the strands hang outside the head.
+    While the head turns, the frame-time read-back may dip in (it is rebuilt from the
+    previous substep's shape and only translated with the pivots); once it stops, no
+    particle may be inside the head sphere by more than 1e-5 of its strand's length."""
+    scene = demo.Scene(STRANDS, backend)
+    dt = 1.0 / 60.0
+    for i in range(round(2.8 / dt)):  # the turn ends at 2.05 s; then the head holds still
+        frame = scene.step(i * dt, dt)
+        lengths = scene.solver.rest_lengths  # (S,), from the first pose
+        assert np.all(np.isfinite(frame.joints)), f"non-finite positions at frame {i}"
+        segments = np.concatenate([np.linalg.norm(np.diff(j, axis=0), axis=1) for j in scene.strand_joints(frame)])
+        np.testing.assert_allclose(segments, lengths, rtol=1e-4, err_msg=f"stretched at frame {i}")
+    assert frame.time > demo.T_TURN[1] + 0.5
+    assert scene.deepest_in_head(frame) <= 1e-5
+    scene.solver.release()
+
+
+def test_teleport_carries_the_hair(demo, backend):
+    """At the keyframed teleport the figure jumps 4 m mid-stride; with keep_shape the hair
+    arrives with the shape it had, instead of being dragged across the gap."""
+    scene = demo.Scene(STRANDS, backend)
+    dt = 1.0 / 60.0
+    jump_frame = round(demo.T_TELEPORT / dt)
+    for i in range(jump_frame):
+        before = scene.step(i * dt, dt)
+        assert not before.teleported
+    after = scene.step(jump_frame * dt, dt)
+    assert after.teleported
+    moved = after.pose.position - before.pose.position
+    assert np.linalg.norm(moved) > 3.5
+    pivots = scene.chain_set.first_joint
+    jump = after.joints[pivots] - before.joints[pivots]
+    np.testing.assert_allclose(np.linalg.norm(jump, axis=1), np.linalg.norm(moved), atol=0.05)
+    shape_before = np.concatenate([j - j[0] for j in scene.strand_joints(before)])
+    shape_after = np.concatenate([j - j[0] for j in scene.strand_joints(after)])
+    assert np.abs(shape_after - shape_before).max() < 0.05, "one frame's motion at most"
+    assert np.abs(scene.solver.velocities()).max() < 10.0, "no velocity from the jump"
+    scene.solver.release()
+
+
+# -- the 3D renderer --------------------------------------------------------------------------------
+def test_renderer_depth_colours_and_strands(gl):
+    camera = Camera(eye=np.array([0.0, 0.0, 3.0]), target=np.zeros(3), fov_y_degrees=40.0)
+    with Renderer(gl) as renderer, OffscreenTarget(gl, (120, 90)) as target:
+        renderer.sphere((0.0, 0.0, 0.0), 0.5, "#ff0000")      # behind
+        renderer.sphere((0.0, 0.0, 1.0), 0.1, "#0000ff")      # in front of it, drawn after
+        renderer.capsule((0.6, -0.4, 0.0), (0.6, 0.4, 0.0), 0.05, "#00ff00")
+        renderer.strands([[-0.8, 0.4, 0.0], [-0.8, 0.0, 0.0], [-0.8, -0.4, 0.0]], [3], [[1.0, 1.0, 0.0]],
+                         width=(0.08, 0.08))
+        renderer.render(target.framebuffer, camera, clear="#000000", fog=(50.0, 60.0))
+        pixels = target.pixels().astype(int)
+    middle = pixels[45, 60]
+    assert middle[2] > 2 * max(middle[0], middle[1]), f"the near blue sphere should hide the red one: {middle}"
+    red = pixels[45, 60 - 12]
+    assert red[0] > 2 * max(red[1], red[2]), f"the red sphere around it: {red}"
+    column = int(round(60 + 0.6 / (3.0 * np.tan(np.radians(20.0))) * 45))
+    green = pixels[45, column]
+    assert green[1] > 2 * max(green[0], green[2]), f"the green capsule: {green}"
+    strand_column = int(round(60 - 0.8 / (3.0 * np.tan(np.radians(20.0))) * 45))
+    yellow = pixels[45, strand_column - 1:strand_column + 2].max(axis=0)
+    assert yellow[0] > 60 and yellow[1] > 60 and yellow[2] < yellow[0] / 2, f"the strand: {yellow}"
+    assert tuple(pixels[2, 2]) == (0, 0, 0)
+
+
+def test_renderer_refuses_bad_input(gl):
+    with Renderer(gl) as renderer:
+        with pytest.raises(ValueError, match="radius"):
+            renderer.sphere((0.0, 0.0, 0.0), 0.0, "#ffffff")
+        with pytest.raises(ValueError, match="joint_counts"):
+            renderer.strands(np.zeros((4, 3)), [3], [[0.5, 0.5, 0.5]])
+        with pytest.raises(ValueError, match="colours"):
+            renderer.strands(np.zeros((4, 3)), [2, 2], [[0.5, 0.5, 0.5]])
+        with pytest.raises(ValueError, match="eye"):
+            Camera(np.zeros(3), np.zeros(3)).view()
+
+
+# -- the demo in a window under Xvfb -------------------------------------------------------------------
+def test_window_screenshot_under_xvfb(tmp_path):
+    xvfb_run = shutil.which("xvfb-run")
+    if xvfb_run is None:
+        message = "xvfb-run is not installed (Debian/Ubuntu: apt-get install xvfb xauth)"
+        if ON_CI:
+            pytest.fail(f"CI must run the window test: {message}")
+        pytest.skip(message)
+    command = [xvfb_run, "-a", "-s", "-screen 0 1024x768x24", sys.executable, str(DEMO_PATH),
+               "--frames", "30", "--strands", "60", "--screenshot", "tmp/x.png"]
+    result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, f"stdout:\n{result.stdout}\nstderr:\n{result.stderr}"
+    assert "window on" in result.stdout, f"it should have opened a window:\n{result.stdout}\n{result.stderr}"
+    shot = tmp_path / "tmp" / "x.png"
+    assert shot.is_file()
+    pixels = np.asarray(Image.open(shot).convert("RGB"))
+    h, w, _ = pixels.shape
+    assert (w, h) == (800, 600)
+    assert hair_pixels(pixels) > 500, "the hair should be in the window"
+    assert skin_pixels(pixels) > 500, "the face should be in the window"
