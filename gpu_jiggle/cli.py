@@ -1,5 +1,6 @@
 """The ``gpu-jiggle`` command: ``verify`` runs the SPEC section 8 checks, ``info`` describes the
-OpenGL context the GPU backend would run on.
+OpenGL context the GPU backend would run on, ``bake`` writes spring motion into a glTF copy
+(:mod:`gpu_jiggle.bake`).
 
 Exit status: 0 when everything passed (``info``: always, with or without a context), 1 when a
 check failed, 2 when the command could not run (e.g. ``--backend gpu`` without OpenGL 4.3).
@@ -11,7 +12,7 @@ import logging
 import sys
 import time
 
-from . import __version__
+from . import __version__, bake
 from . import context as gl
 
 DEFAULT_OUT = "out/verify"
@@ -96,6 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("info", help="renderer, GL version, compute limits and the backend 'auto' picks",
                        description="Describe the OpenGL context the GPU backend would run on.")
     p.set_defaults(run=cmd_info)
+    bake.add_command(sub)
     return parser
 
 
