@@ -397,7 +397,7 @@ class _Reader:
         ok = is_stable(f, z, substep)
         if not ok.all():
             i = int(np.flatnonzero(~ok)[0])
-            self.fail(where, f"frequency = {f[i]!r} Hz with damping_ratio = {z[i]!r} is unstable for the substep "
+            self.fail(where, f"frequency = {float(f[i])!r} Hz with damping_ratio = {float(z[i])!r} is unstable for the substep "
                              f"{substep!r} s: the largest stable frequency for that damping ratio is "
                              f"{stable_frequency(z[i], substep):.4g} Hz (SPEC section 1); lower the frequency, "
                              f"or the [solver] substep")

@@ -1,0 +1,155 @@
+"""TOML rigs: the shipped Fox rig, virtual tips, strands, colliders, and clear errors for
+unknown joints, broken chains, cycles and the numbers SPEC section 7 refuses."""
+from __future__ import annotations
+
+import copy
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gpu_jiggle.gltf import Character
+from gpu_jiggle.rig import RigError, load_rig, rig_from_dict
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parent.parent
+FOX = ROOT / "data" / "fox" / "Fox.gltf"
+FOX_RIG = ROOT / "rigs" / "fox.toml"
+
+
+@pytest.fixture(scope="module")
+def fox():
+    return Character.load(FOX)
+
+
+@pytest.fixture
+def data():
+    with open(FOX_RIG, "rb") as f:
+        return tomllib.load(f)
+
+
+def test_fox_rig(fox):
+    rig = load_rig(FOX_RIG, fox.skeleton)
+    sk = fox.skeleton
+    (tail,) = rig.joint_chains
+    assert [sk.names[n] for n in tail.nodes] == ["b_Tail01_012", "b_Tail02_013", "b_Tail03_014"]
+    assert tail.segments == 3 and tail.frequency.shape == (3,)
+    groups = {c.group for c in rig.strand_chains}
+    assert groups == {"ear_tuft_left", "ear_tuft_right", "mane"}
+    assert {sk.names[c.nodes[0]] for c in rig.strand_chains} == {"b_Head_05", "b_Neck_04"}
+    assert [c.name for c in rig.colliders] == ["hips", "left_thigh", "right_thigh", "neck", "head"]
+    assert tail.collider_mask == 0b111
+    assert rig.chain_joints == [int(n) for n in tail.nodes]
+    assert [c.enabled for c in rig.constraints] == [False] and rig.enabled_constraints() == []
+    sets = rig.solver_groups()
+    assert sum(cs.chain_count for cs, _ in sets) == len(rig.chains)
+
+
+def test_virtual_tip_defaults_to_the_previous_segment_along_the_bone_axis(fox, data):
+    sk = fox.skeleton
+    data["chain"][0].pop("tip_length", None)
+    (tail,) = rig_from_dict(data, sk).joint_chains
+    world = sk.world_matrices(sk.rest_pose())
+    previous = np.linalg.norm(world[tail.nodes[2], :3, 3] - world[tail.nodes[1], :3, 3])
+    np.testing.assert_allclose(np.linalg.norm(tail.local_points[0]), previous, rtol=1e-12)
+    axis = sk.rest.translation[tail.nodes[2]]  # b_Tail03_014 sits along its parent's +x: its bone axis
+    np.testing.assert_allclose(tail.local_points[0] / previous, axis / np.linalg.norm(axis), atol=1e-12)
+    data["chain"][0]["tip_length"] = 12.5
+    data["chain"][0]["tip_axis"] = [0.0, 2.0, 0.0]
+    (tail,) = rig_from_dict(data, sk).joint_chains
+    np.testing.assert_allclose(tail.local_points[0], [0.0, 12.5, 0.0])
+
+
+def test_strand_groups_fan_and_spread(fox, data):
+    data["strands"][2]["direction"] = [0.0, 1.0, 0.0]  # across the fan axis: the fan spans spread_deg
+    rig = rig_from_dict(data, fox.skeleton)
+    mane = [c for c in rig.strand_chains if c.group == "mane"]
+    assert len(mane) == 6 and all(c.local_points.shape == (4, 3) for c in mane)
+    roots = np.array([c.local_points[0] for c in mane])
+    np.testing.assert_allclose(roots[0], [2.0, 9.5, 0.0])
+    np.testing.assert_allclose(roots[-1], [15.0, 9.0, 0.0])
+    lengths = [np.linalg.norm(np.diff(c.local_points, axis=0), axis=1).sum() for c in mane]
+    np.testing.assert_allclose(lengths, 7.0)
+    dirs = np.array([c.local_points[1] - c.local_points[0] for c in mane])
+    dirs /= np.linalg.norm(dirs, axis=1, keepdims=True)
+    spread = math.degrees(math.acos(np.clip(dirs[0] @ dirs[-1], -1, 1)))
+    assert spread == pytest.approx(50.0, abs=1e-6)
+
+
+def _error(fox, data, match):
+    with pytest.raises(RigError, match=match) as info:
+        rig_from_dict(data, fox.skeleton, "fox.toml")
+    return str(info.value)
+
+
+def test_unknown_joint_lists_the_joints(fox, data):
+    data["chain"][0]["joints"][1] = "b_Tail02"
+    message = _error(fox, data, r"fox.toml: chain 'tail': unknown joint 'b_Tail02'; the skeleton's joints are: ")
+    assert "b_Tail02_013" in message and "b_Head_05" in message
+
+
+def test_joints_that_are_not_parent_and_child(fox, data):
+    data["chain"][0]["joints"] = ["b_Tail01_012", "b_Tail03_014"]
+    _error(fox, data, r"chain 'tail': joint 'b_Tail03_014' \(position 1\) is not a child of 'b_Tail01_012': "
+                      r"its parent is 'b_Tail02_013'; the children of 'b_Tail01_012' are: b_Tail02_013")
+
+
+def test_a_chain_that_loops_back(fox, data):
+    data["chain"][0]["joints"] = ["b_Tail01_012", "b_Tail02_013", "b_Tail01_012"]
+    _error(fox, data, r"joint 'b_Tail01_012' appears twice \(positions 0 and 2\): a chain cannot loop back")
+
+
+def test_a_joint_in_two_chains(fox, data):
+    second = copy.deepcopy(data["chain"][0])
+    second["name"] = "tail2"
+    second["joints"] = ["b_Tail03_014"]
+    second["tip_length"] = 5.0
+    data["chain"].append(second)
+    _error(fox, data, r"chain 'tail2': joint 'b_Tail03_014' is already driven by chain 'tail'")
+
+
+@pytest.mark.parametrize("table, key, value, match", [
+    ("chain", "frequency", -1.0, r"frequency = -1.0: expected a finite value > 0 \(Hz\)"),
+    ("chain", "frequency", [6.0, 0.0, 4.0], r"frequency\[1\] = 0.0: expected a finite value > 0"),
+    ("chain", "frequency", [6.0, 4.0], r"frequency has 2 values; expected one, or one per segment \(3\)"),
+    ("chain", "frequency", math.nan, r"frequency = nan"),
+    ("chain", "damping_ratio", -0.1, r"damping_ratio = -0.1: expected a finite value >= 0"),
+    ("chain", "particle_radius", -2.0, r"particle_radius = -2.0: expected a finite value >= 0"),
+    ("chain", "max_distance", 0.0, r"max_distance = 0.0: expected a value > 0"),
+    ("chain", "world_influence", 1.5, r"world_influence = 1.5: expected a value in \[0, 1\]"),
+    ("chain", "gravity", [0.0, math.inf, 0.0], r"gravity = \[0.0, inf, 0.0\]: expected finite numbers"),
+    ("chain", "tip_length", -3.0, r"tip_length = -3.0: expected a value > 0"),
+    ("chain", "colliders", ["hat"], r"unknown collider 'hat'; the rig's colliders are: hips, left_thigh"),
+    ("chain", "stiffness", 3.0, r"unknown key 'stiffness'; expected one of name, joints"),
+    ("strands", "segments", 0, r"strands 'ear_tuft_left': segments = 0: expected an integer >= 1"),
+    ("strands", "length", -7.0, r"length = -7.0: expected a value > 0"),
+    ("strands", "direction", [0.0, 0.0, 0.0], r"direction = \[0.0, 0.0, 0.0\]: expected a direction"),
+    ("strands", "draw", "tubes", r"draw = 'tubes': expected one of lines, ribbons"),
+    ("strands", "joint", "b_Ear", r"unknown joint 'b_Ear'; the skeleton's joints are"),
+    ("collider", "radius", -1.0, r"collider 'hips': radius = -1.0: expected a finite value >= 0"),
+    ("collider", "shape", "box", r"shape = 'box': expected 'sphere' or 'capsule'"),
+])
+def test_bad_values_are_named(fox, data, table, key, value, match):
+    data[table][0][key] = value
+    _error(fox, data, match)
+
+
+def test_unstable_frequency_names_the_largest_stable_one(fox, data):
+    data["chain"][0]["frequency"] = 40.0
+    data["chain"][0]["damping_ratio"] = 1.0
+    message = _error(fox, data, r"frequency = 40.0 Hz with damping_ratio = 1.0 is unstable for the substep")
+    assert "the largest stable frequency for that damping ratio is 15.82 Hz" in message
+
+
+def test_bad_toml_and_missing_file(fox, tmp_path):
+    (tmp_path / "bad.toml").write_text("[[chain]\nname = 'x'\n")
+    with pytest.raises(RigError, match=r"bad.toml: not valid TOML"):
+        load_rig(tmp_path / "bad.toml", fox.skeleton)
+    with pytest.raises(FileNotFoundError, match=r"none.toml: no such rig file"):
+        load_rig(tmp_path / "none.toml", fox.skeleton)
