@@ -4,7 +4,7 @@
 pipeline (keyframes → springs; the rig's constraints are not applied, since they would
 change joints whose channels must stay as they are), and writes a copy of the file in which
 that animation's rotation channels of the rig's chain joints are replaced by LINEAR
-keyframes at ``k / fps`` seconds, k = 0 .. ceil(duration · fps): the joints' local
+keyframes at ``start + k / fps`` seconds, k = 0 .. ceil(duration · fps): the joints' local
 rotations after springs, as float32. A chain joint without a rotation channel gets one.
 Everything else is copied as it was: the JSON objects (other channels, samplers, accessors,
 buffer views, nodes, meshes, materials, the asset's credits) and every byte of the
@@ -15,8 +15,8 @@ To make the loop seamless, the springs first run ``preroll`` seconds (default 2 
 looping clip before the recorded span, so the chains are in their steady swing when the
 recording starts. The baked values equal, bit for bit, those of a live run of
 :class:`~gpu_jiggle.pipeline.Pipeline` with the same backend, fps and preroll:
-``Pipeline(character, rig, clip, constraints=[]).play(fps, (P + n) / fps, start=-P / fps)``
-with ``P = round(preroll · fps)`` frames of preroll, frames P .. P + n recorded (see
+``Pipeline(character, rig, clip, constraints=[]).play(fps, (P + n - 1) / fps, start=clip.start - P / fps)``
+with ``P = round(preroll · fps)`` frames of preroll, frames P .. P + n - 1 recorded (see
 :func:`bake_frames`).
 
 The output is a ``.glb`` (buffer 0 becomes the binary chunk, other buffers and external
@@ -89,7 +89,7 @@ def bake_frames(character: Character, rig: Rig, clip, fps: float, preroll: float
     nodes = rig.chain_joints
     rotations = {node: np.empty((n, 4), np.float32) for node in nodes}
     with Pipeline(character, rig, clip, loop=True, backend=backend, constraints=[], context=context) as pipeline:
-        for k, frame in enumerate(pipeline.play(fps, (skip + n - 1) / fps, start=-skip / fps)):
+        for k, frame in enumerate(pipeline.play(fps, (skip + n - 1) / fps, start=clip.start - skip / fps)):
             if k < skip:
                 continue
             for node in nodes:

@@ -63,7 +63,7 @@ def test_baked_rotations_equal_the_live_run_bit_for_bit(fox, rig, backend, tmp_p
     skip = round(PREROLL * FPS)
     live = {node: [] for node in rig.chain_joints}
     with Pipeline(fox, rig, "Run", constraints=[], backend=backend) as pipeline:
-        for k, frame in enumerate(pipeline.play(FPS, (skip + n - 1) / FPS, start=-skip / FPS)):
+        for k, frame in enumerate(pipeline.play(FPS, (skip + n - 1) / FPS, start=clip.start - skip / FPS)):
             if k >= skip:
                 for node in live:
                     live[node].append(frame.pose.rotation[node].astype(np.float32))
