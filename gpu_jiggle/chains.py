@@ -12,7 +12,50 @@ import numpy as np
 from . import validation
 
 
-class AngleChainSet:
+class _ChainTopology:
+    """The CSR layout shared by both chain kinds: C chains, S segments, J = S + C joints
+    (each chain's pivot, then one joint per segment tip)."""
+
+    PARAMETERS: tuple = ()
+
+    def _set_topology(self, segment_counts):
+        counts = validation.count_array("segment_counts", segment_counts)
+        self.segment_counts = counts
+        self.chain_count = int(counts.size)
+        self.segment_count = int(counts.sum())
+        self.joint_count = self.segment_count + self.chain_count
+        self.first_segment = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64) if counts.size \
+            else np.zeros(0, np.int64)
+        self.first_joint = self.first_segment + np.arange(self.chain_count)
+        for a in (self.segment_counts, self.first_segment, self.first_joint):
+            a.flags.writeable = False
+        return counts
+
+    def _replaced(self, changes, extra=()):
+        """A copy with the named parameters changed and validated by ``_set_parameters``."""
+        unknown = sorted(set(changes) - set(self.PARAMETERS) - set(extra))
+        if unknown:
+            raise TypeError(f"unknown parameter {unknown[0]!r}; expected one of "
+                            f"{', '.join(self.PARAMETERS + tuple(extra))}")
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new._set_parameters(**{name: changes.get(name, getattr(self, name)) for name in self.PARAMETERS})
+        return new
+
+    def chain_slices(self):
+        """A list of ``slice`` objects, one per chain, into the flat (S,) per-segment arrays."""
+        return [slice(int(f), int(f + n)) for f, n in zip(self.first_segment, self.segment_counts)]
+
+    def joint_slices(self):
+        """A list of ``slice`` objects, one per chain, into the (J,) = (S + C,) joint arrays
+        that :meth:`Solver.positions` returns (each chain's pivot, then its tips)."""
+        return [slice(int(f), int(f + n + 1)) for f, n in zip(self.first_joint, self.segment_counts)]
+
+    def __repr__(self):
+        return f"{type(self).__name__}(chains={self.chain_count}, segments={self.segment_count})"
+
+
+class AngleChainSet(_ChainTopology):
     """2D chains with one rotational degree of freedom per segment (SPEC section 3).
 
     Per-segment arguments accept a scalar, a per-chain array (C,) or a per-segment array (S,).
@@ -40,17 +83,12 @@ class AngleChainSet:
 
     def __init__(self, segment_counts, lengths, frequency, damping_ratio, inertia=1.0,
                  angle_limit=np.inf, gravity=(0.0, 0.0)):
-        counts = validation.count_array("segment_counts", segment_counts)
-        self.segment_counts = counts
-        self.chain_count = int(counts.size)
-        self.segment_count = int(counts.sum())
-        self.first_segment = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64) if counts.size \
-            else np.zeros(0, np.int64)
+        counts = self._set_topology(segment_counts)
         self.chain_of_segment = np.repeat(np.arange(self.chain_count), counts)
         self.depth = np.arange(self.segment_count) - np.repeat(self.first_segment, counts)
         self.lengths = _per_segment_checked("lengths", lengths, counts, lambda a: a > 0, "a finite value > 0")
         self._set_parameters(frequency, damping_ratio, inertia, angle_limit, gravity)
-        for a in (self.segment_counts, self.first_segment, self.chain_of_segment, self.depth, self.lengths):
+        for a in (self.chain_of_segment, self.depth, self.lengths):
             a.flags.writeable = False
 
     def _set_parameters(self, frequency, damping_ratio, inertia, angle_limit, gravity):
@@ -71,30 +109,10 @@ class AngleChainSet:
 
         Raises ``TypeError`` for an unknown name, and what the constructor raises for a bad value.
         """
-        unknown = sorted(set(changes) - set(self.PARAMETERS))
-        if unknown:
-            raise TypeError(f"unknown parameter {unknown[0]!r}; expected one of {', '.join(self.PARAMETERS)}")
-        new = object.__new__(AngleChainSet)
-        new.__dict__.update(self.__dict__)
-        values = {name: changes.get(name, getattr(self, name)) for name in self.PARAMETERS}
-        new._set_parameters(**values)
-        return new
-
-    def chain_slices(self):
-        """A list of ``slice`` objects, one per chain, into the flat per-segment arrays."""
-        return [slice(int(f), int(f + n)) for f, n in zip(self.first_segment, self.segment_counts)]
-
-    def joint_slices(self):
-        """A list of ``slice`` objects, one per chain, into the (S + C,) joint arrays that
-        :meth:`Solver.positions` returns (each chain's pivot, then its tips)."""
-        return [slice(int(f + c), int(f + c + n + 1))
-                for c, (f, n) in enumerate(zip(self.first_segment, self.segment_counts))]
-
-    def __repr__(self):
-        return f"AngleChainSet(chains={self.chain_count}, segments={self.segment_count})"
+        return self._replaced(changes)
 
 
-class PointChainSet:
+class PointChainSet(_ChainTopology):
     """3D chains of particles, one per segment tip, pulled toward the animated joints
     (SPEC section 4).
 
@@ -127,20 +145,11 @@ class PointChainSet:
 
     def __init__(self, segment_counts, frequency, damping_ratio, rest_lengths=None, particle_radius=0.0,
                  max_distance=np.inf, world_influence=1.0, collider_mask=0xFFFFFFFF, gravity=(0.0, 0.0, 0.0)):
-        counts = validation.count_array("segment_counts", segment_counts)
-        self.segment_counts = counts
-        self.chain_count = int(counts.size)
-        self.segment_count = int(counts.sum())
-        self.joint_count = self.segment_count + self.chain_count
-        self.first_segment = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64) if counts.size \
-            else np.zeros(0, np.int64)
-        self.first_joint = self.first_segment + np.arange(self.chain_count)
+        counts = self._set_topology(segment_counts)
         self.rest_lengths = None if rest_lengths is None else _per_segment_checked(
             "rest_lengths", rest_lengths, counts, lambda a: a > 0, "a finite value > 0")
         self._set_parameters(frequency, damping_ratio, particle_radius, max_distance, world_influence,
                              collider_mask, gravity)
-        for a in (self.segment_counts, self.first_segment, self.first_joint):
-            a.flags.writeable = False
 
     def _set_parameters(self, frequency, damping_ratio, particle_radius, max_distance, world_influence,
                         collider_mask, gravity):
@@ -167,29 +176,11 @@ class PointChainSet:
 
         Raises ``TypeError`` for an unknown name, and what the constructor raises for a bad value.
         """
-        unknown = sorted(set(changes) - set(self.PARAMETERS) - {"rest_lengths"})
-        if unknown:
-            raise TypeError(f"unknown parameter {unknown[0]!r}; expected one of "
-                            f"{', '.join(self.PARAMETERS + ('rest_lengths',))}")
-        new = object.__new__(PointChainSet)
-        new.__dict__.update(self.__dict__)
+        new = self._replaced(changes, extra=("rest_lengths",))
         if "rest_lengths" in changes:
             new.rest_lengths = _per_segment_checked("rest_lengths", changes["rest_lengths"], self.segment_counts,
                                                     lambda a: a > 0, "a finite value > 0")
-        values = {name: changes.get(name, getattr(self, name)) for name in self.PARAMETERS}
-        new._set_parameters(**values)
         return new
-
-    def chain_slices(self):
-        """Per-chain ``slice`` objects into the flat (S,) per-segment arrays."""
-        return [slice(int(f), int(f + n)) for f, n in zip(self.first_segment, self.segment_counts)]
-
-    def joint_slices(self):
-        """Per-chain ``slice`` objects into the (J,) joint arrays (pivot, then tips)."""
-        return [slice(int(f), int(f + n + 1)) for f, n in zip(self.first_joint, self.segment_counts)]
-
-    def __repr__(self):
-        return f"PointChainSet(chains={self.chain_count}, segments={self.segment_count})"
 
 
 def _per_chain(name, value, chain_count):

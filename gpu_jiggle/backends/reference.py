@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import layouts
+from .walk import DepthWalkBackend
 
 F = np.float32
 PI = F(np.pi)
@@ -21,42 +22,22 @@ def wrap_angle(a):
     return a - TWO_PI * np.floor((a + PI) * INV_TWO_PI)
 
 
-class ReferenceAngleBackend:
+class ReferenceAngleBackend(DepthWalkBackend):
     """Angle chains in numpy (float32). See :mod:`gpu_jiggle.backends` for the interface."""
 
-    name = "cpu"
+    DTYPES = {"chain_state": (layouts.ANGLE_CHAIN_STATE, "chain"),
+              "segment_state": (layouts.ANGLE_SEGMENT_STATE, "segment"),
+              "joint_output": (layouts.ANGLE_JOINT_OUTPUT, "joint"),
+              "segment_output": (layouts.ANGLE_SEGMENT_OUTPUT, "segment"),
+              "chain_target": (layouts.ANGLE_CHAIN_TARGET, "chain")}
 
     def __init__(self, chain_set):
-        counts = chain_set.segment_counts
-        self.chain_count = chain_set.chain_count
-        self.segment_count = chain_set.segment_count
-        self.segment_counts = chain_set.segment_counts
-        max_depth = int(counts.max()) if counts.size else 0
-        # For each depth: the chains deep enough, and their segment at that depth.
-        self._chains_at = [np.flatnonzero(counts > d) for d in range(max_depth)]
-        self._segments_at = [chain_set.first_segment[ch] + d for d, ch in enumerate(self._chains_at)]
-        self.chain_state = np.zeros(self.chain_count, layouts.ANGLE_CHAIN_STATE)
-        self.segment_state = np.zeros(self.segment_count, layouts.ANGLE_SEGMENT_STATE)
-        self.joint_output = np.zeros(self.segment_count + self.chain_count, layouts.ANGLE_JOINT_OUTPUT)
-        self.segment_output = np.zeros(self.segment_count, layouts.ANGLE_SEGMENT_OUTPUT)
-        self.chain_target = np.zeros(self.chain_count, layouts.ANGLE_CHAIN_TARGET)
+        super().__init__(chain_set)
         self.local_angle = np.zeros(self.segment_count, F)
-
-    # -- interface ------------------------------------------------------------------------
-    def upload_rig(self, chain_rig, segment_rig):
-        self.chain_rig = chain_rig.copy()
-        self.segment_rig = segment_rig.copy()
 
     def upload_targets(self, chain_target, local_angle):
         self.chain_target = chain_target.copy()
         self.local_angle = np.asarray(local_angle, F).copy()
-
-    def write_state(self, chain_state, segment_state):
-        self.chain_state = chain_state.copy()
-        self.segment_state = segment_state.copy()
-
-    def read(self, name):
-        return getattr(self, name).copy()
 
     def run_frame(self, params):
         size = layouts.FRAME_PARAMS.itemsize
@@ -77,7 +58,7 @@ class ReferenceAngleBackend:
             if not n or not chains.size:
                 continue
             alphas = all_alphas[level * stride: level * stride + n]
-            depth = self._depth_lists(chains)
+            depth = self.depth_lists(chains)
             h, inv_path_step = F(schedule["substep"]), F(schedule["inv_path_step"])
             for j in range(n):
                 self.substep(s, alphas[j], chains, depth, h, inv_path_step)
@@ -90,12 +71,6 @@ class ReferenceAngleBackend:
         s.store(self)
         self.write_output(s, sigma)
 
-    def _depth_lists(self, chains):
-        """The (chains, segments) per depth, kept to the given chains."""
-        keep = np.zeros(self.chain_count, bool)
-        keep[chains] = True
-        return [(ch[keep[ch]], seg[keep[ch]]) for ch, seg in zip(self._chains_at, self._segments_at)]
-
     # -- stages (named as in angle_chains.comp) --------------------------------------------
     def apply_teleport(self, s):
         """SPEC section 5: snap or carry flagged chains, reset P_prev, V_prev, last targets."""
@@ -105,7 +80,7 @@ class ReferenceAngleBackend:
         snap = flag == layouts.TELEPORT_SNAP
         turn = wrap_angle(s.root_angle_pose - s.last_root_angle)
         phi_parent = s.root_angle_pose.copy()
-        for ch, seg in zip(self._chains_at, self._segments_at):
+        for ch, seg in self.depth_lists():
             keep = flag[ch] == layouts.TELEPORT_KEEP_SHAPE
             snapped = snap[ch]
             phi = wrap_angle(phi_parent[ch] + s.local_angle[seg])
@@ -183,7 +158,7 @@ class ReferenceAngleBackend:
         self.joint_output["position"][first_joint] = base
         self.joint_output["raw_position"][first_joint] = raw_base
         st = self.segment_state
-        for d, (ch, seg) in enumerate(zip(self._chains_at, self._segments_at)):
+        for d, (ch, seg) in enumerate(self.depth_lists()):
             length = self.segment_rig["length"][seg]
             phi, prev = st["angle"][seg], st["prev_angle"][seg]
             sg = sigma[ch]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import layouts
+from .walk import DepthWalkBackend
 
 F = np.float32
 MIN_LENGTH = F(1e-6)
@@ -122,32 +123,21 @@ def slide_out_of_plane(base, rest_length, n, offset, x, v, active):
     return np.where(ok[..., None], new_x, x), np.where(ok[..., None], new_v, v)
 
 
-class ReferencePointBackend:
-    """Point chains in numpy (float32)."""
+class ReferencePointBackend(DepthWalkBackend):
+    """Point chains in numpy (float32). See :mod:`gpu_jiggle.backends` for the interface."""
 
-    name = "cpu"
+    DTYPES = {"chain_state": (layouts.POINT_CHAIN_STATE, "chain"),
+              "segment_state": (layouts.POINT_SEGMENT_STATE, "segment"),
+              "joint_output": (layouts.POINT_JOINT_OUTPUT, "joint"),
+              "segment_output": (layouts.POINT_SEGMENT_OUTPUT, "segment"),
+              "chain_target": (layouts.POINT_CHAIN_TARGET, "chain")}
 
     def __init__(self, chain_set):
-        counts = chain_set.segment_counts
-        self.chain_count = chain_set.chain_count
-        self.segment_count = chain_set.segment_count
-        max_depth = int(counts.max()) if counts.size else 0
-        self._chains_at = [np.flatnonzero(counts > d) for d in range(max_depth)]
-        self._segments_at = [chain_set.first_segment[ch] + d for d, ch in enumerate(self._chains_at)]
-        self.chain_state = np.zeros(self.chain_count, layouts.POINT_CHAIN_STATE)
-        self.segment_state = np.zeros(self.segment_count, layouts.POINT_SEGMENT_STATE)
-        self.joint_output = np.zeros(self.segment_count + self.chain_count, layouts.POINT_JOINT_OUTPUT)
-        self.segment_output = np.zeros(self.segment_count, layouts.POINT_SEGMENT_OUTPUT)
-        self.chain_target = np.zeros(self.chain_count, layouts.POINT_CHAIN_TARGET)
+        super().__init__(chain_set)
         self.joint_offset = np.zeros((self.segment_count, 4), F)
         self.colliders = {"spheres": np.zeros(0, layouts.SPHERE_COLLIDER),
                           "capsules": np.zeros(0, layouts.CAPSULE_COLLIDER),
                           "planes": np.zeros(0, layouts.PLANE_COLLIDER)}
-
-    # -- interface --------------------------------------------------------------------------
-    def upload_rig(self, chain_rig, segment_rig):
-        self.chain_rig = chain_rig.copy()
-        self.segment_rig = segment_rig.copy()
 
     def upload_targets(self, chain_target, joint_offset):
         self.chain_target = chain_target.copy()
@@ -155,13 +145,6 @@ class ReferencePointBackend:
 
     def upload_colliders(self, spheres, capsules, planes):
         self.colliders = {"spheres": spheres.copy(), "capsules": capsules.copy(), "planes": planes.copy()}
-
-    def write_state(self, chain_state, segment_state):
-        self.chain_state = chain_state.copy()
-        self.segment_state = segment_state.copy()
-
-    def read(self, name):
-        return getattr(self, name).copy()
 
     def run_frame(self, params):
         size = layouts.POINT_FRAME_PARAMS.itemsize
@@ -192,9 +175,7 @@ class ReferencePointBackend:
 
     def _run_schedule(self, f, header, schedule, alphas, chains):
         """The substeps of one level of detail, for its chains."""
-        keep = np.zeros(self.chain_count, bool)
-        keep[chains] = True
-        depth = [(ch[keep[ch]], seg[keep[ch]]) for ch, seg in zip(self._chains_at, self._segments_at)]
+        depth = self.depth_lists(chains)
         rig, chain_rig = self.segment_rig, self.chain_rig
         mask = chain_rig["collider_mask"]
         influence = chain_rig["world_influence"]
@@ -350,7 +331,7 @@ class ReferencePointBackend:
         prev_base = np.zeros((self.chain_count, 3), F)
         cur_base = np.zeros((self.chain_count, 3), F)
         animated_base = np.zeros((self.chain_count, 3), F)
-        for d, (ch, seg) in enumerate(zip(self._chains_at, self._segments_at)):
+        for d, (ch, seg) in enumerate(self.depth_lists()):
             sigma = sigma_per_chain[ch][:, None]
             prev, cur = ss["prev_position"][seg, :3], ss["position"][seg, :3]
             prev_dir = prev - prev_base[ch]
