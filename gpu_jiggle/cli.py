@@ -86,7 +86,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     p = sub.add_parser("verify", help="run the SPEC section 8 property checks, print a table, write plots",
-                       description="Run the SPEC section 8 property checks on angle chains; prints a table and "
+                       description="Run the SPEC section 8 property checks on angle chains and on point chains "
+                                   "(rows 'point ...', with gravity and wind on and off); prints a table and "
                                    "writes PNG plots. Exits 1 when a check fails.")
     p.add_argument("--backend", choices=("auto", "gpu", "cpu"), default="auto",
                    help="gpu: GLSL compute shaders; cpu: numpy reference; auto (default): gpu when an "

@@ -8,8 +8,10 @@ import sys
 from gpu_jiggle import cli
 from gpu_jiggle import context as gl_context_module
 
-CHECK_TITLES = ["1 free decay", "2 rest", "3 frame rates", "4 wraparound", "5 teleport", "6 cross-check"]
-PLOTS = ["decay.png", "rest.png", "frame_rates.png", "wraparound.png", "teleport.png"]
+CHECK_TITLES = ["1 free decay", "2 rest", "3 frame rates", "4 wraparound", "5 teleport", "6 cross-check",
+                "point 1 free decay", "point 2 rest", "point 3 frame rates", "point 5 teleport", "point 6 cross-check"]
+PLOTS = ["decay.png", "rest.png", "frame_rates.png", "wraparound.png", "teleport.png",
+         "point_decay.png", "point_rest.png", "point_frame_rates.png", "point_teleport.png"]
 
 
 def run_cli(*args, timeout=300):
@@ -47,9 +49,10 @@ def test_verify_gpu(gl, tmp_path):
     proc = run_cli("verify", "--backend", "gpu", "--out", str(out))
     assert "backend: gpu" in proc.stdout
     check_verify_output(proc, out)
-    # With a context the cross-check runs and writes its plot.
+    # With a context the cross-checks run and write their plots.
     assert "skipped" not in proc.stdout.split("\n\n")[0]
     assert (out / "cross_check.png").is_file()
+    assert (out / "point_cross_check.png").is_file()
 
 
 def test_info_prints_the_renderer(gl):
