@@ -1,0 +1,136 @@
+"""The window/headless frame loop's parts: parameters, the session's controls, the text
+panel, the frame-rate cap and the GPU timer."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from gpu_jiggle.draw3d import OffscreenTarget
+from gpu_jiggle.viewer import FrameLimiter, GpuTimer, Parameter, Session, TextPanel, parse_size
+
+
+class CountingDemo:
+    """A stand-in demo: counts steps, clears to a colour, refuses one parameter value."""
+
+    name, title = "test", "test demo"
+
+    def __init__(self, ctx, args):
+        self.steps, self.dts, self.teleports = 0, [], 0
+        self.parameters = [Parameter("f", "f (Hz)", 2.0, 0.5, 4.0, step=0.5),
+                           Parameter("count", "count", 100, 10, 1000, kind="int", log=True, step=2.0, rebuild=True),
+                           Parameter("lod", "lod", True, kind="toggle", letter="L")]
+
+    def step(self, dt):
+        self.steps += 1
+        self.dts.append(dt)
+
+    def draw(self, framebuffer, debug):
+        framebuffer.use()
+        framebuffer.clear(0.1, 0.5 if debug else 0.2, 0.3, 1.0, depth=1.0)
+
+    def set_parameter(self, key, value):
+        if key == "f" and value > 3.0:
+            raise ValueError(f"f = {value} is unstable")
+
+    def teleport(self):
+        self.teleports += 1
+
+    def status(self):
+        return [f"{self.steps} steps"]
+
+    def release(self):
+        pass
+
+
+class Args:
+    fps_cap = 60
+    debug = False
+
+
+def test_parameters_step_within_their_range():
+    p = Parameter("f", "f", 2.0, 0.5, 4.0, step=0.5)
+    assert p.nudged(1) == 2.5 and p.nudged(-1) == 1.5
+    p.value = 3.9
+    assert p.nudged(1) == 4.0
+    n = Parameter("n", "n", 100, 10, 150, kind="int", log=True, step=2.0)
+    assert n.nudged(1) == 150 and n.nudged(-1) == 50 and isinstance(n.nudged(-1), int)
+    t = Parameter("t", "t", True, kind="toggle", letter="T")
+    assert t.nudged(1) is False and "on" in t.text()
+    assert parse_size("320x200") == (320, 200)
+    with pytest.raises(ValueError, match="WIDTHxHEIGHT"):
+        parse_size("big")
+
+
+def test_session_pause_step_controls_and_refusals(gl):
+    session = Session(gl, CountingDemo, Args())
+    target = OffscreenTarget(gl, (64, 48), samples=0)
+    try:
+        demo = session.demo
+        session.frame(target.framebuffer, 0.02)
+        session.paused = True
+        session.frame(target.framebuffer, 0.02)
+        assert demo.steps == 1, "paused: drawn, not stepped"
+        session.step_once = True
+        session.frame(target.framebuffer, 0.5)
+        assert demo.steps == 2 and demo.dts[-1] == pytest.approx(1 / 60), "a single step is 1/60 s"
+        session.nudge(1)
+        session.nudge(1)
+        assert demo.parameters[0].value == 3.0
+        session.nudge(1)  # 3.5 is refused: the value stays, the reason is shown
+        assert demo.parameters[0].value == 3.0 and "unstable" in session.current_message()
+        assert session.toggle("L") and demo.parameters[2].value is False
+        session.cycle_cap()
+        assert session.limiter.cap == 144
+        session.teleport()
+        assert demo.teleports == 1
+        lines = session.panel_lines()
+        assert any("PAUSED" in line for line in lines) and any(line.startswith("> f (Hz): 3.00") for line in lines)
+    finally:
+        target.release()
+        session.release()
+
+
+def test_text_panel_draws_its_lines(gl):
+    target = OffscreenTarget(gl, (200, 120), samples=0)
+    panel = TextPanel(gl)
+    try:
+        target.framebuffer.use()
+        target.framebuffer.clear(1.0, 1.0, 1.0, 1.0)
+        panel.draw(target.framebuffer, ["frame 16.7 ms", "solver 2.0 ms"])
+        pixels = target.pixels().astype(int)
+        assert pixels[12:40, 10:60].mean() < 200, "a dark panel with light text in the top-left corner"
+        assert (pixels[12:40, 10:100] > 200).all(axis=-1).any(), "some text pixels"
+        assert (pixels[100:, 150:] == 255).all(), "the rest untouched"
+    finally:
+        panel.release()
+        target.release()
+
+
+def test_frame_limiter_caps_the_rate():
+    limiter = FrameLimiter(144)
+    started = time.perf_counter()
+    for _ in range(15):
+        limiter.wait()
+    elapsed = time.perf_counter() - started
+    assert elapsed >= 14 / 144 - 0.005
+    limiter.cap = None
+    started = time.perf_counter()
+    for _ in range(100):
+        limiter.wait()
+    assert time.perf_counter() - started < 0.05
+
+
+def test_gpu_timer_reads_past_queries(gl):
+    timer = GpuTimer(gl, depth=2)
+    data = np.zeros(1 << 16, np.float32).tobytes()
+    buffer = gl.buffer(reserve=len(data))
+    for _ in range(4):
+        with timer.measure():
+            buffer.write(data)
+    buffer.release()
+    if timer.available:
+        assert timer.last_ms is not None and timer.last_ms >= 0.0
+    else:
+        assert timer.last_ms is None
