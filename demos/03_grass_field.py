@@ -153,12 +153,16 @@ def make_chain_set(field: Field, tip_hz: float = FREQUENCY_HZ, gravity: float = 
 
 
 # -- the ball ------------------------------------------------------------------------------------------
+def ball_period(side: float) -> float:
+    """Seconds per loop of :func:`ball_path` (about :data:`BALL_SPEED` on average)."""
+    return 2.0 * math.pi * math.hypot(0.32 * side, 0.36 * side) / BALL_SPEED
+
+
 def ball_path(t: float, side: float) -> np.ndarray:
     """(3,) m: the ball's centre at ``t`` s, on a figure of eight over the near half of the
     field (toward the default camera), resting on the ground."""
     ax, az = 0.32 * side, 0.18 * side
-    period = 2.0 * math.pi * math.hypot(ax, 2.0 * az) / BALL_SPEED  # about BALL_SPEED on average
-    w = 2.0 * math.pi / period
+    w = 2.0 * math.pi / ball_period(side)
     return np.array([ax * math.sin(w * t), BALL_RADIUS, 0.12 * side + az * math.sin(2.0 * w * t)])
 
 
@@ -313,7 +317,7 @@ class GrassField:
     def teleport(self) -> None:
         """The ball jumps half a loop along its path: its collider snaps there instead of
         sweeping through the grass between."""
-        self.ball_time += 0.5 * 2.0 * math.pi * math.hypot(0.32, 0.36) * self.field.side / BALL_SPEED
+        self.ball_time += 0.5 * ball_period(self.field.side)
         self._snap = True
 
     # -- drawing ---------------------------------------------------------------------------------------------
