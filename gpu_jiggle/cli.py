@@ -1,6 +1,7 @@
 """The ``gpu-jiggle`` command: ``verify`` runs the SPEC section 8 checks, ``info`` describes the
 OpenGL context the GPU backend would run on, ``bake`` writes spring motion into a glTF copy
-(:mod:`gpu_jiggle.bake`).
+(:mod:`gpu_jiggle.bake`), ``render`` draws a character with its springs to a video headless
+(:mod:`gpu_jiggle.render`), ``play`` shows it in a window (:mod:`gpu_jiggle.play`).
 
 Exit status: 0 when everything passed (``info``: always, with or without a context), 1 when a
 check failed, 2 when the command could not run (e.g. ``--backend gpu`` without OpenGL 4.3).
@@ -12,7 +13,7 @@ import logging
 import sys
 import time
 
-from . import __version__, bake
+from . import __version__, bake, play, render
 from . import context as gl
 
 DEFAULT_OUT = "out/verify"
@@ -99,6 +100,8 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Describe the OpenGL context the GPU backend would run on.")
     p.set_defaults(run=cmd_info)
     bake.add_command(sub)
+    render.add_command(sub)
+    play.add_command(sub)
     return parser
 
 

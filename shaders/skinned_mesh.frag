@@ -1,0 +1,35 @@
+#version 330
+// Base colour (texture times factor) lit like the other meshes of the 3D renderer
+// (shaders/draw3d_mesh.frag): hemisphere ambient between ground and sky colours, one
+// directional light (Lambert), a soft Blinn-Phong highlight and distance fog.
+
+uniform sampler2D u_base_colour_texture;  // RGBA; a 1x1 white texture when the material has none
+uniform vec4 u_base_colour_factor;        // RGBA multiplier (glTF baseColorFactor)
+uniform vec3 u_eye;                       // camera position, world space
+uniform vec3 u_light_direction;           // unit, world space, toward the light
+uniform vec3 u_sky_colour;                // fog and upper ambient colour
+uniform vec3 u_ground_colour;             // lower ambient colour
+uniform vec2 u_fog;                       // distances where fog starts and where it is complete
+uniform float u_highlight;                // strength of the highlight (0: matte)
+
+in vec3 v_world;
+in vec3 v_normal;
+in vec2 v_uv;
+
+out vec4 f_colour;
+
+void main() {
+    vec4 base = texture(u_base_colour_texture, v_uv) * u_base_colour_factor;
+    vec3 n = normalize(v_normal);
+    if (!gl_FrontFacing) {
+        n = -n;  // double-sided or inside-out parts seen from behind
+    }
+    vec3 view = normalize(u_eye - v_world);
+    vec3 ambient = mix(u_ground_colour, u_sky_colour, 0.5 + 0.5 * n.y) * 0.5;
+    float diffuse = max(dot(n, u_light_direction), 0.0);
+    vec3 half_vector = normalize(u_light_direction + view);
+    float highlight = pow(max(dot(n, half_vector), 0.0), 24.0) * u_highlight * step(0.0, diffuse);
+    vec3 lit = base.rgb * (ambient + 0.7 * diffuse) + vec3(highlight);
+    float fog = smoothstep(u_fog.x, u_fog.y, length(u_eye - v_world));
+    f_colour = vec4(mix(lit, u_sky_colour, fog), base.a);
+}

@@ -1,0 +1,217 @@
+"""``gpu-jiggle render``: the Fox skinned and textured on the GPU, headless, to GIF, PNGs and
+MP4; the side-by-side compare; where the character travels; bad input."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from gpu_jiggle import cli
+from gpu_jiggle.draw3d import Camera, OffscreenTarget
+from gpu_jiggle.render import (Framing, SkinnedMeshes, ground_speed, make_pipeline, open_character, output_kind, render,
+                               skin_on_host)
+
+ROOT = Path(__file__).resolve().parent.parent
+FOX = ROOT / "data" / "fox" / "Fox.gltf"
+RIG = ROOT / "rigs" / "fox.toml"
+
+
+def hue_saturation_value(pixels: np.ndarray):
+    """(H, W, 3) uint8 RGB → hue in degrees [0, 360), saturation and value in [0, 1]."""
+    p = pixels.astype(np.float64) / 255.0
+    high, low = p.max(axis=-1), p.min(axis=-1)
+    spread = np.maximum(high - low, 1e-9)
+    r, g, b = p[..., 0], p[..., 1], p[..., 2]
+    hue = np.where(high == r, ((g - b) / spread) % 6.0,
+                   np.where(high == g, (b - r) / spread + 2.0, (r - g) / spread + 4.0)) * 60.0
+    return hue, np.where(high > 0, (high - low) / np.maximum(high, 1e-9), 0.0), high
+
+
+def fox_orange(pixels: np.ndarray) -> np.ndarray:
+    """Mask of the fox's lit orange fur: the texture's orange, lit or in shade. Nothing else in
+    the scene is orange (the sky is pale blue, the ground grey-green, the shadow dark green)."""
+    h, s, v = hue_saturation_value(pixels)
+    return (h >= 15) & (h <= 45) & (s > 0.5) & (v > 0.3)
+
+
+def fox_dark_brown(pixels: np.ndarray) -> np.ndarray:
+    """Mask of the dark brown of the legs and ear backs (the texture's second colour)."""
+    h, s, v = hue_saturation_value(pixels)
+    return (h >= 5) & (h <= 45) & (s > 0.45) & (v > 0.08) & (v <= 0.3)
+
+
+def middle(pixels: np.ndarray, fraction: float = 0.6) -> np.ndarray:
+    h, w, _ = pixels.shape
+    dh, dw = int(h * (1 - fraction) / 2), int(w * (1 - fraction) / 2)
+    return pixels[dh:h - dh, dw:w - dw]
+
+
+@pytest.fixture(scope="module")
+def fox():
+    return open_character(FOX, RIG)
+
+
+# -- GPU skinning ---------------------------------------------------------------------------------
+def test_gpu_skinning_matches_the_host(gl, fox):
+    """The vertex shader's skinning puts the mesh where numpy's does: every projected
+    host-skinned vertex of a running pose lands on a drawn pixel, and the drawn silhouette
+    spans the same box."""
+    character, rig = fox
+    frame = make_pipeline(character, rig, "Run", springs=False, travel=0).step(0.37, 1 / 30)
+    framing = Framing.of(character)
+    size = (200, 120)
+    camera = framing.camera(size[0] / size[1])
+    with OffscreenTarget(gl, size, samples=0) as target:
+        meshes = SkinnedMeshes(gl, character)
+        try:
+            target.framebuffer.clear(0.0, 0.0, 0.0, 1.0)
+            meshes.draw(target.framebuffer, camera, frame.world_matrices)
+            drawn = target.pixels().max(axis=-1) > 0
+        finally:
+            meshes.release()
+    points = skin_on_host(character, character.meshes[0], frame.world_matrices)
+    clip = np.c_[points, np.ones(len(points))] @ camera.view_projection(size[0] / size[1]).T
+    ndc = clip[:, :2] / clip[:, 3:]
+    x = np.clip(((ndc[:, 0] + 1) / 2 * size[0]).astype(int), 0, size[0] - 1)
+    y = np.clip(((1 - ndc[:, 1]) / 2 * size[1]).astype(int), 0, size[1] - 1)
+    near = np.zeros_like(drawn)
+    for dy in (-1, 0, 1):  # a vertex on the silhouette may round to the pixel beside it
+        for dx in (-1, 0, 1):
+            near |= np.roll(np.roll(drawn, dy, axis=0), dx, axis=1)
+    assert near[y, x].mean() > 0.97, "host-skinned vertices should fall on the drawn mesh"
+    rows, cols = np.nonzero(drawn)
+    assert abs(cols.min() - x.min()) <= 2 and abs(cols.max() - x.max()) <= 2
+    assert abs(rows.min() - y.min()) <= 2 and abs(rows.max() - y.max()) <= 2
+
+
+def test_ground_speed_of_the_fox_clips(fox):
+    character, _ = fox
+    run, run_dir = ground_speed(character, character.clip("Run"))
+    walk, _ = ground_speed(character, character.clip("Walk"))
+    survey, _ = ground_speed(character, character.clip("Survey"))
+    assert survey == 0.0, "looking around on the spot is not travelling"
+    assert 60 < walk < run < 400, (walk, run)  # the model's unit is about a centimetre
+    np.testing.assert_allclose(run_dir, [0, 0, 1], atol=0.02)  # the Fox faces +z
+
+
+# -- render ----------------------------------------------------------------------------------------
+def test_render_gif_shows_the_textured_fox_running(gl, tmp_path):
+    out = tmp_path / "fox.gif"
+    result = render(FOX, RIG, "Run", out, seconds=0.5, fps=10, size=(240, 136), samples=0, progress=False)
+    assert result.path == out and result.kind == "gif" and result.frames == 5 and result.backend == "gpu"
+    assert result.travel > 100
+    gif = Image.open(out)
+    assert gif.n_frames == 5 and gif.size == (240, 136)
+    frames = []
+    for k in range(gif.n_frames):
+        gif.seek(k)
+        frames.append(np.asarray(gif.convert("RGB")))
+    for pixels in frames:
+        centre = middle(pixels)
+        assert fox_orange(centre).sum() > 600, "the fox's orange fur should fill the middle"
+        assert fox_dark_brown(centre).sum() > 30, "its dark brown legs (the texture's other colour)"
+        assert fox_orange(pixels).sum() < 0.5 * fox_orange(pixels).size, "framed, not filling the image"
+    assert np.any(frames[0] != frames[3], axis=-1).sum() > 500, "it runs: the frames differ"
+
+
+def test_compare_differs_where_the_tail_is(gl, tmp_path, fox):
+    """Left: keyframes only; right: springs. The halves differ most around the tail (and the
+    ear tufts), not in the body."""
+    character, rig = fox
+    out = tmp_path / "frames"
+    size = (480, 200)
+    fps, seconds = 10, 0.9
+    result = render(FOX, RIG, "Run", out, seconds=seconds, fps=fps, compare=True, size=size, samples=0,
+                    progress=False)
+    assert result.kind == "png" and result.frames == 9
+    files = sorted(out.glob("frame_*.png"))
+    assert len(files) == 9
+    pixels = np.asarray(Image.open(files[-1]).convert("RGB"))
+    assert pixels.shape == (size[1], size[0], 3)
+    half = size[0] // 2
+    left, right = pixels[:, :half], pixels[:, half:]
+    band = slice(40, None)  # below the labels
+    for side in (left, right):
+        assert fox_orange(side[band]).sum() > 800
+    differs = np.any(np.abs(left.astype(int) - right.astype(int)) > 40, axis=-1)
+    differs[:40] = False
+    # where the tail is: its joints (animated and simulated) projected with the render's camera
+    pipeline = make_pipeline(character, rig, "Run", travel="auto")
+    t = (result.frames - 1) / fps
+    for k in range(result.frames):
+        frame = pipeline.step(k / fps, 1 / fps)
+    camera = Framing.of(character).camera(half / size[1], follow=pipeline.root_offset(t))
+    tail = np.vstack([frame.chain_targets[0], frame.chain_positions[0]])
+    clip = np.c_[tail, np.ones(len(tail))] @ camera.view_projection(half / size[1]).T
+    ndc = clip[:, :2] / clip[:, 3:]
+    x, y = (ndc[:, 0] + 1) / 2 * half, (1 - ndc[:, 1]) / 2 * size[1]
+    margin = 25
+    box = np.zeros_like(differs)
+    box[max(int(y.min()) - margin, 0):int(y.max()) + margin, max(int(x.min()) - margin, 0):int(x.max()) + margin] = True
+    assert differs[box].sum() > 150, "the tail should lag and swing differently with springs"
+    rows, cols = np.nonzero(differs)
+    body = (cols > x.max() + margin) & (cols < half * 0.7)  # the trunk, between the tail and the head
+    assert body.sum() < 0.25 * differs.sum(), "the body itself is the same in both halves"
+
+
+def test_render_mp4_from_the_command_line(gl, tmp_path, capsys):
+    import imageio.v2 as imageio
+
+    out = tmp_path / "clip.mp4"
+    rc = cli.main(["render", str(FOX), "--rig", str(RIG), "--animation", "Walk", "--seconds", "0.4", "--fps", "10",
+                   "--size", "200x120", "--samples", "0", "--no-progress", "--out", str(out)])
+    assert rc == 0
+    printed = capsys.readouterr().out
+    assert "rendered 'Walk'" in printed and "4 frames" in printed and str(out) in printed
+    reader = imageio.get_reader(out)
+    try:
+        frames = [np.asarray(f) for f in reader]
+    finally:
+        reader.close()
+    assert len(frames) == 4 and frames[0].shape == (120, 200, 3)
+    assert fox_orange(middle(frames[-1])).sum() > 300  # H.264 shifts colours a little; the fur stays orange
+
+
+def test_output_kinds(tmp_path):
+    assert output_kind(tmp_path / "a.mp4") == "mp4"
+    assert output_kind(tmp_path / "a.GIF") == "gif"
+    assert output_kind(tmp_path / "frames") == "png"
+    assert output_kind(tmp_path) == "png"
+    with pytest.raises(ValueError, match=r"expected a \.mp4 or \.gif file, or a folder"):
+        output_kind(tmp_path / "a.avi")
+
+
+# -- bad input ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("args, message", [
+    (["missing.gltf", "--rig", str(RIG), "--animation", "Run"], "missing.gltf: no such glTF file"),
+    ([str(FOX), "--rig", "missing.toml", "--animation", "Run"], "missing.toml: no such rig file"),
+    ([str(FOX), "--rig", str(RIG), "--animation", "Gallop"],
+     "no animation called 'Gallop'; the file's animations are: Survey, Walk, Run"),
+    ([str(FOX), "--rig", str(RIG), "--animation", "Run", "--seconds", "0"], "seconds = 0.0: expected a duration > 0"),
+])
+def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, args, message):
+    rc = cli.main(["render", *args, "--out", str(tmp_path / "x.gif"), "--no-progress"])
+    assert rc == 2
+    err = capsys.readouterr().err
+    assert err.startswith("gpu-jiggle render: ") and message in err
+    assert err.count("\n") == 1, err
+    assert not (tmp_path / "x.gif").exists()
+
+
+def test_bad_output_suffix(tmp_path, capsys):
+    rc = cli.main(["render", str(FOX), "--rig", str(RIG), "--animation", "Run", "--out", str(tmp_path / "x.avi")])
+    assert rc == 2
+    assert "expected a .mp4 or .gif file, or a folder" in capsys.readouterr().err
+
+
+def test_no_traceback_from_the_installed_command(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "gpu_jiggle", "render", str(FOX), "--rig", str(RIG), "--animation",
+                             "Trot", "--out", str(tmp_path / "x.mp4")], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines() == [
+        "gpu-jiggle render: Fox.gltf: no animation called 'Trot'; the file's animations are: Survey, Walk, Run"]
