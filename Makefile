@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup test demo verify bench clean
+.PHONY: setup test demo play verify bench clean
 
 setup: $(STAMP)
 
@@ -19,8 +19,17 @@ $(STAMP): pyproject.toml tools/setup-system.sh
 test: setup
 	$(PY) -m pytest -q
 
+DEMO_VIDEO := out/demo/fox_run_compare.mp4
+
+# The Fox's Run, keyframes alone (left) beside the springs (right), rendered headless (EGL).
 demo: setup
-	$(PY) demos/01_tail_2d.py --headless --out out/demo
+	$(VENV)/bin/gpu-jiggle render data/fox/Fox.gltf --rig rigs/fox.toml --animation Run --seconds 6 --fps 30 \
+		--compare --out $(DEMO_VIDEO)
+	@echo "demo video: $(abspath $(DEMO_VIDEO))"
+
+# The same in a window (needs a display): orbit, clips, live f/damping sliders, debug view.
+play: setup
+	$(VENV)/bin/gpu-jiggle play data/fox/Fox.gltf --rig rigs/fox.toml --animation Run
 
 verify: setup
 	$(VENV)/bin/gpu-jiggle verify --out out/verify
