@@ -77,25 +77,37 @@ class PointModel:
             self.origin = origin
             if new_rig:
                 self.rest_lengths = rest
+            self.pack_pose()
         return apply, new_rig
+
+    def pack_pose(self):
+        """Pack this frame's pose once, when it is set (or the origin moves): the pivots
+        relative to the origin and each tip's offset from its pivot, float64 → float32."""
+        cs = self.chain_set
+        joints = self.joint_positions
+        self._target = np.zeros(cs.chain_count, layouts.POINT_CHAIN_TARGET)
+        self._target["pivot"][:, :3] = joints[cs.first_joint] - self.origin
+        self._offsets = np.zeros((cs.segment_count, 4), np.float32)
+        self._offsets[:, :3] = joints[self._tip_joint] - joints[self._pivot_of_segment]
+        self._offsets_fresh = True
 
     @property
     def has_pose(self):
         return self.joint_positions is not None
 
     def targets(self, teleport, lod):
-        cs = self.chain_set
-        joints = self.joint_positions
-        target = np.zeros(cs.chain_count, layouts.POINT_CHAIN_TARGET)
-        target["pivot"][:, :3] = joints[cs.first_joint] - self.origin
+        """This frame's POINT_CHAIN_TARGET records (with teleport flags and levels of detail)
+        and the (S, 4) float32 joint offsets."""
+        target = self._target.copy()
         target["teleport"] = teleport
         target["lod"] = lod
-        offsets = np.zeros((cs.segment_count, 4), np.float32)
-        offsets[:, :3] = joints[self._tip_joint] - joints[self._pivot_of_segment]
-        return target, offsets
+        return target, self._offsets
 
     def upload(self, backend, teleport, lod):
-        backend.upload_targets(*self.targets(teleport, lod))
+        """Upload the targets (the offsets only when a new pose came) and the colliders."""
+        target, offsets = self.targets(teleport, lod)
+        backend.upload_targets(target, offsets if self._offsets_fresh else None)
+        self._offsets_fresh = False
         start = self.colliders if (self.snap_colliders or not self.applied_colliders.matches(self.colliders)) \
             else self.applied_colliders
         self._collider_start = start

@@ -240,6 +240,7 @@ class Solver:
             state[name][:, :3] = (state[name][:, :3].astype(np.float64) + shift).astype(np.float32)
         self._backend.write_state(state, self._backend.read("segment_state"))
         self._model.origin = new
+        self._model.pack_pose()
 
     def teleport(self, chains=None, keep_shape: bool = False) -> None:
         """Flag chains to jump with the next ``advance`` instead of being pulled (SPEC section 5).

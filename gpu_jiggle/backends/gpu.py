@@ -131,9 +131,11 @@ class GpuPointBackend(_GpuBackend):
             "segment_output": s * layouts.POINT_SEGMENT_OUTPUT.itemsize,
             "spheres": 0, "capsules": 0, "planes": 0})
 
-    def upload_targets(self, chain_target, joint_offset):
+    def upload_targets(self, chain_target, joint_offset=None):
+        """``joint_offset`` None: unchanged since the last upload."""
         self._write("chain_target", chain_target)
-        self._write("joint_offset", np.asarray(joint_offset, np.float32))
+        if joint_offset is not None:
+            self._write("joint_offset", np.asarray(joint_offset, np.float32))
 
     def upload_colliders(self, spheres, capsules, planes):
         self._write("spheres", spheres)

@@ -139,9 +139,11 @@ class ReferencePointBackend(DepthWalkBackend):
                           "capsules": np.zeros(0, layouts.CAPSULE_COLLIDER),
                           "planes": np.zeros(0, layouts.PLANE_COLLIDER)}
 
-    def upload_targets(self, chain_target, joint_offset):
+    def upload_targets(self, chain_target, joint_offset=None):
+        """``joint_offset`` None: unchanged since the last upload."""
         self.chain_target = chain_target.copy()
-        self.joint_offset = np.asarray(joint_offset, F).copy()
+        if joint_offset is not None:
+            self.joint_offset = np.asarray(joint_offset, F).copy()
 
     def upload_colliders(self, spheres, capsules, planes):
         self.colliders = {"spheres": spheres.copy(), "capsules": capsules.copy(), "planes": planes.copy()}
