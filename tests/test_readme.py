@@ -14,9 +14,12 @@ BLOCKS = re.findall(r"```python\n(.*?)```", README, re.S)
 def test_readme_example_runs(index, gl):
     namespace = {}
     exec(compile(BLOCKS[index], f"README.md example {index + 1}", "exec"), namespace)
-    assert namespace["solver"].backend == "gpu"
-    assert namespace["solver"].sim_time > 4.9
+    if "solver" in namespace:
+        assert namespace["solver"].backend == "gpu"
+        assert namespace["solver"].sim_time > 4.9
+    else:  # the character example
+        assert namespace["frame"].skinning_matrices[0].shape == (24, 4, 4)
 
 
 def test_readme_has_examples():
-    assert len(BLOCKS) >= 2
+    assert len(BLOCKS) >= 3
