@@ -33,6 +33,17 @@ Each :meth:`Pipeline.step` runs the four stages in this order, each also callabl
 The solver keeps state between steps: give frame times in order, with a fixed dt for one
 run (the solver's substeps make the result nearly independent of the frame rate, SPEC 2).
 :meth:`Pipeline.reset` starts over (the next step snaps every chain onto its pose).
+
+Between steps, without reaching into the solvers:
+
+- :meth:`Pipeline.set_parameters` changes f, ζ and the other spring values of one chain or
+  strand group live (``pipeline.set_parameters("tail", frequency=[3.0, 2.5, 2.0])``),
+  validated first, the motion going on from where it is;
+- :meth:`Pipeline.teleport` says the character jumps before the next step: the chains are
+  carried across (or snapped, ``keep_shape=False``) and the colliders start where they are
+  instead of sweeping through the jump (SPEC 5);
+- :meth:`Pipeline.solvers` and :meth:`Pipeline.solver_of` give the live
+  :class:`~gpu_jiggle.Solver` s for read-backs.
 """
 from __future__ import annotations
 
@@ -43,11 +54,15 @@ import numpy as np
 
 from . import quat
 from .ik3d import look_at, two_bone_ik_3d
+from .chains import PointChainSet
 from .rig import LookAtSpec, Rig, TwoBoneIKSpec
 from .skeleton import Pose
-from .solver import Solver
+from .solver import Solver, check_stable
 
 STAGES = ("keyframes", "constraints", "springs", "skinning")
+# what Pipeline.set_parameters changes: per segment, except world_influence (per chain);
+# gravity is not among them (it decides which solver a chain runs in: rig.solver_groups)
+LIVE_PARAMETERS = ("frequency", "damping_ratio", "particle_radius", "max_distance", "world_influence")
 
 
 @dataclass
@@ -139,6 +154,7 @@ class Pipeline:
         self.context = context
         self._solvers = None
         self._groups = []
+        self._teleport = None  # keep_shape of a teleport asked for, done by the next step
         self._rest = self.skeleton.rest_pose()
 
     # -- life cycle -------------------------------------------------------------------------
@@ -154,6 +170,84 @@ class Pipeline:
         """The backend the solvers run on (``"gpu"``/``"cpu"``), None before the first step."""
         return self._solvers[0].backend if self._solvers else None
 
+    def solvers(self) -> list:
+        """The live :class:`~gpu_jiggle.Solver` s, one per group of ``rig.solver_groups()``
+        (empty before the first step with springs, and after :meth:`reset`)."""
+        return list(self._solvers or [])
+
+    def solver_of(self, chain_name: str):
+        """``(solver, index)``: the live solver running the rig chain ``chain_name`` (e.g.
+        ``"tail"``, ``"mane[2]"``) and the chain's index among that solver's chains, or
+        None before the first step with springs. ValueError for an unknown name."""
+        index = self._chain_indices(chain_name, groups=False)[0]
+        for solver, (_, members) in zip(self._solvers or [], self._groups):
+            if index in members:
+                return solver, members.index(index)
+        return None
+
+    def set_parameters(self, chain_name: str, **changes) -> None:
+        """Change spring values of one rig chain, or of every strand of a strand group, from
+        the next step on, without resetting the motion (``Solver.set_parameters``).
+
+        Args:
+            chain_name: a chain's name (``"tail"``, ``"mane[2]"``) or a strand group's
+                (``"mane"``: all its strands).
+            changes: any of ``frequency``, ``damping_ratio`` (Hz; ≥ 0), ``particle_radius``,
+                ``max_distance`` (length unit), each a scalar or one value per segment of
+                the chain; ``world_influence``, a scalar in [0, 1].
+
+        The rig's chain specs take the new values too, so a :meth:`reset` (or another
+        pipeline on the same rig, when it next makes its solvers) keeps them.
+
+        Raises:
+            ValueError: an unknown chain, a bad value, or f/ζ the rig's substep cannot keep
+                stable (the message names the chain and gives the largest stable f).
+            TypeError: an unknown parameter, or non-numbers. A refused change leaves the
+                rig and the solvers as they were.
+        """
+        members = self._chain_indices(chain_name, groups=True)
+        unknown = [k for k in changes if k not in LIVE_PARAMETERS]
+        if unknown:
+            raise TypeError(f"set_parameters: unknown parameter {unknown[0]!r}; expected one of "
+                            f"{', '.join(LIVE_PARAMETERS)}")
+        if not changes:
+            return
+        chains = self.rig.chains
+        new = {}  # chain index -> {parameter: its new value, as ChainSpec holds it}
+        for i in members:  # each chain checked alone: indices in messages are along that chain
+            c = chains[i]
+            try:
+                one = PointChainSet(segment_counts=[c.segments],
+                                    **{k: changes.get(k, getattr(c, k)) for k in LIVE_PARAMETERS})
+                check_stable(one, self.rig.substep)
+            except (TypeError, ValueError) as exc:
+                raise type(exc)(f"{c.name}: {exc}") from None
+            new[i] = {k: float(one.world_influence[0]) if k == "world_influence" else np.array(getattr(one, k))
+                      for k in changes}
+        updates = []
+        for solver, (_, group) in zip(self._solvers or [], self._groups):
+            if any(i in new for i in group):
+                values = [new.get(i) or {k: getattr(chains[i], k) for k in changes} for i in group]
+                kwargs = {k: np.hstack([v[k] for v in values]) for k in changes}
+                solver.chain_set.replace(**kwargs)  # every solver checked before any one changes
+                updates.append((solver, kwargs))
+        for solver, kwargs in updates:
+            solver.set_parameters(**kwargs)
+        for i, values in new.items():
+            for k, v in values.items():
+                setattr(chains[i], k, v)
+
+    def teleport(self, keep_shape: bool = True) -> None:
+        """Say that the character jumps before the next step (SPEC 5): that step flags every
+        chain to jump (``Solver.teleport``: carried across with its shape and velocities, or
+        with ``keep_shape=False`` snapped onto its pose at rest) and starts the colliders
+        where they are instead of sweeping them through the jump. Before the first step (or
+        after a reset) there is nothing to carry: the chains start on their pose anyway."""
+        if not isinstance(keep_shape, (bool, np.bool_)):
+            raise TypeError(f"keep_shape: expected a bool, got {type(keep_shape).__name__}")
+        if self._solvers is not None:
+            self._teleport = bool(keep_shape)
+
     def reset(self) -> None:
         """Drop the spring state: the next step starts the chains on their pose."""
         self.release()
@@ -163,6 +257,18 @@ class Pipeline:
         for s in self._solvers or []:
             s.release()
         self._solvers = None
+        self._teleport = None
+
+    def _chain_indices(self, chain_name, groups: bool) -> list:
+        """Indices into ``rig.chains`` of the chain ``chain_name`` (or, with ``groups``, of
+        the strand group of that name); ValueError naming the rig's chains."""
+        chains = self.rig.chains if self.rig is not None else []
+        found = [i for i, c in enumerate(chains) if c.name == chain_name or (groups and c.group == chain_name)]
+        if not found:
+            names = list(dict.fromkeys([n for c in chains for n in ((c.group, c.name) if groups else (c.name,))]))
+            raise ValueError(f"chain_name = {chain_name!r}: no such chain"
+                             f"{' or strand group' if groups else ''} in the rig; it has: {', '.join(names) or 'none'}")
+        return found
 
     def __enter__(self):
         return self
@@ -241,6 +347,7 @@ class Pipeline:
         shapes = self.collider_shapes(world)
         if self._solvers is None:
             self._make_solvers()
+        teleport, self._teleport = self._teleport, None
         groups = self._collider_groups()
         sphere_groups = [groups[n] for n in shapes.sphere_names]
         capsule_groups = [groups[n] for n in shapes.capsule_names]
@@ -248,9 +355,12 @@ class Pipeline:
         rotations = [None] * len(self.rig.chains)
         substeps = 0
         for solver, (chain_set, members) in zip(self._solvers, self._groups):
+            if teleport is not None:
+                solver.teleport(keep_shape=teleport)
             solver.set_pose(joint_positions=np.concatenate([targets[i] for i in members]))
             solver.set_colliders(spheres=shapes.spheres, sphere_groups=sphere_groups,
-                                 capsules=shapes.capsules, capsule_groups=capsule_groups)
+                                 capsules=shapes.capsules, capsule_groups=capsule_groups,
+                                 snap=teleport is not None)
             substeps = solver.advance(dt)
             p = solver.positions()
             r = solver.segment_rotations()

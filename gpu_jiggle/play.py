@@ -16,7 +16,8 @@ across with their shape); D toggles the debug view (animated targets in magenta,
 chains in yellow, colliders); F cycles the frame-rate cap (30, 60, 144, uncapped); S turns
 the springs off and on; M stops or restarts the travel; Up/Down pick a slider, Left/Right
 move it (the clip, and f and ζ of each chain, which take effect at once through
-``Solver.set_parameters``, without resetting the motion).
+:meth:`Pipeline.set_parameters <gpu_jiggle.pipeline.Pipeline.set_parameters>`, without
+resetting the motion).
 """
 from __future__ import annotations
 
@@ -27,7 +28,6 @@ from types import SimpleNamespace
 import numpy as np
 
 from .render import CharacterView, make_pipeline, one_line, open_character
-from .spring import is_stable, stable_frequency
 from .viewer import FPS_CAPS, Parameter
 
 __all__ = ["CharacterPlayer", "play", "add_command", "run_command"]
@@ -111,7 +111,7 @@ class CharacterPlayer:
         offset = self.follow()
         if np.abs(offset[[0, 2]]).max() > far:  # keep the numbers small: jump back by whole ground tiles
             tile = 2 * self.view.tile
-            self.pipeline.teleport(-np.round(offset / tile) * tile * np.array([1.0, 0.0, 1.0]), self.frame)
+            self.pipeline.teleport(-np.round(offset / tile) * tile * np.array([1.0, 0.0, 1.0]))
 
     def draw(self, framebuffer, debug: bool) -> None:
         if self.frame is None:
@@ -139,34 +139,19 @@ class CharacterPlayer:
 
     def _tune(self, group: str, frequency: float | None = None, damping: float | None = None) -> None:
         """Scale the group's frequencies (or damping ratios) so that its root segment has the
-        new value, check stability, and hand the solver the new per-segment arrays."""
-        members = self.groups[group]
-        chains = self.rig.chains
-        new = {}
-        for i in members:
-            f, z = chains[i].frequency.copy(), chains[i].damping_ratio.copy()
-            base_f, base_z = self._base[i]
-            if frequency is not None:
-                f = base_f * (frequency / base_f[0])
-            if damping is not None:
-                z = base_z * (damping / base_z[0]) if base_z[0] > 0 else np.full_like(base_z, damping)
-            ok = is_stable(f, z, self.rig.substep)
-            if not ok.all():
-                k = int(np.flatnonzero(~ok)[0])
-                raise ValueError(f"{group}: f = {f[k]:.2f} Hz with damping ratio {z[k]:.2f} is unstable at the "
-                                 f"substep {self.rig.substep:.4g} s (largest stable: "
-                                 f"{stable_frequency(z[k], self.rig.substep):.2f} Hz)")
-            new[i] = (f, z)
-        for i, (f, z) in new.items():
-            chains[i].frequency, chains[i].damping_ratio = f, z
-        for solver, (_, group_members) in zip(self.pipeline.solvers(), self.rig.solver_groups()):
-            if any(i in new for i in group_members):
-                solver.set_parameters(frequency=np.concatenate([chains[i].frequency for i in group_members]),
-                                      damping_ratio=np.concatenate([chains[i].damping_ratio for i in group_members]))
+        new value, and hand them to the pipeline (checked there: a refused value changes
+        nothing). The strands of a group share one profile, so the first one's scales all."""
+        base_f, base_z = self._base[self.groups[group][0]]
+        changes = {}
+        if frequency is not None:
+            changes["frequency"] = base_f * (frequency / base_f[0])
+        if damping is not None:
+            changes["damping_ratio"] = base_z * (damping / base_z[0]) if base_z[0] > 0 else np.full_like(base_z, damping)
+        self.pipeline.set_parameters(group, **changes)
 
     def teleport(self) -> None:
         size = self.view.framing.size
-        self.pipeline.teleport((1.5 * size, 0.0, 2.0 * size), self.frame)
+        self.pipeline.teleport((1.5 * size, 0.0, 2.0 * size))
 
     def status(self) -> list:
         clip = self.clip

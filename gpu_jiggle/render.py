@@ -140,24 +140,13 @@ class TravellingPipeline(Pipeline):
         pose.translation[self._roots] += self.root_offset(time)
         return pose
 
-    def solvers(self) -> list:
-        """The live spring solvers (empty before the first step or without springs)."""
-        return list(self._solvers or [])
-
-    def teleport(self, jump, last_frame=None) -> None:
-        """Move the character by ``jump`` (3,) world from the next step on, carrying the
-        springs across with their shape (``Solver.teleport(keep_shape=True)``) and the
-        colliders snapped instead of swept (``last_frame``'s colliders, to keep their count)."""
-        self.offset = self.offset + np.asarray(jump, np.float64).reshape(3)
-        if not self.springs or last_frame is None or last_frame.colliders is None:
-            return
-        shapes = last_frame.colliders
-        groups = {c.name: c.group for c in self.rig.colliders}
-        for solver in self.solvers():
-            solver.teleport(keep_shape=True)
-            solver.set_colliders(spheres=shapes.spheres, sphere_groups=[groups[n] for n in shapes.sphere_names],
-                                 capsules=shapes.capsules, capsule_groups=[groups[n] for n in shapes.capsule_names],
-                                 snap=True)
+    def teleport(self, jump=(0.0, 0.0, 0.0), keep_shape: bool = True) -> None:
+        """Move the character by ``jump`` (3,) world from the next step on, the springs
+        carried across with their shape and the colliders snapped instead of swept
+        (:meth:`Pipeline.teleport <gpu_jiggle.pipeline.Pipeline.teleport>`)."""
+        jump = np.asarray(jump, np.float64).reshape(3)
+        super().teleport(keep_shape)
+        self.offset = self.offset + jump
 
 
 def make_pipeline(character, rig, clip, springs: bool = True, travel="auto", backend: str = "auto",

@@ -246,3 +246,170 @@ def test_bad_pipeline_input(fox, rig):
         pipeline.step(0.0, -1.0)
     with pytest.raises(ValueError, match="fps = 0.0"):
         next(pipeline.play(0.0, 1.0))
+
+
+# -- live changes between steps: solvers, set_parameters, teleport -----------------------------------
+def _solver_values(pipeline):
+    """Every live solver's spring values, copied."""
+    return [{k: np.array(getattr(s.chain_set, k)) for k in ("frequency", "damping_ratio", "particle_radius",
+                                                              "max_distance", "world_influence")}
+            for s in pipeline.solvers()]
+
+
+def _rig_values(rig):
+    return [(c.frequency.copy(), c.damping_ratio.copy(), c.particle_radius.copy(), c.max_distance.copy(),
+             c.world_influence) for c in rig.chains]
+
+
+def test_solvers_and_solver_of(fox, rig):
+    pipeline = Pipeline(fox, rig, "Run", backend="cpu")
+    assert pipeline.solvers() == [] and pipeline.solver_of("tail") is None
+    pipeline.step(0.0, 1 / FPS)
+    solvers = pipeline.solvers()
+    assert len(solvers) == len(rig.solver_groups()) == 2  # the tail's gravity differs from the strands'
+    solver, index = pipeline.solver_of("tail")
+    assert solver is solvers[0] and index == 0
+    np.testing.assert_array_equal(solver.chain_set.frequency[solver.chain_set.chain_slices()[index]],
+                                  rig.chains[0].frequency)
+    solver, index = pipeline.solver_of("mane[2]")
+    _, members = rig.solver_groups()[1]
+    assert solver is solvers[1] and rig.chains[members[index]].name == "mane[2]"
+    with pytest.raises(ValueError, match=r"chain_name = 'mane': no such chain in the rig; it has: tail, "):
+        pipeline.solver_of("mane")  # a group name is not one chain
+    pipeline.solvers().clear()  # a copy: the pipeline keeps its own
+    assert len(pipeline.solvers()) == 2
+    pipeline.reset()
+    assert pipeline.solvers() == []
+
+
+def test_set_parameters_live_on_a_chain_and_a_strand_group(fox, backend):
+    rig = load_rig(FOX_RIG, fox.skeleton)  # a fresh rig: set_parameters changes it
+    with Pipeline(fox, rig, "Run", backend=backend) as pipeline:
+        for frame in pipeline.play(FPS, 0.3):
+            pass
+        tail_solver, tail = pipeline.solver_of("tail")
+        time = tail_solver.sim_time
+        pipeline.set_parameters("tail", frequency=[3.0, 2.5, 2.0], damping_ratio=0.25)
+        pipeline.set_parameters("mane", damping_ratio=[0.2, 0.3, 0.4], world_influence=0.5)
+        assert pipeline.solver_of("tail") == (tail_solver, tail), "a change must not rebuild the solver"
+        segments = tail_solver.chain_set.chain_slices()[tail]
+        np.testing.assert_array_equal(tail_solver.chain_set.frequency[segments], [3.0, 2.5, 2.0])
+        np.testing.assert_array_equal(tail_solver.chain_set.damping_ratio[segments], [0.25] * 3)
+        np.testing.assert_array_equal(rig.chains[0].frequency, [3.0, 2.5, 2.0])
+        manes = [c for c in rig.chains if c.group == "mane"]
+        assert len(manes) == 6
+        for chain in manes:
+            np.testing.assert_array_equal(chain.damping_ratio, [0.2, 0.3, 0.4])
+            assert chain.world_influence == 0.5
+            solver, index = pipeline.solver_of(chain.name)
+            np.testing.assert_array_equal(solver.chain_set.damping_ratio[solver.chain_set.chain_slices()[index]],
+                                          [0.2, 0.3, 0.4])
+            assert solver.chain_set.world_influence[index] == 0.5
+        ears = [c for c in rig.chains if c.group.startswith("ear_tuft")]
+        assert all(np.all(c.damping_ratio == 0.3) and c.world_influence == 1.0 for c in ears)  # others untouched
+        frame = pipeline.step(frame.time + 1 / FPS, 1 / FPS)
+        assert tail_solver.sim_time > time, "the motion goes on from where it was"
+        assert all(np.isfinite(p).all() for p in frame.chain_positions)
+    # the rig keeps the change: new solvers start with it
+    with Pipeline(fox, rig, "Run", backend=backend) as again:
+        again.step(0.0, 1 / FPS)
+        solver, index = again.solver_of("tail")
+        np.testing.assert_array_equal(solver.chain_set.frequency[solver.chain_set.chain_slices()[index]],
+                                      [3.0, 2.5, 2.0])
+
+
+@pytest.mark.parametrize("name, changes, error, message", [
+    ("tail", dict(frequency=[3.0, 2.5, 80.0]), ValueError,
+     r"tail: frequency\[2\] = 80.0 Hz with damping_ratio\[2\] = 0.35 is unstable .*largest stable frequency"),
+    ("tail", dict(damping_ratio=0.2, frequency=-1.0), ValueError, r"tail: frequency\[0\] = -1.0: expected a finite value > 0"),
+    ("mane", dict(frequency=4.0, world_influence=1.5), ValueError,
+     r"mane\[0\]: world_influence\[0\] = 1.5: expected a value in \[0, 1\]"),
+    ("mane", dict(particle_radius=[0.1, 0.2]), ValueError, r"mane\[0\]: particle_radius: expected a scalar"),
+    ("tail", dict(damping_ratio="stiff"), TypeError, r"tail: damping_ratio: expected real numbers"),
+    ("tail", dict(frequency=3.0, gravity=[0.0, -9.8, 0.0]), TypeError,
+     r"unknown parameter 'gravity'; expected one of frequency, damping_ratio"),
+    ("tial", dict(frequency=3.0), ValueError, r"chain_name = 'tial': no such chain or strand group in the rig; "
+                                               r"it has: tail, ear_tuft_left, ear_tuft_left\[0\]"),
+])
+def test_refused_set_parameters_changes_nothing(fox, name, changes, error, message):
+    rig = load_rig(FOX_RIG, fox.skeleton)
+    control = Pipeline(fox, load_rig(FOX_RIG, fox.skeleton), "Run", backend="cpu")
+    pipeline = Pipeline(fox, rig, "Run", backend="cpu")
+    for k in range(6):
+        control.step(k / FPS, 1 / FPS)
+        pipeline.step(k / FPS, 1 / FPS)
+    rig_before, solvers_before = _rig_values(rig), _solver_values(pipeline)
+    with pytest.raises(error, match=message):
+        pipeline.set_parameters(name, **changes)
+    for a, b in zip(_rig_values(rig), rig_before):
+        for x, y in zip(a, b):
+            np.testing.assert_array_equal(x, y)
+    for a, b in zip(_solver_values(pipeline), solvers_before):
+        for key in a:
+            np.testing.assert_array_equal(a[key], b[key], err_msg=key)
+    for k in range(6, 12):  # and the motion is the one it would have been
+        expected, got = control.step(k / FPS, 1 / FPS), pipeline.step(k / FPS, 1 / FPS)
+        for p, q in zip(got.chain_positions, expected.chain_positions):
+            np.testing.assert_array_equal(p, q)
+    control.release()
+    pipeline.release()
+
+
+def test_set_parameters_before_the_first_step_goes_to_the_rig(fox):
+    rig = load_rig(FOX_RIG, fox.skeleton)
+    pipeline = Pipeline(fox, rig, "Run", backend="cpu")
+    pipeline.set_parameters("ear_tuft_left[1]", frequency=9.0)
+    np.testing.assert_array_equal(rig.chains[[c.name for c in rig.chains].index("ear_tuft_left[1]")].frequency, [9.0] * 3)
+    np.testing.assert_array_equal(rig.chains[[c.name for c in rig.chains].index("ear_tuft_left[0]")].frequency, [8.0] * 3)
+    pipeline.step(0.0, 1 / FPS)
+    solver, index = pipeline.solver_of("ear_tuft_left[1]")
+    np.testing.assert_array_equal(solver.chain_set.frequency[solver.chain_set.chain_slices()[index]], [9.0] * 3)
+    pipeline.release()
+
+
+def test_teleport_carries_or_snaps_the_springs_and_snaps_the_colliders(fox, rig, backend, monkeypatch):
+    from gpu_jiggle.render import TravellingPipeline
+
+    jump = np.array([3000.0, 0.0, -2000.0])
+    runs = {}
+    for how in ("still", "carried", "snapped", "yanked"):
+        with TravellingPipeline(fox, rig, "Run", backend=backend) as pipeline:
+            pipeline.teleport(keep_shape=True)  # before the first step: nothing to carry, nothing happens
+            frames, calls = [], []
+            for k in range(30):
+                if k == 20 and how != "still":
+                    for solver in pipeline.solvers():  # what the pipeline tells its solvers
+                        monkeypatch.setattr(solver, "teleport", lambda *a, _f=solver.teleport, **kw: (
+                            calls.append(("teleport", kw)), _f(*a, **kw))[1])
+                        monkeypatch.setattr(solver, "set_colliders", lambda *a, _f=solver.set_colliders, **kw: (
+                            calls.append(("colliders", kw["snap"])), _f(*a, **kw))[1])
+                    if how == "yanked":
+                        pipeline.offset = pipeline.offset + jump  # moved without saying so
+                    else:
+                        pipeline.teleport(jump, keep_shape=how == "carried")
+                frames.append(pipeline.step(k / FPS, 1 / FPS))
+                if k == 21 and how != "still":
+                    break
+        runs[how] = frames
+        if how == "carried":
+            assert calls[:4] == [("teleport", {"keep_shape": True}), ("colliders", True)] * 2  # two solvers
+            assert calls[4:] == [("colliders", False)] * 2, "only the step after the teleport snaps"
+        if how == "snapped":
+            assert calls[:4] == [("teleport", {"keep_shape": False}), ("colliders", True)] * 2
+        if how == "yanked":
+            assert calls == [("colliders", False)] * 4
+
+    def off_course(how):  # the chains against the still run's moved by the jump, after the jump
+        return max(np.abs(p - q - jump).max() for f, g in zip(runs[how][20:], runs["still"][20:22])
+                   for p, q in zip(f.chain_positions, g.chain_positions))
+
+    def off_pose(frame):
+        return max(np.abs(p - t).max() for p, t in zip(frame.chain_positions, frame.chain_targets))
+
+    print(f"after a jump of {np.linalg.norm(jump):.0f}: carried {off_course('carried'):.2f}, yanked "
+          f"{off_course('yanked'):.1f} off the still run; snapped {off_pose(runs['snapped'][20]):.2f}, still "
+          f"{off_pose(runs['still'][20]):.2f} off the pose")
+    assert off_course("carried") < 0.1 * off_course("yanked")
+    assert off_pose(runs["snapped"][20]) < 0.2 * off_pose(runs["still"][20])
+    with pytest.raises(TypeError, match="keep_shape: expected a bool, got str"):
+        Pipeline(fox, rig, "Run").teleport(keep_shape="yes")
