@@ -6,9 +6,10 @@ once and draws it into any moderngl framebuffer, later shapes over earlier ones.
 shaders are ``shaders/draw2d.vert`` and ``shaders/draw2d.frag``.
 
 It works on any moderngl context with OpenGL ≥ 3.3: the headless EGL one from
-:func:`gpu_jiggle.context.get_context` with an :class:`OffscreenTarget` read back into a
-PIL image, or a window's (``moderngl.create_context()`` on a glfw window), where an
-:class:`OffscreenTarget` is drawn and then blitted to ``ctx.screen``.
+:func:`gpu_jiggle.context.get_context` with an :class:`~gpu_jiggle.offscreen.OffscreenTarget`
+(here for short, as in :mod:`gpu_jiggle.draw3d`) read back into a PIL image, or a window's
+(``moderngl.create_context()`` on a glfw window), drawing into ``ctx.screen`` or into an
+:class:`OffscreenTarget` blitted there.
 
 Coordinates are world space in the caller's length unit; a view rectangle
 ``(x_min, y_min, x_max, y_max)`` says what part of the world fills the framebuffer, x right,
@@ -21,6 +22,7 @@ import numpy as np
 
 from . import validation
 from .glsl import program
+from .offscreen import OffscreenTarget
 
 __all__ = ["Renderer", "OffscreenTarget", "rgba"]
 
@@ -223,77 +225,3 @@ class Renderer:
             self._vbo = self.ctx.buffer(reserve=max(size, 1 << 16), dynamic=True)
             self._vao = self.ctx.vertex_array(self.program, [(self._vbo, VERTEX_FORMAT, *VERTEX_ATTRIBUTES)])
         self._vbo.write(data.tobytes())
-
-
-class OffscreenTarget:
-    """A multisampled colour framebuffer to draw into, and a resolved copy to read or show.
-
-    Args:
-        ctx: a moderngl context.
-        size: (width, height) in pixels.
-        samples: MSAA samples (clamped to what the context supports; 0 or 1 for none).
-
-    :attr:`framebuffer` is what a :class:`Renderer` draws into; :meth:`image` resolves and
-    reads it back as a PIL image (top row first); :meth:`blit_to` resolves it into another
-    framebuffer of the same size, e.g. a window's ``ctx.screen``.
-    """
-
-    def __init__(self, ctx, size, samples: int = 4):
-        width, height = (int(x) for x in size)
-        if width < 1 or height < 1:
-            raise ValueError(f"size = {tuple(size)}: expected positive (width, height)")
-        self.ctx = ctx
-        self.size = (width, height)
-        usable = min(int(samples), int(ctx.max_samples))
-        self.samples = usable if usable > 1 else 0
-        self._colour = ctx.renderbuffer(self.size, components=4, samples=self.samples)
-        self.framebuffer = ctx.framebuffer(color_attachments=[self._colour])
-        if self.samples:
-            self._resolved_colour = ctx.renderbuffer(self.size, components=4)
-            self._resolved = ctx.framebuffer(color_attachments=[self._resolved_colour])
-        else:
-            self._resolved_colour, self._resolved = None, self.framebuffer
-
-    def resolved(self):
-        """The single-sample framebuffer holding what was drawn (resolving MSAA first)."""
-        if self.samples:
-            self.ctx.copy_framebuffer(self._resolved, self.framebuffer)
-        return self._resolved
-
-    def pixels(self) -> np.ndarray:
-        """(height, width, 3) uint8 RGB, top row first."""
-        data = self.resolved().read(components=3, alignment=1)
-        rows = np.frombuffer(data, np.uint8).reshape(self.size[1], self.size[0], 3)
-        return rows[::-1].copy()
-
-    def image(self):
-        """The drawn picture as a ``PIL.Image`` (RGB)."""
-        from PIL import Image
-        return Image.fromarray(self.pixels(), "RGB")
-
-    def blit_to(self, framebuffer) -> None:
-        """Copy the resolved picture into ``framebuffer`` (same size), e.g. ``ctx.screen``."""
-        self.ctx.copy_framebuffer(framebuffer, self.resolved())
-
-    def release(self) -> None:
-        """Free the framebuffers and renderbuffers.
-
-        moderngl re-binds the framebuffer it last bound after making a new one; if that was
-        ours and is deleted, the bind fails with GL_INVALID_OPERATION. So when one of ours
-        is bound, the default framebuffer (the window's, or name 0 headless) is bound first.
-        """
-        ours = {fb.glo for fb in (self.framebuffer, self._resolved) if fb is not None}
-        if self.ctx.fbo is not None and self.ctx.fbo.glo in ours:
-            default = self.ctx.screen if self.ctx.screen is not None else self.ctx.detect_framebuffer(0)
-            default.use()
-        for obj in (self.framebuffer, self._colour, self._resolved if self.samples else None,
-                    self._resolved_colour):
-            if obj is not None:
-                obj.release()
-        self.framebuffer = self._colour = self._resolved = self._resolved_colour = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.release()

@@ -10,9 +10,10 @@ alpha-blended, depth-tested), then strands. Shaders: ``shaders/draw3d_mesh.vert/
 ``shaders/draw3d_strand.vert/.frag``.
 
 It works on any moderngl context with OpenGL ≥ 3.3: the headless EGL one from
-:func:`gpu_jiggle.context.get_context` with an :class:`OffscreenTarget` (colour + depth,
-multisampled) read back into a PIL image, or a glfw window's, drawing straight into
-``ctx.screen`` (create the window with a depth buffer; glfw's default has one).
+:func:`gpu_jiggle.context.get_context` with an :class:`~gpu_jiggle.offscreen.OffscreenTarget`
+(colour + depth, multisampled; here for short) read back into a PIL image, or a glfw
+window's, drawing straight into ``ctx.screen`` (create the window with a depth buffer;
+glfw's default has one).
 
 World space is right-handed, y up, in the caller's length unit (SPEC section 0); a
 :class:`Camera` says where it is seen from.
@@ -28,6 +29,7 @@ import numpy as np
 from . import validation
 from .draw2d import rgba
 from .glsl import program
+from .offscreen import OffscreenTarget
 
 __all__ = ["Camera", "Renderer", "OffscreenTarget", "rgba", "look_at", "perspective", "unit_sphere_triangles"]
 
@@ -374,67 +376,3 @@ def _set(prog, uniforms: dict) -> None:
     for key, value in uniforms.items():
         if key in prog:  # the GLSL compiler drops uniforms a stage does not use
             prog[key].value = value
-
-
-class OffscreenTarget:
-    """A multisampled colour + depth framebuffer to draw into, and a resolved colour copy.
-
-    Args:
-        ctx: a moderngl context. size: (width, height) in pixels.
-        samples: MSAA samples (clamped to what the context supports; 0 or 1 for none).
-
-    :attr:`framebuffer` is what a :class:`Renderer` draws into; :meth:`pixels` and
-    :meth:`image` resolve and read it back (top row first).
-    """
-
-    def __init__(self, ctx, size, samples: int = 4):
-        width, height = (int(x) for x in size)
-        if width < 1 or height < 1:
-            raise ValueError(f"size = {tuple(size)}: expected positive (width, height)")
-        self.ctx = ctx
-        self.size = (width, height)
-        usable = min(int(samples), int(ctx.max_samples))
-        self.samples = usable if usable > 1 else 0
-        self._colour = ctx.renderbuffer(self.size, components=4, samples=self.samples)
-        self._depth = ctx.depth_renderbuffer(self.size, samples=self.samples)
-        self.framebuffer = ctx.framebuffer(color_attachments=[self._colour], depth_attachment=self._depth)
-        if self.samples:
-            self._resolved_colour = ctx.renderbuffer(self.size, components=4)
-            self._resolved = ctx.framebuffer(color_attachments=[self._resolved_colour])
-        else:
-            self._resolved_colour, self._resolved = None, self.framebuffer
-
-    def resolved(self):
-        """The single-sample framebuffer holding what was drawn (resolving MSAA first)."""
-        if self.samples:
-            self.ctx.copy_framebuffer(self._resolved, self.framebuffer)
-        return self._resolved
-
-    def pixels(self) -> np.ndarray:
-        """(height, width, 3) uint8 RGB, top row first."""
-        data = self.resolved().read(components=3, alignment=1)
-        return np.frombuffer(data, np.uint8).reshape(self.size[1], self.size[0], 3)[::-1].copy()
-
-    def image(self):
-        """The drawn picture as a ``PIL.Image`` (RGB)."""
-        from PIL import Image
-        return Image.fromarray(self.pixels(), "RGB")
-
-    def release(self) -> None:
-        """Free the framebuffers and renderbuffers, binding the default framebuffer first when
-        one of ours is bound (see :meth:`gpu_jiggle.draw2d.OffscreenTarget.release`)."""
-        ours = {fb.glo for fb in (self.framebuffer, self._resolved) if fb is not None}
-        if self.ctx.fbo is not None and self.ctx.fbo.glo in ours:
-            default = self.ctx.screen if self.ctx.screen is not None else self.ctx.detect_framebuffer(0)
-            default.use()
-        for obj in (self.framebuffer, self._colour, self._depth, self._resolved if self.samples else None,
-                    self._resolved_colour):
-            if obj is not None:
-                obj.release()
-        self.framebuffer = self._colour = self._depth = self._resolved = self._resolved_colour = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.release()

@@ -39,7 +39,8 @@ import moderngl
 import numpy as np
 
 from .draw2d import rgba
-from .draw3d import Camera, OffscreenTarget, Renderer
+from .draw3d import Camera, Renderer
+from .offscreen import OffscreenTarget
 from .glsl import program
 from .pipeline import Pipeline
 

@@ -682,7 +682,7 @@ def run_headless(make_demo, args, default_frames: int = 120) -> int:
     from PIL import Image
 
     from .context import get_context
-    from .draw3d import OffscreenTarget
+    from .offscreen import OffscreenTarget
 
     try:
         ctx = get_context()
@@ -793,7 +793,7 @@ def run_window(make_demo, args, window, gui_reason: str = "") -> int:
     import glfw
     import moderngl
 
-    from .draw3d import OffscreenTarget
+    from .offscreen import OffscreenTarget
 
     session = panel = gui = target = None
     drag = {"at": None}
