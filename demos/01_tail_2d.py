@@ -18,24 +18,25 @@ Usage::
     python demos/01_tail_2d.py --headless      # PNG contact strip and GIF in out/demo
     python demos/01_tail_2d.py --frames 30 --screenshot shot.png   # window, then a screenshot
 
-Window keys: Esc quits, P pauses, T teleports the creature across the stage
-(``solver.teleport(keep_shape=True)``: the strands keep swinging instead of being dragged).
+Window keys (the frame loop and panel of :mod:`gpu_jiggle.viewer`): Esc quits, P pauses,
+N steps, T teleports the creature across the stage (``solver.teleport(keep_shape=True)``: the
+strands keep swinging instead of being dragged), F cycles the frame-rate cap, G hides the
+panel.
 """
 from __future__ import annotations
 
-import argparse
 import math
-import os
 import sys
 from dataclasses import dataclass
-from pathlib import Path
+from functools import partial
 
 import numpy as np
 
 from gpu_jiggle import AngleChainSet, Solver
-from gpu_jiggle.draw2d import OffscreenTarget, Renderer
+from gpu_jiggle.draw2d import Renderer
 from gpu_jiggle.ik import two_bone_fk_2d, two_bone_ik_2d
 from gpu_jiggle.keyframes import KeyframeTrack
+from gpu_jiggle.viewer import Demo, demo_parser, parse_demo_args, run, run_strip, spread_frames
 
 # -- stage --------------------------------------------------------------------------------------
 VIEW = (0.0, 0.0, 800.0, 500.0)  # the visible world rectangle (x_min, y_min, x_max, y_max), px
@@ -307,193 +308,63 @@ class Scene:
         self.solver.teleport(keep_shape=True)
 
 
-# -- headless: a contact strip and a GIF ------------------------------------------------------------
+# -- the demo: window and headless (gpu_jiggle.viewer) ---------------------------------------------
 STRIP_FRAMES = 8
-FRAME_SIZE = (480, 300)  # px of each headless frame (the world view scaled to fit)
-
-
-def run_headless(args) -> int:
-    """Render ``args.frames`` frames offscreen (EGL) at ``1/args.fps`` s each; write the
-    contact strip and the GIF into ``args.out``. Drawing needs OpenGL whichever backend
-    solves the springs."""
-    from PIL import Image
-
-    from gpu_jiggle.context import get_context
-
-    frames = args.frames if args.frames is not None else round(LOOP_SECONDS * args.fps)
-    try:
-        ctx = get_context()
-    except RuntimeError as exc:
-        print(f"01_tail_2d: drawing needs an OpenGL context: {exc}", file=sys.stderr)
-        return 1
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    scene = Scene(args.backend, context=None if args.backend == "cpu" else ctx)
-    renderer = Renderer(ctx)
-    target = OffscreenTarget(ctx, FRAME_SIZE)
-    dt = 1.0 / args.fps
-    gif_every = max(1, round(args.fps / 30))
-    strip_at = set(np.linspace(0, frames - 1, min(STRIP_FRAMES, frames)).round().astype(int).tolist())
-    gif, strip = [], []
-    try:
-        for i in range(frames):
-            t = i * dt
-            pose, arm, strands = scene.step(t, dt)
-            if i in strip_at or i % gif_every == 0:
-                draw(renderer, target.framebuffer, pose, arm, strands)
-                image = target.image()
-                if i % gif_every == 0:
-                    gif.append(image)
-                if i in strip_at:
-                    strip.append(image)
-    finally:
-        renderer.release()
-        target.release()
-    gap = 4
-    sheet = Image.new("RGB", (len(strip) * (FRAME_SIZE[0] + gap) - gap, FRAME_SIZE[1]), "white")
-    for k, image in enumerate(strip):
-        sheet.paste(image, (k * (FRAME_SIZE[0] + gap), 0))
-    strip_path, gif_path = out / "01_tail_2d_strip.png", out / "01_tail_2d.gif"
-    sheet.save(strip_path)
-    gif[0].save(gif_path, save_all=True, append_images=gif[1:], duration=round(1000 * gif_every / args.fps),
-                loop=0, optimize=False)
-    if args.screenshot:
-        strip[-1].save(args.screenshot)
-    print(f"01_tail_2d: {frames} frames on the {scene.solver.backend} backend")
-    print(f"01_tail_2d: contact strip ({len(strip)} frames): {strip_path}")
-    print(f"01_tail_2d: animation ({len(gif)} frames): {gif_path}")
-    if args.screenshot:
-        print(f"01_tail_2d: last frame: {args.screenshot}")
-    return 0
-
-
-# -- window: glfw, real time ----------------------------------------------------------------------
+FRAME_SIZE = (480, 300)   # px of each headless frame (the world view scaled to fit)
 WINDOW_SIZE = (800, 500)  # px: one world unit per pixel
-MAX_FRAME_DT = 0.1  # s; a stalled window (dragged, debugger) resumes instead of leaping ahead
+TITLE = "gpu_jiggle 01: tail and hair (Esc quit, P pause, T teleport)"
 
 
-def open_window():
-    """A glfw window with an OpenGL 4.3 core context, or (None, reason)."""
-    import glfw
+class TailDemo(Demo):
+    """The scene as a :class:`gpu_jiggle.viewer.Demo`, from the start of the loop.
 
-    if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
-        return None, "no display (DISPLAY and WAYLAND_DISPLAY are unset)"
-    errors = []
-    glfw.set_error_callback(lambda code, text: errors.append(f"{text.decode() if isinstance(text, bytes) else text}"))
-    if not glfw.init():
-        return None, f"glfw could not start: {'; '.join(errors) or 'unknown error'}"
-    glfw.window_hint(glfw.CONTEXT_VERSION_MAJOR, 4)
-    glfw.window_hint(glfw.CONTEXT_VERSION_MINOR, 3)
-    glfw.window_hint(glfw.OPENGL_PROFILE, glfw.OPENGL_CORE_PROFILE)
-    glfw.window_hint(glfw.OPENGL_FORWARD_COMPAT, True)
-    glfw.window_hint(glfw.RESIZABLE, False)
-    window = glfw.create_window(*WINDOW_SIZE, "gpu_jiggle 01: tail and hair (Esc quit, P pause, T teleport)",
-                                None, None)
-    if not window:
-        glfw.terminate()
-        return None, f"no OpenGL 4.3 core window: {'; '.join(errors) or 'unknown error'}"
-    glfw.make_context_current(window)
-    glfw.swap_interval(1)
-    return window, None
+    Args:
+        ctx: the moderngl context (a window's or the headless one) for drawing, and for the
+            solver unless ``backend`` is ``"cpu"``. backend: as :class:`Scene`.
+    """
 
+    name = "01_tail_2d"
+    title = TITLE
 
-def run_window(args, window) -> int:
-    import glfw
-    import moderngl
+    def __init__(self, ctx, backend: str = "auto"):
+        self.scene = Scene(backend, context=None if backend == "cpu" else ctx)
+        self.renderer = Renderer(ctx)
+        self.time = 0.0
+        self.drawn = None  # (pose, arm, strands) of the last step
 
-    keys = {"teleport": False, "pause": False}
+    def step(self, dt: float) -> None:
+        self.drawn = self.scene.step(self.time, dt)
+        self.time = round(self.time + dt, 9)  # sums of 1/60 s land on the keyframed times, as i·dt does
 
-    def on_key(_window, key, _scancode, action, _mods):
-        if action != glfw.PRESS:
-            return
-        if key == glfw.KEY_ESCAPE:
-            glfw.set_window_should_close(window, True)
-        elif key == glfw.KEY_T:
-            keys["teleport"] = True
-        elif key == glfw.KEY_P:
-            keys["pause"] = not keys["pause"]
+    def draw(self, framebuffer, debug: bool) -> None:
+        if self.drawn is None:
+            self.step(0.0)
+        draw(self.renderer, framebuffer, *self.drawn)
 
-    renderer = target = None
-    try:
-        ctx = moderngl.create_context()  # the window's OpenGL 4.3 context: solver and drawing share it
-        scene = Scene(args.backend, context=None if args.backend == "cpu" else ctx)
-        print(f"01_tail_2d: window on {ctx.info['GL_RENDERER']}, {scene.solver.backend} backend")
-        glfw.set_key_callback(window, on_key)
-        size = glfw.get_framebuffer_size(window)
-        renderer = Renderer(ctx)
-        target = OffscreenTarget(ctx, size)
-        t, frame, last = 0.0, 0, glfw.get_time()
-        drawn = None
-        while not glfw.window_should_close(window):
-            glfw.poll_events()
-            now = glfw.get_time()
-            dt, last = min(now - last, MAX_FRAME_DT), now
-            if keys["teleport"]:
-                keys["teleport"] = False
-                scene.teleport(t)
-            if not keys["pause"] or drawn is None:
-                t += dt
-                drawn = scene.step(t, dt)
-            draw(renderer, target.framebuffer, *drawn)
-            target.blit_to(ctx.screen)
-            frame += 1
-            if args.frames is not None and frame >= args.frames:
-                if args.screenshot:
-                    save_screen(ctx, size, args.screenshot)
-                    print(f"01_tail_2d: screenshot after {frame} frames: {args.screenshot}")
-                break
-            glfw.swap_buffers(window)
-    finally:
-        for obj in (renderer, target):
-            if obj is not None:
-                obj.release()
-        glfw.terminate()
-    return 0
+    def teleport(self) -> None:
+        self.scene.teleport(self.time)
 
+    def status(self) -> list:
+        cs = self.scene.chain_set
+        return [f"{cs.chain_count} chains ({cs.segment_count} segments) on the {self.scene.solver.backend} backend"]
 
-def save_screen(ctx, size, path) -> None:
-    """Write the window's framebuffer (before the swap) to ``path`` as PNG."""
-    from PIL import Image
-
-    data = ctx.screen.read(viewport=(0, 0, *size), components=3, alignment=1)
-    pixels = np.frombuffer(data, np.uint8).reshape(size[1], size[0], 3)[::-1]
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Image.fromarray(np.ascontiguousarray(pixels), "RGB").save(path)
+    def release(self) -> None:
+        self.scene.solver.release()
+        self.renderer.release()
 
 
 # -- entry point ------------------------------------------------------------------------------------
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--frames", type=int, default=None,
-                        help="frames to run (headless default: one 5.5 s loop, 330 frames at 60 fps; "
-                             "a window runs until closed)")
-    parser.add_argument("--headless", action="store_true", help="render offscreen to --out instead of a window")
-    parser.add_argument("--out", default="out/demo", help="folder for the headless strip and GIF (default out/demo)")
-    parser.add_argument("--backend", choices=("auto", "gpu", "cpu"), default="auto",
-                        help="solver backend (default auto: the GPU when OpenGL 4.3 is there)")
-    parser.add_argument("--fps", type=float, default=60.0,
-                        help="headless frame rate (default 60); a window follows its real frame times")
-    parser.add_argument("--screenshot", default=None,
-                        help="window mode: after the last of --frames frames save the window to this PNG and exit")
-    args = parser.parse_args(argv)
-    if args.frames is not None and args.frames < 1:
-        parser.error(f"--frames {args.frames}: expected at least 1")
-    if not (args.fps > 0 and math.isfinite(args.fps)):
-        parser.error(f"--fps {args.fps}: expected a positive number")
-    if args.screenshot and args.frames is None:
-        args.frames = 240
-    return args
+    parser = demo_parser(__doc__, default_frames="one 5.5 s loop, 330 frames at 60 fps", size=WINDOW_SIZE,
+                         strip=True, backend=True)
+    return parse_demo_args(parser, argv, TITLE, screenshot_after=240)
 
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    if not args.headless:
-        window, reason = open_window()
-        if window is not None:
-            return run_window(args, window)
-        print(f"01_tail_2d: no window ({reason}); rendering headless instead", file=sys.stderr)
-    return run_headless(args)
+    return run(lambda ctx, a: TailDemo(ctx, a.backend), args, round(LOOP_SECONDS * args.fps),
+               headless=partial(run_strip, frame_size=FRAME_SIZE,
+                                strip_frames=lambda frames, fps: spread_frames(frames, STRIP_FRAMES)))
 
 
 if __name__ == "__main__":

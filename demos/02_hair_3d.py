@@ -24,23 +24,24 @@ Usage::
     python demos/02_hair_3d.py --headless       # PNG contact strip and GIF in out/demo
     python demos/02_hair_3d.py --frames 30 --screenshot shot.png   # window, then a screenshot
 
-Window: drag with the mouse to orbit, scroll to zoom; Esc quits, P pauses, T teleports the
-figure (``solver.teleport(keep_shape=True)``).
+Window (the frame loop, panel and keys of :mod:`gpu_jiggle.viewer`): drag with the mouse to
+orbit, scroll to zoom; Esc quits, P pauses, N steps, T teleports the figure
+(``solver.teleport(keep_shape=True)``), F cycles the frame-rate cap, G hides the panel.
 """
 from __future__ import annotations
 
-import argparse
 import math
-import os
 import sys
 from dataclasses import dataclass
-from pathlib import Path
+from functools import partial
 
 import numpy as np
 
 from gpu_jiggle import PointChainSet, Solver
-from gpu_jiggle.draw3d import Camera, OffscreenTarget, Renderer, unit_sphere_triangles
+from gpu_jiggle.draw3d import Camera, Renderer
+from gpu_jiggle.groom import grow_strands, head_frame_obstacles, scalp_directions, scalp_triangles
 from gpu_jiggle.keyframes import KeyframeTrack
+from gpu_jiggle.viewer import Demo, demo_parser, parse_demo_args, run, run_strip, spread_frames
 
 # -- stage --------------------------------------------------------------------------------------
 GRAVITY = (0.0, -9.81, 0.0)       # m/s²
@@ -118,25 +119,9 @@ def rest_obstacles(head_clearance):
     the clearance the particles keep: ``[(a (3,), b (3,), radius (N,) or float)]`` (a sphere
     is a capsule with a = b). ``head_clearance`` (N,) m: per strand, how far out it lies on
     the head (layers give the hair volume)."""
-    centre = NECK_TOP + HEAD_OFFSET
-    clear = PARTICLE_RADIUS + 0.002
-    return [(np.zeros(3), np.zeros(3), HEAD_RADIUS + head_clearance),
-            (NECK_BASE - centre, NECK_TOP - centre, NECK_RADIUS + clear),
-            (SHOULDERS[0] - centre, SHOULDERS[1] - centre, SHOULDER_RADIUS + clear),
-            (TORSO[0] - centre, TORSO[1] - centre, TORSO_RADIUS + clear)]
-
-
-def push_out(p: np.ndarray, obstacles) -> np.ndarray:
-    """Points (N, 3) moved out of the obstacles, along the shortest way."""
-    for a, b, r in obstacles:
-        ab = b - a
-        t = np.clip(((p - a) @ ab) / max(ab @ ab, 1e-12), 0.0, 1.0)
-        q = a + t[:, None] * ab
-        delta = p - q
-        d = np.linalg.norm(delta, axis=1)
-        inside = d < r
-        p = np.where(inside[:, None], q + delta / np.maximum(d, 1e-9)[:, None] * np.reshape(r, (-1, 1)), p)
-    return p
+    return head_frame_obstacles(NECK_TOP + HEAD_OFFSET, HEAD_RADIUS + head_clearance,
+                                [(NECK_BASE, NECK_TOP, NECK_RADIUS), (*SHOULDERS, SHOULDER_RADIUS),
+                                 (*TORSO, TORSO_RADIUS)], gap=PARTICLE_RADIUS + 0.002)
 
 
 def comb_direction(p: np.ndarray) -> np.ndarray:
@@ -155,38 +140,15 @@ def make_hair(strand_count: int, seed: int = 2) -> Hair:
     strand combed back from the forehead over the head, then hanging, pushed out of the
     head, neck, shoulders and torso as it goes."""
     rng = np.random.default_rng(seed)
-    count = 4 * strand_count
-    while True:  # enough sphere points that strand_count of them fall on the scalp
-        k = np.arange(count) + 0.5
-        y = 1.0 - 2.0 * k / count
-        ring = np.sqrt(1.0 - y * y)
-        turn = math.pi * (3.0 - math.sqrt(5.0)) * k
-        d = np.stack([ring * np.sin(turn), y, ring * np.cos(turn)], axis=1)
-        d = d[hairline_ok(d)]
-        if len(d) >= strand_count:
-            break
-        count *= 2
-    d = d[np.sort(rng.choice(len(d), strand_count, replace=False))]
+    d = scalp_directions(strand_count, hairline_ok, rng, oversample=4)
     lengths = rng.uniform(*STRAND_LENGTH, strand_count)
     lengths *= np.interp(d[:, 2], [-1.0, 0.0, 1.0], [1.0, 0.9, 0.75])  # shorter at the front
     counts = np.clip(np.round(lengths / SEGMENT_LENGTH), 8, 16).astype(np.int64)
     step = lengths / counts
     obstacles = rest_obstacles(PARTICLE_RADIUS + rng.uniform(0.002, 0.014, strand_count))
-    joints = [HEAD_RADIUS * d]
-    direction = 0.8 * d + comb_direction(joints[0])  # out of the scalp, leaning the combed way
-    for s in range(int(counts.max())):
-        p = joints[-1]
-        if s:
-            direction = direction + 1.5 * comb_direction(p)  # turn gradually: no kinks
-        direction /= np.linalg.norm(direction, axis=1, keepdims=True)
-        q = p + step[:, None] * direction
-        for _ in range(4):  # out of the body, then back onto this segment's length
-            q = push_out(q, obstacles)
-            q = p + step[:, None] * (q - p) / np.linalg.norm(q - p, axis=1, keepdims=True)
-        direction = (q - p) / step[:, None]
-        joints.append(q)
-    joints = np.stack(joints, axis=1)  # (C, max + 1, 3)
-    rest = np.concatenate([joints[c, :n + 1] for c, n in enumerate(counts)])
+    roots = HEAD_RADIUS * d
+    # out of the scalp, leaning the combed way, then turning into the comb gradually: no kinks
+    rest = grow_strands(roots, 0.8 * d + comb_direction(roots), counts, step, comb_direction, obstacles, turn=1.5)
     shade = rng.uniform(0.72, 1.25, strand_count)[:, None]
     tint = 1.0 + rng.uniform(-0.08, 0.08, (strand_count, 3))
     colours = np.clip(np.asarray(HAIR_COLOUR) * shade * tint, 0.0, 1.0)
@@ -374,16 +336,7 @@ class Scene:
 
 
 # -- drawing ----------------------------------------------------------------------------------------
-def scalp_triangles() -> np.ndarray:
-    """(3·T, 3) unit normals, head frame: the triangles of a sphere inside the hairline,
-    drawn in the hair's colour under the strands."""
-    sphere = unit_sphere_triangles(24, 40)
-    centroid = sphere.reshape(-1, 3, 3).mean(axis=1)
-    keep = hairline_ok(centroid / np.linalg.norm(centroid, axis=1, keepdims=True))
-    return sphere.reshape(-1, 3, 3)[keep].reshape(-1, 3)
-
-
-SCALP = scalp_triangles()
+SCALP = scalp_triangles(hairline_ok)  # (3·T, 3) head-frame normals inside the hairline
 
 
 def draw(renderer: Renderer, framebuffer, scene: Scene, frame: Frame, camera: Camera) -> None:
@@ -426,9 +379,11 @@ def follow_camera(pose: BodyPose, azimuth: float, elevation: float, distance: fl
     return Camera.orbit(target, azimuth, elevation, distance, fov_y_degrees=38.0)
 
 
-# -- headless: a contact strip and a GIF ------------------------------------------------------------
+# -- the demo: window and headless (gpu_jiggle.viewer) ---------------------------------------------
 STRIP_FRAMES = len(STRIP_TIMES)
-FRAME_SIZE = (480, 360)  # px of each headless frame
+FRAME_SIZE = (480, 360)   # px of each headless frame
+WINDOW_SIZE = (800, 600)  # px
+TITLE = "gpu_jiggle 02: hair (drag orbit, scroll zoom, Esc quit, P pause, T teleport)"
 
 
 def strip_frame_indices(frames: int, fps: float) -> list:
@@ -437,239 +392,72 @@ def strip_frame_indices(frames: int, fps: float) -> list:
     wanted = [round(t * fps) for t in STRIP_TIMES]
     if wanted[-1] < frames:
         return wanted
-    return sorted(set(np.linspace(0, frames - 1, min(STRIP_FRAMES, frames)).round().astype(int).tolist()))
+    return spread_frames(frames, STRIP_FRAMES)
 
 
-def caption(image, text: str):
-    """Write ``text`` in the top-left corner of a PIL image (in place)."""
-    from PIL import ImageDraw, ImageFont
+class HairDemo(Demo):
+    """The scene as a :class:`gpu_jiggle.viewer.Demo`: the loop from its start, a camera
+    following the figure that the mouse orbits and zooms.
 
-    try:
-        font = ImageFont.load_default(size=16)
-    except TypeError:  # Pillow without FreeType sizes
-        font = ImageFont.load_default()
-    draw = ImageDraw.Draw(image)
-    draw.rectangle((0, 0, 8 + 9 * len(text), 24), fill=(255, 255, 255))
-    draw.text((5, 3), text, fill=(30, 30, 30), font=font)
-    return image
+    Args:
+        ctx: the moderngl context (a window's or the headless one) for drawing, and for the
+            solver unless ``backend`` is ``"cpu"``. strands, backend: as :class:`Scene`.
+    """
 
+    name = "02_hair_3d"
+    title = TITLE
 
-def run_headless(args) -> int:
-    """Render ``args.frames`` frames offscreen (EGL) at ``1/args.fps`` s each; write the
-    contact strip and the GIF into ``args.out``. Drawing needs OpenGL whichever backend
-    solves the springs."""
-    import time
+    def __init__(self, ctx, strands: int = 300, backend: str = "auto"):
+        self.scene = Scene(strands, backend, context=None if backend == "cpu" else ctx)
+        self.renderer = Renderer(ctx)
+        self.camera_angles = list(CAMERA_ORBIT)  # azimuth, elevation (rad), distance (m)
+        self.time = 0.0
+        self.frame = None
 
-    from PIL import Image
+    def step(self, dt: float) -> None:
+        self.frame = self.scene.step(self.time, dt)
+        self.time = round(self.time + dt, 9)  # sums of 1/60 s land on the keyframed times, as i·dt does
 
-    from gpu_jiggle.context import get_context
+    def draw(self, framebuffer, debug: bool) -> None:
+        if self.frame is None:
+            self.step(0.0)
+        draw(self.renderer, framebuffer, self.scene, self.frame, follow_camera(self.frame.pose, *self.camera_angles))
 
-    frames = args.frames if args.frames is not None else round(LOOP_SECONDS * args.fps)
-    try:
-        ctx = get_context()
-    except RuntimeError as exc:
-        print(f"02_hair_3d: drawing needs an OpenGL context: {exc}", file=sys.stderr)
-        return 1
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    scene = Scene(args.strands, args.backend, context=None if args.backend == "cpu" else ctx)
-    renderer = Renderer(ctx)
-    target = OffscreenTarget(ctx, FRAME_SIZE)
-    dt = 1.0 / args.fps
-    gif_every = max(1, round(args.fps / 30))
-    strip_at = set(strip_frame_indices(frames, args.fps))
-    gif, strip = [], []
-    solve_seconds = 0.0
-    started = time.perf_counter()
-    try:
-        for i in range(frames):
-            tick = time.perf_counter()
-            frame = scene.step(i * dt, dt)
-            solve_seconds += time.perf_counter() - tick
-            if i in strip_at or i % gif_every == 0:
-                draw(renderer, target.framebuffer, scene, frame, follow_camera(frame.pose, *CAMERA_ORBIT))
-                image = target.image()
-                if i % gif_every == 0:
-                    gif.append(image)
-                if i in strip_at:
-                    strip.append(caption(image.copy(), f"{frame.time:.2f} s  {event_label(frame.time)}"))
-    finally:
-        backend = scene.solver.backend
-        scene.solver.release()
-        renderer.release()
-        target.release()
-    elapsed = time.perf_counter() - started
-    gap = 4
-    sheet = Image.new("RGB", (len(strip) * (FRAME_SIZE[0] + gap) - gap, FRAME_SIZE[1]), "white")
-    for k, image in enumerate(strip):
-        sheet.paste(image, (k * (FRAME_SIZE[0] + gap), 0))
-    strip_path, gif_path = out / "02_hair_3d_strip.png", out / "02_hair_3d.gif"
-    sheet.save(strip_path)
-    # One palette for the whole GIF, taken from the strip (which spans the motion), and no
-    # dithering: a few MB instead of several times that, without flicker between frames.
-    palette = sheet.quantize(colors=192, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
-    gif = [image.quantize(palette=palette, dither=Image.Dither.NONE) for image in gif]
-    gif[0].save(gif_path, save_all=True, append_images=gif[1:], duration=round(1000 * gif_every / args.fps),
-                loop=0, optimize=False)
-    print(f"02_hair_3d: {frames} frames, {scene.chain_set.chain_count} strands "
-          f"({scene.chain_set.segment_count} segments) on the {backend} backend in {elapsed:.1f} s "
-          f"({1000 * solve_seconds / frames:.1f} ms per frame solving)")
-    print(f"02_hair_3d: contact strip ({len(strip)} frames): {strip_path}")
-    print(f"02_hair_3d: animation ({len(gif)} frames): {gif_path}")
-    return 0
+    def caption(self) -> str:
+        """The contact strip's caption: the time into the loop and what happens then."""
+        return f"{self.frame.time:.2f} s  {event_label(self.frame.time)}"
 
+    def teleport(self) -> None:
+        self.scene.teleport()
 
-# -- window: glfw, real time ----------------------------------------------------------------------
-WINDOW_SIZE = (800, 600)  # px
-MAX_FRAME_DT = 0.1  # s; a stalled window (dragged, debugger) resumes instead of leaping ahead
+    def status(self) -> list:
+        cs = self.scene.chain_set
+        return [f"{cs.chain_count} strands ({cs.segment_count} segments) on the {self.scene.solver.backend} backend"]
 
+    def orbit(self, dx: float, dy: float) -> None:
+        self.camera_angles[0] -= 0.008 * dx
+        self.camera_angles[1] = min(max(self.camera_angles[1] + 0.008 * dy, -0.2), 1.4)
 
-def open_window():
-    """A glfw window with an OpenGL 4.3 core context and a depth buffer, or (None, reason)."""
-    import glfw
+    def zoom(self, steps: float) -> None:
+        self.camera_angles[2] = min(max(self.camera_angles[2] * 0.9 ** steps, 0.6), 8.0)
 
-    if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
-        return None, "no display (DISPLAY and WAYLAND_DISPLAY are unset)"
-    errors = []
-    glfw.set_error_callback(lambda code, text: errors.append(f"{text.decode() if isinstance(text, bytes) else text}"))
-    if not glfw.init():
-        return None, f"glfw could not start: {'; '.join(errors) or 'unknown error'}"
-    glfw.window_hint(glfw.CONTEXT_VERSION_MAJOR, 4)
-    glfw.window_hint(glfw.CONTEXT_VERSION_MINOR, 3)
-    glfw.window_hint(glfw.OPENGL_PROFILE, glfw.OPENGL_CORE_PROFILE)
-    glfw.window_hint(glfw.OPENGL_FORWARD_COMPAT, True)
-    glfw.window_hint(glfw.RESIZABLE, False)
-    glfw.window_hint(glfw.DEPTH_BITS, 24)
-    glfw.window_hint(glfw.SAMPLES, 4)
-    window = glfw.create_window(*WINDOW_SIZE, "gpu_jiggle 02: hair (drag orbit, scroll zoom, Esc quit, P pause, "
-                                "T teleport)", None, None)
-    if not window:
-        glfw.terminate()
-        return None, f"no OpenGL 4.3 core window: {'; '.join(errors) or 'unknown error'}"
-    glfw.make_context_current(window)
-    glfw.swap_interval(1)
-    return window, None
-
-
-def run_window(args, window) -> int:
-    import glfw
-    import moderngl
-
-    state = {"teleport": False, "pause": False, "drag": None,
-             "azimuth": CAMERA_ORBIT[0], "elevation": CAMERA_ORBIT[1], "distance": CAMERA_ORBIT[2]}
-
-    def on_key(_window, key, _scancode, action, _mods):
-        if action != glfw.PRESS:
-            return
-        if key == glfw.KEY_ESCAPE:
-            glfw.set_window_should_close(window, True)
-        elif key == glfw.KEY_T:
-            state["teleport"] = True
-        elif key == glfw.KEY_P:
-            state["pause"] = not state["pause"]
-
-    def on_button(_window, button, action, _mods):
-        if button == glfw.MOUSE_BUTTON_LEFT:
-            state["drag"] = glfw.get_cursor_pos(window) if action == glfw.PRESS else None
-
-    def on_cursor(_window, x, y):
-        if state["drag"] is not None:
-            x0, y0 = state["drag"]
-            state["azimuth"] -= 0.008 * (x - x0)
-            state["elevation"] = min(max(state["elevation"] + 0.008 * (y - y0), -0.2), 1.4)
-            state["drag"] = (x, y)
-
-    def on_scroll(_window, _dx, dy):
-        state["distance"] = min(max(state["distance"] * 0.9 ** dy, 0.6), 8.0)
-
-    renderer = scene = None
-    try:
-        ctx = moderngl.create_context()  # the window's OpenGL 4.3 context: solver and drawing share it
-        scene = Scene(args.strands, args.backend, context=None if args.backend == "cpu" else ctx)
-        print(f"02_hair_3d: window on {ctx.info['GL_RENDERER']}, {scene.solver.backend} backend, "
-              f"{scene.chain_set.chain_count} strands")
-        glfw.set_key_callback(window, on_key)
-        glfw.set_mouse_button_callback(window, on_button)
-        glfw.set_cursor_pos_callback(window, on_cursor)
-        glfw.set_scroll_callback(window, on_scroll)
-        size = glfw.get_framebuffer_size(window)
-        renderer = Renderer(ctx)
-        t, frame_count, last = 0.0, 0, glfw.get_time()
-        frame = None
-        while not glfw.window_should_close(window):
-            glfw.poll_events()
-            now = glfw.get_time()
-            dt, last = min(now - last, MAX_FRAME_DT), now
-            if state["teleport"]:
-                state["teleport"] = False
-                scene.teleport()
-            if not state["pause"] or frame is None:
-                t += dt
-                frame = scene.step(t, dt)
-            camera = follow_camera(frame.pose, state["azimuth"], state["elevation"], state["distance"])
-            draw(renderer, ctx.screen, scene, frame, camera)
-            frame_count += 1
-            if args.frames is not None and frame_count >= args.frames:
-                if args.screenshot:
-                    save_screen(ctx, size, args.screenshot)
-                    print(f"02_hair_3d: screenshot after {frame_count} frames: {args.screenshot}")
-                break
-            glfw.swap_buffers(window)
-    finally:
-        if renderer is not None:
-            renderer.release()
-        if scene is not None:
-            scene.solver.release()
-        glfw.terminate()
-    return 0
-
-
-def save_screen(ctx, size, path) -> None:
-    """Write the window's framebuffer (before the swap) to ``path`` as PNG."""
-    from PIL import Image
-
-    data = ctx.screen.read(viewport=(0, 0, *size), components=3, alignment=1)
-    pixels = np.frombuffer(data, np.uint8).reshape(size[1], size[0], 3)[::-1]
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Image.fromarray(np.ascontiguousarray(pixels), "RGB").save(path)
+    def release(self) -> None:
+        self.scene.solver.release()
+        self.renderer.release()
 
 
 # -- entry point ------------------------------------------------------------------------------------
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--frames", type=int, default=None,
-                        help="frames to run (headless default: one 7.6 s loop, 456 frames at 60 fps; "
-                             "a window runs until closed)")
-    parser.add_argument("--headless", action="store_true", help="render offscreen to --out instead of a window")
-    parser.add_argument("--out", default="out/demo", help="folder for the headless strip and GIF (default out/demo)")
-    parser.add_argument("--backend", choices=("auto", "gpu", "cpu"), default="auto",
-                        help="solver backend (default auto: the GPU when OpenGL 4.3 is there)")
-    parser.add_argument("--fps", type=float, default=60.0,
-                        help="headless frame rate (default 60); a window follows its real frame times")
+    parser = demo_parser(__doc__, default_frames="one 7.6 s loop, 456 frames at 60 fps", size=WINDOW_SIZE,
+                         strip=True, backend=True)
     parser.add_argument("--strands", type=int, default=300, help="number of hair strands (default 300)")
-    parser.add_argument("--screenshot", default=None,
-                        help="window mode: after the last of --frames frames save the window to this PNG and exit")
-    args = parser.parse_args(argv)
-    if args.frames is not None and args.frames < 1:
-        parser.error(f"--frames {args.frames}: expected at least 1")
-    if not (args.fps > 0 and math.isfinite(args.fps)):
-        parser.error(f"--fps {args.fps}: expected a positive number")
-    if args.strands < 1:
-        parser.error(f"--strands {args.strands}: expected at least 1")
-    if args.screenshot and args.frames is None:
-        args.frames = 240
-    return args
+    return parse_demo_args(parser, argv, TITLE, counts=("strands",), screenshot_after=240)
 
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    if not args.headless:
-        window, reason = open_window()
-        if window is not None:
-            return run_window(args, window)
-        print(f"02_hair_3d: no window ({reason}); rendering headless instead", file=sys.stderr)
-    return run_headless(args)
+    return run(lambda ctx, a: HairDemo(ctx, a.strands, a.backend), args, round(LOOP_SECONDS * args.fps),
+               headless=partial(run_strip, frame_size=FRAME_SIZE, strip_frames=strip_frame_indices))
 
 
 if __name__ == "__main__":

@@ -31,7 +31,6 @@ cap, L level of detail on/off, B ball rolling on/off, arrows tune, Esc quits.
 """
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 from dataclasses import dataclass
@@ -41,7 +40,7 @@ import numpy as np
 from gpu_jiggle import PointChainSet, Solver, quat
 from gpu_jiggle.chain_draw import ChainDrawer
 from gpu_jiggle.draw3d import Camera, Renderer, unit_sphere_triangles
-from gpu_jiggle.viewer import Parameter, add_arguments, check_arguments, run
+from gpu_jiggle.viewer import Demo, Parameter, demo_parser, parse_demo_args, run
 
 # -- the field ------------------------------------------------------------------------------------
 DEFAULT_BLADES = 10000               # about 10 frames per second at 960x540 on llvmpipe with two cores
@@ -178,7 +177,7 @@ GORES = ball_gores()
 
 
 # -- the demo -----------------------------------------------------------------------------------------------
-class GrassField:
+class GrassField(Demo):
     """The field, its solver, the ball and the camera; the members of :class:`gpu_jiggle.viewer.Demo`.
 
     Args:
@@ -212,9 +211,6 @@ class GrassField:
         self._build(blades)
 
     # -- parameters ------------------------------------------------------------------------------
-    def value(self, key):
-        return next(p.value for p in self.parameters if p.key == key)
-
     def _build(self, blades: int) -> None:
         """A new field and solver for ``blades`` blades (the camera keeps its angles)."""
         if self.solver is not None:
@@ -244,21 +240,18 @@ class GrassField:
         elif key == "gravity":
             self.solver.set_parameters(gravity=(0.0, -value, 0.0))
         elif key in ("wind", "gusts", "gust_frequency"):
-            p = next(p for p in self.parameters if p.key == key)
-            old, p.value = p.value, value
-            try:
-                self._apply_wind()
-            finally:
-                p.value = old  # the session stores it once accepted
+            self._apply_wind(**{key: value})  # the session stores the value once accepted
         elif key == "lod":
             self._lod_key = None
         elif key == "ball":
             pass
 
-    def _apply_wind(self) -> None:
+    def _apply_wind(self, **changed) -> None:
+        """The wind of the panel's values, those in ``changed`` (key=value) taken instead."""
+        v = {key: changed.get(key, self.value(key)) for key in ("wind", "gusts", "gust_frequency")}
         wave = 2.0 * math.pi / GUST_WAVELENGTH * WIND_DIRECTION
-        self.solver.set_wind(acceleration=self.value("wind") * WIND_DIRECTION, gust_amplitude=self.value("gusts"),
-                             gust_wave_vector=wave, gust_frequency=self.value("gust_frequency"))
+        self.solver.set_wind(acceleration=v["wind"] * WIND_DIRECTION, gust_amplitude=v["gusts"],
+                             gust_wave_vector=wave, gust_frequency=v["gust_frequency"])
 
     # -- the camera -----------------------------------------------------------------------------------
     def camera(self) -> Camera:
@@ -272,9 +265,6 @@ class GrassField:
 
     def zoom(self, steps) -> None:
         self.camera_angles[2] = min(max(self.camera_angles[2] * 0.9 ** steps, 1.0), 4.0 * self.field.side + 10.0)
-
-    def pointer(self, x, y) -> None:
-        pass
 
     # -- a frame -------------------------------------------------------------------------------------------
     def ball_centre(self) -> np.ndarray:
@@ -338,10 +328,7 @@ class GrassField:
         self.drawer.grass(framebuffer, self.solver, camera, root_width=ROOT_WIDTH, light_direction=LIGHT,
                           sky=SKY_COLOUR, ground=SOIL_COLOUR, fog=FOG, show_lod=debug)
         if debug:  # a sample of the blades: targets magenta, simulated yellow; blades tinted by level of detail
-            stride = max(1, self.chain_set.chain_count // DEBUG_LINES)
-            self.drawer.targets(framebuffer, self.solver, camera, stride=stride)
-            self.drawer.lines(framebuffer, self.solver, camera, root="#303030", tip="#fff36b", depth_test=False,
-                              stride=stride)
+            self.drawer.debug(framebuffer, self.solver, camera, most=DEBUG_LINES)
             r.sphere(centre, BALL_RADIUS + PARTICLE_RADIUS, (1.0, 0.2, 0.2, 0.35))
             r.render(framebuffer, camera, clear=None, light_direction=LIGHT, fog=FOG)
 
@@ -373,20 +360,14 @@ def lod_levels(pivots: np.ndarray, eye, ball=None) -> np.ndarray:
 
 # -- entry point ----------------------------------------------------------------------------------------------
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_arguments(parser)
+    parser = demo_parser(__doc__)
     parser.add_argument("--blades", type=int, default=DEFAULT_BLADES,
                         help=f"number of grass blades (default {DEFAULT_BLADES}: about 10 frames per second on "
                              "llvmpipe with two cores; a GPU takes far more)")
     parser.add_argument("--no-lod", action="store_true", help="every blade at full rate (no level of detail)")
     parser.add_argument("--no-ball", action="store_true", help="the ball stays where it is (B toggles it)")
-    args = parser.parse_args(argv)
-    check_arguments(parser, args)
-    if args.blades < 1:
-        parser.error(f"--blades {args.blades}: expected at least 1")
-    args.title = "gpu_jiggle 03: grass field (drag orbit, scroll zoom, P pause, T teleport ball, D debug, Esc quit)"
-    return args
+    return parse_demo_args(parser, argv, "gpu_jiggle 03: grass field (drag orbit, scroll zoom, P pause, T teleport "
+                                         "ball, D debug, Esc quit)", counts=("blades",))
 
 
 def main(argv=None) -> int:

@@ -29,7 +29,6 @@ strands, colliders), F frame-rate cap, arrows tune, Esc quits.
 """
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 from dataclasses import dataclass
@@ -38,9 +37,10 @@ import numpy as np
 
 from gpu_jiggle import LagFollower, PointChainSet, Solver
 from gpu_jiggle.chain_draw import ChainDrawer
-from gpu_jiggle.draw3d import Camera, Renderer, unit_sphere_triangles
+from gpu_jiggle.draw3d import Camera, Renderer
+from gpu_jiggle.groom import grow_strands, head_frame_obstacles, scalp_directions, scalp_triangles
 from gpu_jiggle.keyframes import KeyframeTrack
-from gpu_jiggle.viewer import Parameter, add_arguments, check_arguments, run
+from gpu_jiggle.viewer import Demo, Parameter, demo_parser, parse_demo_args, run
 
 # -- the body: body frame, feet on y = 0, facing +z, metres -----------------------------------------
 NECK_BASE, NECK_TOP, NECK_RADIUS = np.array([0.0, 1.42, -0.01]), np.array([0.0, 1.58, 0.0]), 0.048
@@ -108,25 +108,9 @@ def body_obstacles(clearance):
     """The colliders at rest in the head frame, widened by the clearance kept while combing:
     ``[(a (3,), b (3,), radius)]``; ``clearance`` (N,) m per strand for the head (layers
     give the hair volume)."""
-    centre = NECK_TOP + HEAD_OFFSET
-    gap = PARTICLE_RADIUS + 0.003
-    return [(np.zeros(3), np.zeros(3), HEAD_RADIUS + clearance),
-            (NECK_BASE - centre, NECK_TOP - centre, NECK_RADIUS + gap),
-            (SHOULDERS[0] - centre, SHOULDERS[1] - centre, SHOULDER_RADIUS + gap),
-            (TORSO[0] - centre, TORSO[1] - centre, TORSO_RADIUS + gap)]
-
-
-def push_out(p: np.ndarray, obstacles) -> np.ndarray:
-    """Points (N, 3) moved out of the capsules (a sphere is a capsule with a = b)."""
-    for a, b, r in obstacles:
-        ab = b - a
-        t = np.clip(((p - a) @ ab) / max(float(ab @ ab), 1e-12), 0.0, 1.0)
-        q = a + t[:, None] * ab
-        delta = p - q
-        d = np.linalg.norm(delta, axis=1)
-        inside = d < r
-        p = np.where(inside[:, None], q + delta / np.maximum(d, 1e-9)[:, None] * np.reshape(r, (-1, 1)), p)
-    return p
+    return head_frame_obstacles(NECK_TOP + HEAD_OFFSET, HEAD_RADIUS + clearance,
+                                [(NECK_BASE, NECK_TOP, NECK_RADIUS), (*SHOULDERS, SHOULDER_RADIUS),
+                                 (*TORSO, TORSO_RADIUS)], gap=PARTICLE_RADIUS + 0.003)
 
 
 def flow(p: np.ndarray) -> np.ndarray:
@@ -146,37 +130,14 @@ def make_hair(strand_count: int, seed: int = 4) -> Hair:
     leaves the scalp, turns gradually into the combed flow, and is kept out of the head,
     neck, shoulders and torso as it grows."""
     rng = np.random.default_rng(seed)
-    points = 3 * strand_count
-    while True:
-        k = np.arange(points) + 0.5
-        y = 1.0 - 2.0 * k / points
-        ring = np.sqrt(1.0 - y * y)
-        turn = math.pi * (3.0 - math.sqrt(5.0)) * k
-        d = np.stack([ring * np.sin(turn), y, ring * np.cos(turn)], axis=1)
-        d = d[on_scalp(d)]
-        if len(d) >= strand_count:
-            break
-        points *= 2
-    d = d[np.sort(rng.choice(len(d), strand_count, replace=False))]
+    d = scalp_directions(strand_count, on_scalp, rng, oversample=3)
     length = rng.uniform(*STRAND_LENGTH, strand_count) * np.interp(d[:, 2], [-1.0, 0.3, 1.0], [1.0, 0.85, 0.55])
     counts = np.clip(np.round(length / SEGMENT_LENGTH), *SEGMENTS).astype(np.int64)
     step = length / counts
     obstacles = body_obstacles(PARTICLE_RADIUS + rng.uniform(0.002, 0.018, strand_count))
     p = HEAD_RADIUS * d
-    joints = [p]
-    direction = d + flow(p)
-    for _ in range(int(counts.max())):
-        direction = direction + 1.2 * flow(p)
-        direction /= np.linalg.norm(direction, axis=1, keepdims=True)
-        q = p + step[:, None] * direction
-        for _ in range(4):  # out of the body, then back onto the segment's length
-            q = push_out(q, obstacles)
-            q = p + step[:, None] * (q - p) / np.linalg.norm(q - p, axis=1, keepdims=True)
-        direction = (q - p) / step[:, None]
-        joints.append(q)
-        p = q
-    joints = np.stack(joints, axis=1)  # (C, most + 1, 3)
-    rest = np.concatenate([joints[c, :n + 1] for c, n in enumerate(counts)])
+    # out of the scalp toward the flow, turning a little further into it before the first segment
+    rest = grow_strands(p, d + flow(p) + 1.2 * flow(p), counts, step, flow, obstacles, turn=1.2)
     return Hair(rest, counts)
 
 
@@ -243,19 +204,11 @@ class HeadPose:
         return spheres, capsules
 
 
-def scalp_triangles() -> np.ndarray:
-    """(3·T, 3) unit normals, head frame: a sphere's triangles inside the hairline (drawn
-    in the hair's colour under the strands)."""
-    sphere = unit_sphere_triangles(24, 40).reshape(-1, 3, 3)
-    centroid = sphere.mean(axis=1)
-    return sphere[on_scalp(centroid / np.linalg.norm(centroid, axis=1, keepdims=True))].reshape(-1, 3)
-
-
-SCALP = scalp_triangles()
+SCALP = scalp_triangles(on_scalp)  # (3·T, 3) head-frame normals inside the hairline
 
 
 # -- the demo -------------------------------------------------------------------------------------------------
-class HairHead:
+class HairHead(Demo):
     """The figure, its hair and solver, the camera; the members of :class:`gpu_jiggle.viewer.Demo`.
 
     Args:
@@ -289,9 +242,6 @@ class HairHead:
         self.looking = LagFollower(MOUSE_HALF_LIFE, self.angles, backend="cpu")
         self.pointer_at = None
         self._build(strands)
-
-    def value(self, key):
-        return next(p.value for p in self.parameters if p.key == key)
 
     def _build(self, strands: int) -> None:
         if self.solver is not None:
@@ -331,15 +281,12 @@ class HairHead:
             else:
                 self._easing = EASE_SECONDS
         elif key in ("wind", "gusts"):
-            p = next(p for p in self.parameters if p.key == key)
-            old, p.value = p.value, value
-            try:
-                self._apply_wind()
-            finally:
-                p.value = old  # the session stores it once accepted
+            self._apply_wind(**{key: value})  # the session stores the value once accepted
 
-    def _apply_wind(self) -> None:
-        self.solver.set_wind(acceleration=(self.value("wind"), 0.0, 0.0), gust_amplitude=self.value("gusts"),
+    def _apply_wind(self, **changed) -> None:
+        """The wind of the panel's values, those in ``changed`` (key=value) taken instead."""
+        v = {key: changed.get(key, self.value(key)) for key in ("wind", "gusts")}
+        self.solver.set_wind(acceleration=(v["wind"], 0.0, 0.0), gust_amplitude=v["gusts"],
                              gust_wave_vector=(2.0 * math.pi / 1.5, 0.0, 0.0), gust_frequency=0.6)
 
     # -- camera and pointer ------------------------------------------------------------------------
@@ -431,10 +378,7 @@ class HairHead:
         self.drawer.hair(framebuffer, self.solver, camera, colour=HAIR_COLOUR, width=HAIR_WIDTH,
                          light_direction=LIGHT, sky=SKY_COLOUR, as_lines=bool(self.value("lines")))
         if debug:  # a sample of the strands: targets magenta, simulated yellow; colliders translucent
-            stride = max(1, self.chain_set.chain_count // DEBUG_LINES)
-            self.drawer.targets(framebuffer, self.solver, camera, stride=stride)
-            self.drawer.lines(framebuffer, self.solver, camera, root="#303030", tip="#fff36b", depth_test=False,
-                              stride=stride)
+            self.drawer.debug(framebuffer, self.solver, camera, most=DEBUG_LINES)
             spheres, capsules = pose.colliders()
             clear = (1.0, 0.25, 0.2, 0.3)
             r.sphere(spheres[0, :3], spheres[0, 3] + PARTICLE_RADIUS, clear)
@@ -457,18 +401,12 @@ class HairHead:
 
 # -- entry point ----------------------------------------------------------------------------------------------
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_arguments(parser)
+    parser = demo_parser(__doc__)
     parser.add_argument("--strands", type=int, default=3000, help="number of hair strands (default 3000)")
     parser.add_argument("--follow-mouse", action="store_true", help="window: the head follows the mouse (M toggles)")
     parser.add_argument("--lines", action="store_true", help="draw the strands as lines instead of ribbons (R toggles)")
-    args = parser.parse_args(argv)
-    check_arguments(parser, args)
-    if args.strands < 1:
-        parser.error(f"--strands {args.strands}: expected at least 1")
-    args.title = "gpu_jiggle 04: hair (drag orbit, scroll zoom, M mouse, P pause, T teleport, D debug, Esc quit)"
-    return args
+    return parse_demo_args(parser, argv, "gpu_jiggle 04: hair (drag orbit, scroll zoom, M mouse, P pause, T teleport, "
+                                         "D debug, Esc quit)", counts=("strands",))
 
 
 def main(argv=None) -> int:

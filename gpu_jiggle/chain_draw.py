@@ -103,6 +103,14 @@ class ChainDrawer:
         """Every ``stride``-th chain's animated targets (this frame's pose) as lines (debug view)."""
         self._line_pass(framebuffer, solver, camera, root, tip, depth_test, True, stride)
 
+    def debug(self, framebuffer, solver, camera: Camera, most: int = 600) -> None:
+        """The debug view's chains: a sample of about ``most`` of them (every k-th), their
+        animated targets (magenta) and simulated joints (dark at the root, yellow at the tip),
+        over everything drawn before."""
+        stride = max(1, solver.chain_set.chain_count // most)
+        self.targets(framebuffer, solver, camera, stride=stride)
+        self.lines(framebuffer, solver, camera, root="#303030", tip="#fff36b", depth_test=False, stride=stride)
+
     def release(self) -> None:
         for _, buffer, arrays, _ in self._indices.values():
             for vao in arrays.values():

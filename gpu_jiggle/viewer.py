@@ -37,7 +37,8 @@ import numpy as np
 from .glsl import program
 
 __all__ = ["Parameter", "Demo", "GpuTimer", "FrameLimiter", "Stats", "TextPanel", "Session", "FPS_CAPS",
-           "add_arguments", "run", "run_headless", "run_window", "open_window", "parse_size"]
+           "add_arguments", "demo_parser", "parse_demo_args", "check_arguments", "run", "run_headless",
+           "run_strip", "run_window", "open_window", "parse_size"]
 
 FPS_CAPS = (30, 60, 144, None)   # frame-rate caps offered, frames per second (None: uncapped)
 STEP_SECONDS = 1.0 / 60.0        # what one single step advances while paused
@@ -95,7 +96,8 @@ class Parameter:
 
 
 class Demo:
-    """The members a demo offers to :class:`Session` (documentation; demos need not inherit).
+    """The members a demo offers to :class:`Session`. Demos need not inherit from it; those
+    that do get these as defaults (no parameters, a fixed camera, nothing to free).
 
     Attributes:
         name: file-name stem for outputs, e.g. ``"03_grass_field"``. title: window title.
@@ -106,6 +108,13 @@ class Demo:
     title = "gpu_jiggle"
     parameters: list = []
 
+    def value(self, key: str):
+        """The current value of the parameter ``key`` (KeyError for an unknown one)."""
+        for p in self.parameters:
+            if p.key == key:
+                return p.value
+        raise KeyError(key)
+
     def step(self, dt: float) -> None:
         """Advance the simulation by a frame of ``dt`` seconds (poses, colliders, solver)."""
 
@@ -114,6 +123,7 @@ class Demo:
 
     def set_parameter(self, key: str, value) -> None:
         """Apply a changed parameter; raise ValueError to refuse it (the panel shows why)."""
+        raise ValueError(f"unknown parameter {key!r}")
 
     def teleport(self) -> None:
         """Jump something far, with the solver told so (``solver.teleport``, snapped colliders)."""
@@ -559,22 +569,38 @@ def _cap(text: str):
     return value
 
 
-def add_arguments(parser, default_frames: int = 120) -> None:
-    """The options both demos share: window or headless, frames, size, outputs, cap."""
+def add_arguments(parser, default_frames=120, size=(960, 540), strip: bool = False, backend: bool = False) -> None:
+    """The options the demos share: window or headless, frames, size, outputs, cap.
+
+    Args:
+        default_frames: the headless frame count, or words for it, for the help.
+        size: the default image and window size (width, height) px.
+        strip: the demo's headless run writes a contact strip and a GIF at its own frame size
+            (:func:`run_strip`): ``--size`` is the window's, and there is no ``--png-every``
+            or ``--video``.
+        backend: offer ``--backend auto|gpu|cpu`` for the spring solver (demos that read
+            the springs back; those drawing straight from the solver's buffers need the GPU).
+    """
+    if backend:
+        parser.add_argument("--backend", choices=("auto", "gpu", "cpu"), default="auto",
+                            help="solver backend (default auto: the GPU when OpenGL 4.3 is there)")
+    what = "a contact strip and a GIF" if strip else "PNGs"
     parser.add_argument("--headless", action="store_true",
-                        help="render offscreen (EGL) to PNGs in --out instead of opening a window")
+                        help=f"render offscreen (EGL) to {what} in --out instead of opening a window")
     parser.add_argument("--frames", type=int, default=None,
                         help=f"frames to run (headless default {default_frames}; a window runs until closed)")
     parser.add_argument("--fps", type=float, default=60.0,
                         help="headless: frames per simulated second (default 60); a window follows real time")
     parser.add_argument("--fps-cap", type=_cap, default=60,
                         help="window: frame-rate cap 30, 60, 144 or uncapped (default 60; F cycles them)")
-    parser.add_argument("--size", type=parse_size, default=(960, 540), help="image or window size (default 960x540)")
-    parser.add_argument("--out", default="out/demo", help="headless: folder for the PNGs (default out/demo)")
-    parser.add_argument("--png-every", type=int, default=10,
-                        help="headless: write every Nth frame as a PNG (default 10; the last frame always)")
-    parser.add_argument("--video", default=None,
-                        help="headless: also write the frames as a video: .gif (Pillow) or .mp4 (needs ffmpeg)")
+    parser.add_argument("--size", type=parse_size, default=tuple(size),
+                        help=f"{'window' if strip else 'image or window'} size (default {size[0]}x{size[1]})")
+    parser.add_argument("--out", default="out/demo", help=f"headless: folder for the {what} (default out/demo)")
+    if not strip:
+        parser.add_argument("--png-every", type=int, default=10,
+                            help="headless: write every Nth frame as a PNG (default 10; the last frame always)")
+        parser.add_argument("--video", default=None,
+                            help="headless: also write the frames as a video: .gif (Pillow) or .mp4 (needs ffmpeg)")
     parser.add_argument("--samples", type=int, default=None,
                         help="multisampling (antialiasing) samples; default 4, or 0 on a software renderer "
                              "(llvmpipe), where it costs several times the drawing")
@@ -589,26 +615,54 @@ def add_arguments(parser, default_frames: int = 120) -> None:
                              "as SCREENSHOT with _NNNN before the suffix")
 
 
-def check_arguments(parser, args) -> None:
+def demo_parser(doc: str, **options):
+    """An ``argparse`` parser for a demo script: the first paragraph of its docstring
+    ``doc`` as the description (the rest shown as written) and :func:`add_arguments`
+    (``options`` go to it)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_arguments(parser, **options)
+    return parser
+
+
+def parse_demo_args(parser, argv, title: str, counts=(), screenshot_after: int = 60):
+    """Parse and check a demo's command line (:func:`check_arguments`); each option named in
+    ``counts`` (e.g. ``"strands"``) must be at least 1. ``title`` is the window's."""
+    args = parser.parse_args(argv)
+    check_arguments(parser, args, screenshot_after)
+    for name in counts:
+        value = getattr(args, name.replace("-", "_"))
+        if value < 1:
+            parser.error(f"--{name} {value}: expected at least 1")
+    args.title = title
+    return args
+
+
+def check_arguments(parser, args, screenshot_after: int = 60) -> None:
+    """Refuse bad values (through ``parser.error``); a screenshot without ``--frames`` is
+    taken after ``screenshot_after`` frames (or the last of ``--screenshot-frames``)."""
     if args.frames is not None and args.frames < 1:
         parser.error(f"--frames {args.frames}: expected at least 1")
     if not (args.fps > 0 and math.isfinite(args.fps)):
         parser.error(f"--fps {args.fps}: expected a positive number")
-    if args.png_every < 0:
+    if getattr(args, "png_every", 0) < 0:
         parser.error(f"--png-every {args.png_every}: expected 0 or more")
     try:
         args.screenshot_frames = sorted({int(v) for v in args.screenshot_frames.split(",") if v.strip()})
     except ValueError:
         parser.error(f"--screenshot-frames {args.screenshot_frames!r}: expected comma-separated frame numbers")
     if args.screenshot and args.frames is None:
-        args.frames = max([60] + args.screenshot_frames)
-    if args.video and Path(args.video).suffix.lower() not in (".gif", ".mp4"):
-        parser.error(f"--video {args.video}: expected a .gif or .mp4 file name")
-    if args.video and Path(args.video).suffix.lower() == ".mp4":
+        args.frames = max([screenshot_after] + args.screenshot_frames)
+    video = getattr(args, "video", None)
+    if video and Path(video).suffix.lower() not in (".gif", ".mp4"):
+        parser.error(f"--video {video}: expected a .gif or .mp4 file name")
+    if video and Path(video).suffix.lower() == ".mp4":
         import shutil
 
         if shutil.which("ffmpeg") is None:
-            parser.error(f"--video {args.video}: MP4 needs ffmpeg on PATH; write a .gif instead")
+            parser.error(f"--video {video}: MP4 needs ffmpeg on PATH; write a .gif instead")
 
 
 SOFTWARE_RENDERERS = ("llvmpipe", "softpipe", "swiftshader", "software rasterizer")
@@ -660,7 +714,9 @@ class _VideoWriter:
             from PIL import Image
             self._frames.append(Image.fromarray(pixels, "RGB"))
 
-    def close(self) -> None:
+    def close(self, palette_from=None) -> None:
+        """Finish the file. A GIF's one palette is taken from ``palette_from`` (a PIL image
+        spanning the motion, e.g. a contact strip), else from the first frame."""
         if self._process is not None:
             self._process.stdin.close()
             if self._process.wait() != 0:
@@ -670,9 +726,54 @@ class _VideoWriter:
             return
         from PIL import Image
 
-        palette = self._frames[0].quantize(colors=200, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+        source = palette_from if palette_from is not None else self._frames[0]
+        palette = source.quantize(colors=200, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
         frames = [f.quantize(palette=palette, dither=Image.Dither.NONE) for f in self._frames]
         frames[0].save(self.path, save_all=True, append_images=frames[1:], duration=round(1000 / self.fps), loop=0)
+
+
+def _run_offscreen(make_demo, args, size, frames: int, wanted, keep, panel: bool):
+    """The frame loop of the headless runs: ``frames`` frames of ``1/args.fps`` s offscreen
+    (EGL) at ``size`` through the same :class:`Session` as the window. After each frame
+    whose index ``wanted(i)`` accepts (and the last), ``keep(i, pixels, session)`` gets its
+    (H, W, 3) uint8 RGB pixels. Returns ``(session, lines, seconds)`` with the timing and
+    status lines, or None (said on stderr) without an OpenGL 4.3 context."""
+    from .context import get_context
+    from .offscreen import OffscreenTarget
+
+    try:
+        ctx = get_context()
+    except RuntimeError as exc:
+        print(f"no OpenGL 4.3 context for the demo: {exc}", file=sys.stderr)
+        return None
+    session = Session(ctx, make_demo, args)
+    session.limiter.cap = None  # headless frames come as fast as they are made
+    target = OffscreenTarget(ctx, size, samples=choose_samples(ctx, args.samples))
+    text = TextPanel(ctx) if panel else None
+    dt = 1.0 / args.fps
+    started = time.perf_counter()
+    try:
+        for i in range(frames):
+            tick = time.perf_counter()
+            session.frame(target.framebuffer, dt)
+            if text is not None:
+                text.draw(target.framebuffer, session.panel_lines(with_parameters=False))
+            if i == frames - 1 or wanted(i):
+                keep(i, target.pixels(), session)
+            else:
+                ctx.finish()  # frames not read back still count in full
+            session.stats.add("frame", 1e3 * (time.perf_counter() - tick))
+        lines = session.timing_lines(fresh=True) + list(session.demo.status())
+    finally:
+        if text is not None:
+            text.release()
+        target.release()
+        session.release()
+    return session, lines, time.perf_counter() - started
+
+
+def _summary(session, frames: int, lines, seconds: float) -> None:
+    print(f"{session.demo.name}: {frames} frames headless in {seconds:.1f} s; " + "; ".join(lines))
 
 
 def run_headless(make_demo, args, default_frames: int = 120) -> int:
@@ -681,58 +782,119 @@ def run_headless(make_demo, args, default_frames: int = 120) -> int:
     frame and the last) and optionally ``args.video``. Prints what it wrote and the timings."""
     from PIL import Image
 
-    from .context import get_context
-    from .offscreen import OffscreenTarget
-
-    try:
-        ctx = get_context()
-    except RuntimeError as exc:
-        print(f"no OpenGL 4.3 context for the demo: {exc}", file=sys.stderr)
-        return 1
     frames = args.frames if args.frames is not None else default_frames
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    session = Session(ctx, make_demo, args)
-    session.limiter.cap = None  # headless frames come as fast as they are made
-    target = OffscreenTarget(ctx, args.size, samples=choose_samples(ctx, args.samples))
-    panel = None if args.no_panel else TextPanel(ctx)
     video = _VideoWriter(args.video, args.size, args.fps) if args.video else None
-    dt = 1.0 / args.fps
     written = []
-    started = time.perf_counter()
-    try:
-        for i in range(frames):
-            tick = time.perf_counter()
-            session.frame(target.framebuffer, dt)
-            if panel is not None:
-                panel.draw(target.framebuffer, session.panel_lines(with_parameters=False))
-            last = i == frames - 1
-            if last or video is not None or (args.png_every and i % args.png_every == 0):
-                pixels = target.pixels()
-                if last or (args.png_every and i % args.png_every == 0):
-                    path = out / f"{session.demo.name}_{i:04d}.png"
-                    Image.fromarray(pixels, "RGB").save(path)
-                    written.append(path)
-                if video is not None:
-                    video.add(pixels)
-            else:
-                ctx.finish()  # frames not read back still count in full
-            session.stats.add("frame", 1e3 * (time.perf_counter() - tick))
+
+    def png_frame(i):
+        return bool(args.png_every) and i % args.png_every == 0
+
+    def keep(i, pixels, session):
+        if i == frames - 1 or png_frame(i):
+            path = out / f"{session.demo.name}_{i:04d}.png"
+            Image.fromarray(pixels, "RGB").save(path)
+            written.append(path)
         if video is not None:
-            video.close()
-        lines = session.timing_lines(fresh=True) + list(session.demo.status())
-    finally:
-        if panel is not None:
-            panel.release()
-        target.release()
-        session.release()
-    elapsed = time.perf_counter() - started
+            video.add(pixels)
+
+    ran = _run_offscreen(make_demo, args, args.size, frames, lambda i: video is not None or png_frame(i), keep,
+                         panel=not args.no_panel)
+    if ran is None:
+        return 1
+    session, lines, seconds = ran
+    if video is not None:
+        video.close()
     name = session.demo.name
-    print(f"{name}: {frames} frames headless in {elapsed:.1f} s; " + "; ".join(lines))
+    _summary(session, frames, lines, seconds)
     print(f"{name}: {len(written)} PNGs in {out} (last: {written[-1]})")
     if video is not None:
         print(f"{name}: video: {args.video}")
     return 0
+
+
+STRIP_GAP = 4  # px of white between the frames of a contact strip
+STRIP_GIF_FPS = 30.0  # about this many frames per second in a strip run's GIF
+
+
+def run_strip(make_demo, args, default_frames: int, frame_size, strip_frames) -> int:
+    """Headless for a demo shown as a sequence (demos 01 and 02): ``args.frames`` frames of
+    ``1/args.fps`` s offscreen through the same :class:`Session` as the window (no panel),
+    written into ``args.out`` as ``NAME_strip.png``, a contact strip of the frames
+    ``strip_frames(frames, fps)`` (a list of indices) side by side, each captioned with
+    ``demo.caption()`` when the demo has one, and ``NAME.gif``, every frame at about
+    :data:`STRIP_GIF_FPS` per second with one palette taken from the strip.
+    ``args.screenshot``, when given, receives the last frame. Prints what it wrote and the
+    timings.
+
+    Args:
+        frame_size: (width, height) px of each frame. default_frames: frames when
+            ``args.frames`` is None.
+    """
+    from PIL import Image
+
+    frames = args.frames if args.frames is not None else default_frames
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    gif_every = max(1, round(args.fps / STRIP_GIF_FPS))
+    strip_at = set(strip_frames(frames, args.fps))
+    strip, animation, last = [], [], []
+
+    def keep(i, pixels, session):
+        if i % gif_every == 0:
+            animation.append(pixels)
+        if i in strip_at:
+            image = Image.fromarray(pixels, "RGB")
+            text = session.demo.caption() if hasattr(session.demo, "caption") else None
+            strip.append(caption(image, text) if text else image)
+        if i == frames - 1:
+            last.append(Image.fromarray(pixels, "RGB"))
+
+    ran = _run_offscreen(make_demo, args, frame_size, frames, lambda i: i % gif_every == 0 or i in strip_at, keep,
+                         panel=False)
+    if ran is None:
+        return 1
+    session, lines, seconds = ran
+    name = session.demo.name
+    width, height = frame_size
+    sheet = Image.new("RGB", (len(strip) * (width + STRIP_GAP) - STRIP_GAP, height), "white")
+    for k, image in enumerate(strip):
+        sheet.paste(image, (k * (width + STRIP_GAP), 0))
+    strip_path = out / f"{name}_strip.png"
+    sheet.save(strip_path)
+    gif = _VideoWriter(out / f"{name}.gif", frame_size, args.fps / gif_every)
+    for pixels in animation:
+        gif.add(pixels)
+    gif.close(palette_from=sheet)  # one palette spanning the motion: no flicker between frames
+    _summary(session, frames, lines, seconds)
+    print(f"{name}: contact strip ({len(strip)} frames): {strip_path}")
+    print(f"{name}: animation ({len(animation)} frames): {gif.path}")
+    if args.screenshot:
+        Path(args.screenshot).parent.mkdir(parents=True, exist_ok=True)
+        last[0].save(args.screenshot)
+        print(f"{name}: last frame: {args.screenshot}")
+    return 0
+
+
+def spread_frames(frames: int, count: int) -> list:
+    """``count`` frame indices spread evenly from the first frame to the last (fewer when
+    there are fewer frames): a contact strip's default."""
+    return sorted(set(np.linspace(0, frames - 1, min(count, frames)).round().astype(int).tolist()))
+
+
+def caption(image, text: str):
+    """Write ``text`` on a white band in the top-left corner of a PIL image (in place)."""
+    from PIL import ImageDraw, ImageFont
+
+    try:
+        font = ImageFont.load_default(size=16)
+    except TypeError:  # Pillow without FreeType sizes
+        font = ImageFont.load_default()
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((0, 0, 8 + 9 * len(text), 24), fill=(255, 255, 255))
+    draw.text((5, 3), text, fill=(30, 30, 30), font=font)
+    return image
 
 
 # -- window ---------------------------------------------------------------------------------------------------
@@ -911,11 +1073,12 @@ def run_window(make_demo, args, window, gui_reason: str = "") -> int:
     return 0
 
 
-def run(make_demo, args, default_frames: int = 120) -> int:
-    """A window when there is a display and ``--headless`` is not given, else headless."""
+def run(make_demo, args, default_frames: int = 120, headless=None) -> int:
+    """A window when there is a display and ``--headless`` is not given, else headless:
+    ``headless(make_demo, args, default_frames)``, by default :func:`run_headless`."""
     if not args.headless:
         window, reason = open_window(getattr(args, "title", "gpu_jiggle"), args.size)
         if window is not None:
             return run_window(make_demo, args, window, reason)
         print(f"no window ({reason}); rendering headless instead", file=sys.stderr)
-    return run_headless(make_demo, args, default_frames)
+    return (headless or run_headless)(make_demo, args, default_frames)
