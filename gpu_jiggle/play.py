@@ -146,7 +146,8 @@ class CharacterPlayer:
         if frequency is not None:
             changes["frequency"] = base_f * (frequency / base_f[0])
         if damping is not None:
-            changes["damping_ratio"] = base_z * (damping / base_z[0]) if base_z[0] > 0 else np.full_like(base_z, damping)
+            changes["damping_ratio"] = (base_z * (damping / base_z[0]) if base_z[0] > 0
+                                        else np.full_like(base_z, damping))
         self.pipeline.set_parameters(group, **changes)
 
     def teleport(self) -> None:

@@ -322,7 +322,8 @@ def test_set_parameters_live_on_a_chain_and_a_strand_group(fox, backend):
 @pytest.mark.parametrize("name, changes, error, message", [
     ("tail", dict(frequency=[3.0, 2.5, 80.0]), ValueError,
      r"tail: frequency\[2\] = 80.0 Hz with damping_ratio\[2\] = 0.35 is unstable .*largest stable frequency"),
-    ("tail", dict(damping_ratio=0.2, frequency=-1.0), ValueError, r"tail: frequency\[0\] = -1.0: expected a finite value > 0"),
+    ("tail", dict(damping_ratio=0.2, frequency=-1.0), ValueError,
+     r"tail: frequency\[0\] = -1.0: expected a finite value > 0"),
     ("mane", dict(frequency=4.0, world_influence=1.5), ValueError,
      r"mane\[0\]: world_influence\[0\] = 1.5: expected a value in \[0, 1\]"),
     ("mane", dict(particle_radius=[0.1, 0.2]), ValueError, r"mane\[0\]: particle_radius: expected a scalar"),
@@ -360,8 +361,9 @@ def test_set_parameters_before_the_first_step_goes_to_the_rig(fox):
     rig = load_rig(FOX_RIG, fox.skeleton)
     pipeline = Pipeline(fox, rig, "Run", backend="cpu")
     pipeline.set_parameters("ear_tuft_left[1]", frequency=9.0)
-    np.testing.assert_array_equal(rig.chains[[c.name for c in rig.chains].index("ear_tuft_left[1]")].frequency, [9.0] * 3)
-    np.testing.assert_array_equal(rig.chains[[c.name for c in rig.chains].index("ear_tuft_left[0]")].frequency, [8.0] * 3)
+    chains = {c.name: c for c in rig.chains}
+    np.testing.assert_array_equal(chains["ear_tuft_left[1]"].frequency, [9.0] * 3)
+    np.testing.assert_array_equal(chains["ear_tuft_left[0]"].frequency, [8.0] * 3)  # its neighbour in the group
     pipeline.step(0.0, 1 / FPS)
     solver, index = pipeline.solver_of("ear_tuft_left[1]")
     np.testing.assert_array_equal(solver.chain_set.frequency[solver.chain_set.chain_slices()[index]], [9.0] * 3)
