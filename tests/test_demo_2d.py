@@ -6,37 +6,18 @@ renders takes the shared EGL context (``gl``), which also checks GL errors aroun
 """
 from __future__ import annotations
 
-import importlib.util
 import math
-import os
-import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
-from PIL import Image
 
 from gpu_jiggle.draw2d import OffscreenTarget, Renderer, rgba
 from gpu_jiggle.ik import two_bone_fk_2d, two_bone_ik_2d
 from gpu_jiggle.keyframes import KeyframeTrack
 
-ON_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
-DEMO_PATH = Path(__file__).resolve().parent.parent / "demos" / "01_tail_2d.py"
+from demo_support import DEMOS, check_animation, demo_fixture, rgb, run_window, strip_cells, without_display
 
-
-@pytest.fixture(scope="module")
-def demo():
-    """The demo script as a module (its file name starts with a digit, so no plain import)."""
-    spec = importlib.util.spec_from_file_location("demo_01_tail_2d", DEMO_PATH)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the class is made
-    try:
-        spec.loader.exec_module(module)
-        yield module
-    finally:
-        sys.modules.pop(spec.name, None)
+demo = demo_fixture("01_tail_2d.py")
 
 
 def colour_u8(colour) -> np.ndarray:
@@ -61,9 +42,7 @@ def test_headless_demo_writes_strip_and_gif(gl, demo, tmp_path, capsys, solver_b
     assert str(strip_path) in printed and str(gif_path) in printed
 
     width, height = demo.FRAME_SIZE
-    strip = np.asarray(Image.open(strip_path).convert("RGB"))
-    assert strip.shape == (height, demo.STRIP_FRAMES * (width + 4) - 4, 3)
-    cells = [strip[:, k * (width + 4):k * (width + 4) + width] for k in range(demo.STRIP_FRAMES)]
+    cells = strip_cells(strip_path, demo.FRAME_SIZE, demo.STRIP_FRAMES)
     ground_row = int(height * (1 - demo.GROUND_Y / (demo.VIEW[3] - demo.VIEW[1])))
     for cell in cells:
         sky = cell[:ground_row - 12]  # above the grass tufts: only the creature differs from the sky
@@ -74,20 +53,11 @@ def test_headless_demo_writes_strip_and_gif(gl, demo, tmp_path, capsys, solver_b
         assert count_near(cell, demo.GROUND_COLOUR) > width * 20, "the ground should be there"
     changed = np.any(cells[0] != cells[-1], axis=-1).sum()
     assert changed > 500, "the first and last frames of the strip should differ"
-
-    gif = Image.open(gif_path)
-    assert gif.n_frames == frames // 2  # 60 fps, every second frame → 30 fps
-    gif.seek(0)
-    first = np.asarray(gif.convert("RGB"))
-    gif.seek(gif.n_frames - 1)
-    last = np.asarray(gif.convert("RGB"))
-    assert first.shape == (height, width, 3)
-    assert np.any(first != last, axis=-1).sum() > 500
+    check_animation(gif_path, frames, demo.FRAME_SIZE)
 
 
 def test_no_display_falls_back_to_headless(gl, demo, tmp_path, capsys, monkeypatch):
-    monkeypatch.delenv("DISPLAY", raising=False)
-    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    without_display(monkeypatch)
     rc = demo.main(["--frames", "2", "--out", str(tmp_path), "--backend", "cpu"])
     assert rc == 0
     captured = capsys.readouterr()
@@ -132,21 +102,12 @@ def test_teleport_carries_the_strands(demo, backend):
 
 # -- the demo in a window under Xvfb -------------------------------------------------------------------
 def test_window_screenshot_under_xvfb(tmp_path):
-    xvfb_run = shutil.which("xvfb-run")
-    if xvfb_run is None:
-        message = "xvfb-run is not installed (Debian/Ubuntu: apt-get install xvfb xauth)"
-        if ON_CI:
-            pytest.fail(f"CI must run the window test: {message}")
-        pytest.skip(message)
     # no panel: it would cover part of the middle, where the creature must be
-    command = [xvfb_run, "-a", "-s", "-screen 0 800x600x24", sys.executable, str(DEMO_PATH),
-               "--frames", "30", "--no-panel", "--screenshot", "tmp/x.png"]
-    result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, f"stdout:\n{result.stdout}\nstderr:\n{result.stderr}"
-    assert "window on" in result.stdout, f"it should have opened a window:\n{result.stdout}\n{result.stderr}"
+    run_window([DEMOS / "01_tail_2d.py", "--frames", "30", "--no-panel", "--screenshot", "tmp/x.png"], tmp_path,
+               frames=30, screen="800x600x24")
     shot = tmp_path / "tmp" / "x.png"
     assert shot.is_file()
-    pixels = np.asarray(Image.open(shot).convert("RGB"))
+    pixels = rgb(shot)
     h, w, _ = pixels.shape
     assert (w, h) == (800, 500)
     middle = pixels[h // 4:3 * h // 4, w // 4:3 * w // 4]

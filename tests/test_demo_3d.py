@@ -3,46 +3,17 @@ the hair against the head collider through the fast turn, the teleport, and the 
 under Xvfb."""
 from __future__ import annotations
 
-import importlib.util
-import os
-import shutil
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
-from PIL import Image
 
 from gpu_jiggle.draw3d import Camera, OffscreenTarget, Renderer
 
-ON_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
-DEMO_PATH = Path(__file__).resolve().parent.parent / "demos" / "02_hair_3d.py"
+from demo_support import (DEMOS, check_animation, demo_fixture, hue_saturation_value, rgb, run_window, skin_pixels,
+                          strip_cells, without_display)
+
 STRANDS = 40  # enough to see, few enough that the numpy backend runs the whole loop in seconds
 
-
-@pytest.fixture(scope="module")
-def demo():
-    """The demo script as a module (its file name starts with a digit, so no plain import)."""
-    spec = importlib.util.spec_from_file_location("demo_02_hair_3d", DEMO_PATH)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the class is made
-    try:
-        spec.loader.exec_module(module)
-        yield module
-    finally:
-        sys.modules.pop(spec.name, None)
-
-
-def hue_saturation_value(pixels: np.ndarray):
-    """(H, W, 3) uint8 RGB → hue in degrees [0, 360), saturation and value in [0, 1]."""
-    p = pixels.astype(np.float64) / 255.0
-    high, low = p.max(axis=-1), p.min(axis=-1)
-    spread = np.maximum(high - low, 1e-9)
-    r, g, b = p[..., 0], p[..., 1], p[..., 2]
-    hue = np.where(high == r, ((g - b) / spread) % 6.0,
-                   np.where(high == g, (b - r) / spread + 2.0, (r - g) / spread + 4.0)) * 60.0
-    return hue, np.where(high > 0, (high - low) / np.maximum(high, 1e-9), 0.0), high
+demo = demo_fixture("02_hair_3d.py")
 
 
 def hair_pixels(pixels: np.ndarray) -> int:
@@ -51,12 +22,6 @@ def hair_pixels(pixels: np.ndarray) -> int:
     or grey)."""
     h, s, v = hue_saturation_value(pixels)
     return int(((h >= 8) & (h <= 40) & (s > 0.55) & (v > 0.08) & (v < 0.8)).sum())
-
-
-def skin_pixels(pixels: np.ndarray) -> int:
-    """Lit skin (face and neck): orange hues, pale and bright."""
-    h, s, v = hue_saturation_value(pixels)
-    return int(((h >= 8) & (h <= 40) & (s > 0.15) & (s < 0.5) & (v > 0.55)).sum())
 
 
 # -- the demo, headless ------------------------------------------------------------------------------
@@ -71,29 +36,17 @@ def test_headless_demo_writes_strip_and_gif(gl, demo, tmp_path, capsys, solver_b
     assert f"{STRANDS} strands" in printed and f"on the {solver_backend} backend" in printed
     assert str(strip_path) in printed and str(gif_path) in printed
 
-    width, height = demo.FRAME_SIZE
-    strip = np.asarray(Image.open(strip_path).convert("RGB"))
-    assert strip.shape == (height, demo.STRIP_FRAMES * (width + 4) - 4, 3)
-    cells = [strip[:, k * (width + 4):k * (width + 4) + width] for k in range(demo.STRIP_FRAMES)]
+    cells = strip_cells(strip_path, demo.FRAME_SIZE, demo.STRIP_FRAMES)
     for cell in cells:
         assert hair_pixels(cell) > 300, "the strands should be drawn"
         assert skin_pixels(cell) > 300, "the head (face and neck) should be drawn"
     changed = np.any(cells[0] != cells[-1], axis=-1).sum()
     assert changed > 500, "the first and last frames of the strip should differ (the head nods)"
-
-    gif = Image.open(gif_path)
-    assert gif.n_frames == frames // 2  # 60 fps, every second frame → 30 fps
-    gif.seek(0)
-    first = np.asarray(gif.convert("RGB"))
-    gif.seek(gif.n_frames - 1)
-    last = np.asarray(gif.convert("RGB"))
-    assert first.shape == (height, width, 3)
-    assert np.any(first != last, axis=-1).sum() > 500
+    check_animation(gif_path, frames, demo.FRAME_SIZE)
 
 
 def test_no_display_falls_back_to_headless(gl, demo, tmp_path, capsys, monkeypatch):
-    monkeypatch.delenv("DISPLAY", raising=False)
-    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    without_display(monkeypatch)
     rc = demo.main(["--frames", "2", "--strands", "8", "--out", str(tmp_path), "--backend", "cpu"])
     assert rc == 0
     captured = capsys.readouterr()
@@ -195,20 +148,11 @@ def test_renderer_refuses_bad_input(gl):
 
 # -- the demo in a window under Xvfb -------------------------------------------------------------------
 def test_window_screenshot_under_xvfb(tmp_path):
-    xvfb_run = shutil.which("xvfb-run")
-    if xvfb_run is None:
-        message = "xvfb-run is not installed (Debian/Ubuntu: apt-get install xvfb xauth)"
-        if ON_CI:
-            pytest.fail(f"CI must run the window test: {message}")
-        pytest.skip(message)
-    command = [xvfb_run, "-a", "-s", "-screen 0 1024x768x24", sys.executable, str(DEMO_PATH),
-               "--frames", "30", "--strands", "60", "--screenshot", "tmp/x.png"]
-    result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, f"stdout:\n{result.stdout}\nstderr:\n{result.stderr}"
-    assert "window on" in result.stdout, f"it should have opened a window:\n{result.stdout}\n{result.stderr}"
+    run_window([DEMOS / "02_hair_3d.py", "--frames", "30", "--strands", "60", "--screenshot", "tmp/x.png"], tmp_path,
+               frames=30)
     shot = tmp_path / "tmp" / "x.png"
     assert shot.is_file()
-    pixels = np.asarray(Image.open(shot).convert("RGB"))
+    pixels = rgb(shot)
     h, w, _ = pixels.shape
     assert (w, h) == (800, 600)
     assert hair_pixels(pixels) > 500, "the hair should be in the window"

@@ -2,35 +2,15 @@
 back, levels of detail by distance, the demo headless and in a window under Xvfb."""
 from __future__ import annotations
 
-import importlib.util
-import os
-import shutil
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
-from PIL import Image
 
 from gpu_jiggle import Solver, glsl
 from gpu_jiggle.chain_draw import BINDINGS, chain_indices
 
-ON_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
-DEMO_PATH = Path(__file__).resolve().parent.parent / "demos" / "03_grass_field.py"
+from demo_support import DEMOS, changed, demo_fixture, rgb, run_window
 
-
-@pytest.fixture(scope="module")
-def demo():
-    """The demo script as a module (its file name starts with a digit, so no plain import)."""
-    spec = importlib.util.spec_from_file_location("demo_03_grass_field", DEMO_PATH)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the class is made
-    try:
-        spec.loader.exec_module(module)
-        yield module
-    finally:
-        sys.modules.pop(spec.name, None)
+demo = demo_fixture("03_grass_field.py")
 
 
 def grass_pixels(pixels: np.ndarray) -> np.ndarray:
@@ -39,11 +19,6 @@ def grass_pixels(pixels: np.ndarray) -> np.ndarray:
     p = pixels.astype(np.int64)
     r, g, b = p[..., 0], p[..., 1], p[..., 2]
     return (g > r + 12) & (g > b + 25) & (g > 55)
-
-
-def changed(a: np.ndarray, b: np.ndarray) -> float:
-    """Fraction of pixels that differ by more than a little between two images."""
-    return float((np.abs(a.astype(int) - b.astype(int)).sum(axis=-1) > 24).mean())
 
 
 # -- the drawing reads what positions() reads --------------------------------------------------------
@@ -169,7 +144,7 @@ def test_headless_run_writes_images_of_moving_grass(gl, demo, tmp_path, capsys):
     assert rc == 0
     printed = capsys.readouterr().out
     assert "1500 blades" in printed and "6 PNGs" in printed
-    images = [np.asarray(Image.open(tmp_path / f"03_grass_field_{i:04d}.png").convert("RGB")) for i in range(6)]
+    images = [rgb(tmp_path / f"03_grass_field_{i:04d}.png") for i in range(6)]
     for image in images:
         assert image.shape == (180, 320, 3)
         assert grass_pixels(image[110:]).mean() > 0.3, "the lower part of the view should be grass"
@@ -182,22 +157,10 @@ def test_window_under_xvfb(tmp_path):
     """The window opens, renders 30 frames and closes cleanly (``--frames`` closes it through
     the same flag as the close button); the screenshots have grass, and successive ones
     differ with the ball standing still: the wind moves the grass."""
-    xvfb_run = shutil.which("xvfb-run")
-    if xvfb_run is None:
-        message = "xvfb-run is not installed (Debian/Ubuntu: apt-get install xvfb xauth)"
-        if ON_CI:
-            pytest.fail(f"CI must run the window test: {message}")
-        pytest.skip(message)
-    command = [xvfb_run, "-a", "-s", "-screen 0 1024x768x24", sys.executable, str(DEMO_PATH), "--frames", "30",
-               "--blades", "3000", "--size", "800x450", "--no-ball", "--screenshot", "shots/grass.png",
-               "--screenshot-frames", "29"]
-    result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, f"stdout:\n{result.stdout}\nstderr:\n{result.stderr}"
-    assert "window on" in result.stdout, result.stdout + result.stderr
-    assert "window closed after 30 frames" in result.stdout
-    assert "Traceback" not in result.stderr and "OpenGL error" not in result.stderr, result.stderr
-    last = np.asarray(Image.open(tmp_path / "shots" / "grass.png").convert("RGB"))
-    before = np.asarray(Image.open(tmp_path / "shots" / "grass_0029.png").convert("RGB"))
+    run_window([DEMOS / "03_grass_field.py", "--frames", "30", "--blades", "3000", "--size", "800x450", "--no-ball",
+                "--screenshot", "shots/grass.png", "--screenshot-frames", "29"], tmp_path, frames=30)
+    last = rgb(tmp_path / "shots" / "grass.png")
+    before = rgb(tmp_path / "shots" / "grass_0029.png")
     assert last.shape == (450, 800, 3)
     view = (slice(300, 450), slice(420, 800))  # lower right: clear of the panel
     assert grass_pixels(last[view]).mean() > 0.3, "grass should fill the lower right of the window"

@@ -3,46 +3,15 @@ back, the hair rig, the head following the pointer, the teleport, and the demo h
 in a window under Xvfb."""
 from __future__ import annotations
 
-import importlib.util
-import os
-import shutil
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
-from PIL import Image
 
 from gpu_jiggle import Solver, glsl
 from gpu_jiggle.chain_draw import BINDINGS
 
-ON_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
-DEMO_PATH = Path(__file__).resolve().parent.parent / "demos" / "04_hair_head.py"
+from demo_support import DEMOS, changed, demo_fixture, hue_saturation_value, rgb, run_window, skin_pixels
 
-
-@pytest.fixture(scope="module")
-def demo():
-    """The demo script as a module (its file name starts with a digit, so no plain import)."""
-    spec = importlib.util.spec_from_file_location("demo_04_hair_head", DEMO_PATH)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the class is made
-    try:
-        spec.loader.exec_module(module)
-        yield module
-    finally:
-        sys.modules.pop(spec.name, None)
-
-
-def hue_saturation_value(pixels: np.ndarray):
-    """(H, W, 3) uint8 RGB → hue in degrees [0, 360), saturation and value in [0, 1]."""
-    p = pixels.astype(np.float64) / 255.0
-    high, low = p.max(axis=-1), p.min(axis=-1)
-    spread = np.maximum(high - low, 1e-9)
-    r, g, b = p[..., 0], p[..., 1], p[..., 2]
-    hue = np.where(high == r, ((g - b) / spread) % 6.0,
-                   np.where(high == g, (b - r) / spread + 2.0, (r - g) / spread + 4.0)) * 60.0
-    return hue, np.where(high > 0, (high - low) / np.maximum(high, 1e-9), 0.0), high
+demo = demo_fixture("04_hair_head.py")
 
 
 def hair_pixels(pixels: np.ndarray) -> int:
@@ -50,15 +19,6 @@ def hair_pixels(pixels: np.ndarray) -> int:
     shirt blue, the floor and sky grey and blue)."""
     h, s, v = hue_saturation_value(pixels)
     return int(((h >= 5) & (h <= 40) & (s > 0.55) & (v > 0.08) & (v < 0.85)).sum())
-
-
-def skin_pixels(pixels: np.ndarray) -> int:
-    h, s, v = hue_saturation_value(pixels)
-    return int(((h >= 8) & (h <= 40) & (s > 0.15) & (s < 0.5) & (v > 0.55)).sum())
-
-
-def changed(a: np.ndarray, b: np.ndarray) -> float:
-    return float((np.abs(a.astype(int) - b.astype(int)).sum(axis=-1) > 24).mean())
 
 
 # -- the drawing reads what positions() reads --------------------------------------------------------
@@ -190,7 +150,7 @@ def test_headless_run_writes_images_of_moving_hair(gl, demo, tmp_path, capsys):
     assert rc == 0
     printed = capsys.readouterr().out
     assert "400 strands" in printed and "3 PNGs" in printed
-    images = [np.asarray(Image.open(tmp_path / f"04_hair_head_{i:04d}.png").convert("RGB")) for i in (0, 4, 7)]
+    images = [rgb(tmp_path / f"04_hair_head_{i:04d}.png") for i in (0, 4, 7)]
     for image in images:
         assert image.shape == (240, 320, 3)
         assert hair_pixels(image) > 800, "the hair should be drawn"
@@ -202,22 +162,12 @@ def test_window_under_xvfb(tmp_path):
     """The window (with the text panel and keys, the fallback for the Dear ImGui panel) opens,
     renders 30 frames and closes cleanly (``--frames`` closes it through the same flag as the
     close button); the screenshots show hair and a face, and differ."""
-    xvfb_run = shutil.which("xvfb-run")
-    if xvfb_run is None:
-        message = "xvfb-run is not installed (Debian/Ubuntu: apt-get install xvfb xauth)"
-        if ON_CI:
-            pytest.fail(f"CI must run the window test: {message}")
-        pytest.skip(message)
-    command = [xvfb_run, "-a", "-s", "-screen 0 1024x768x24", sys.executable, str(DEMO_PATH), "--frames", "30",
-               "--strands", "800", "--size", "1024x450", "--text-panel", "--screenshot", "shots/hair.png",
-               "--screenshot-frames", "28"]
-    result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, f"stdout:\n{result.stdout}\nstderr:\n{result.stderr}"
-    assert "window on" in result.stdout and "text panel and keys" in result.stdout, result.stdout + result.stderr
-    assert "window closed after 30 frames" in result.stdout
-    assert "Traceback" not in result.stderr and "OpenGL error" not in result.stderr, result.stderr
-    last = np.asarray(Image.open(tmp_path / "shots" / "hair.png").convert("RGB"))
-    before = np.asarray(Image.open(tmp_path / "shots" / "hair_0028.png").convert("RGB"))
+    result = run_window([DEMOS / "04_hair_head.py", "--frames", "30", "--strands", "800", "--size", "1024x450",
+                         "--text-panel", "--screenshot", "shots/hair.png", "--screenshot-frames", "28"], tmp_path,
+                        frames=30)
+    assert "text panel and keys" in result.stdout, result.stdout + result.stderr
+    last = rgb(tmp_path / "shots" / "hair.png")
+    before = rgb(tmp_path / "shots" / "hair_0028.png")
     assert last.shape == (450, 1024, 3)
     figure = (slice(0, 450), slice(440, 1024))  # right of the panel
     assert hair_pixels(last[figure]) > 2000, "the hair should be in the window"

@@ -2,45 +2,22 @@
 springs, travel, teleport, debug view) on the headless context, and bad input."""
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
-from PIL import Image
 
 from gpu_jiggle import cli
 from gpu_jiggle.draw3d import OffscreenTarget
 from gpu_jiggle.play import CharacterPlayer
 from gpu_jiggle.render import open_character
 
-from test_render import FOX, RIG, fox_orange, middle
-
-ON_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
-
-
-def xvfb_run() -> str:
-    path = shutil.which("xvfb-run")
-    if path is None:
-        message = "xvfb-run is not installed (Debian/Ubuntu: apt-get install xvfb xauth)"
-        if ON_CI:
-            pytest.fail(f"CI must run the window test: {message}")
-        pytest.skip(message)
-    return path
+from demo_support import FOX, FOX_RIG as RIG, fox_orange, middle, rgb, run_window, without_display
 
 
 def test_window_under_xvfb_shows_the_fox_running(tmp_path):
-    command = [xvfb_run(), "-a", "-s", "-screen 0 1024x768x24", sys.executable, "-m", "gpu_jiggle", "play", str(FOX),
-               "--rig", str(RIG), "--animation", "Run", "--size", "400x240", "--fps-cap", "uncapped", "--no-panel",
-               "--frames", "16", "--screenshot", "shot.png", "--screenshot-frames", "6,11"]
-    result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, f"stdout:\n{result.stdout}\nstderr:\n{result.stderr}"
-    assert "window on" in result.stdout and "window closed after 16 frames" in result.stdout, result.stdout
-    shots = [np.asarray(Image.open(tmp_path / name).convert("RGB")) for name in
-             ("shot_0006.png", "shot_0011.png", "shot.png")]
+    run_window(["-m", "gpu_jiggle", "play", FOX, "--rig", RIG, "--animation", "Run", "--size", "400x240", "--fps-cap",
+                "uncapped", "--no-panel", "--frames", "16", "--screenshot", "shot.png", "--screenshot-frames", "6,11"],
+               tmp_path, frames=16)
+    shots = [rgb(tmp_path / name) for name in ("shot_0006.png", "shot_0011.png", "shot.png")]
     for pixels in shots:
         assert pixels.shape == (240, 400, 3)
         centre = middle(pixels)
@@ -130,8 +107,7 @@ def test_bad_input_is_one_line_and_exit_2(capsys, args, message):
 
 
 def test_no_display_is_a_clear_error(capsys, monkeypatch):
-    monkeypatch.delenv("DISPLAY", raising=False)
-    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    without_display(monkeypatch)
     rc = cli.main(["play", str(FOX), "--rig", str(RIG), "--animation", "Run"])
     assert rc == 2
     err = capsys.readouterr().err

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,39 +14,7 @@ from gpu_jiggle.draw3d import Camera, OffscreenTarget
 from gpu_jiggle.render import (Framing, SkinnedMeshes, ground_speed, make_pipeline, open_character, output_kind, render,
                                skin_on_host)
 
-ROOT = Path(__file__).resolve().parent.parent
-FOX = ROOT / "data" / "fox" / "Fox.gltf"
-RIG = ROOT / "rigs" / "fox.toml"
-
-
-def hue_saturation_value(pixels: np.ndarray):
-    """(H, W, 3) uint8 RGB → hue in degrees [0, 360), saturation and value in [0, 1]."""
-    p = pixels.astype(np.float64) / 255.0
-    high, low = p.max(axis=-1), p.min(axis=-1)
-    spread = np.maximum(high - low, 1e-9)
-    r, g, b = p[..., 0], p[..., 1], p[..., 2]
-    hue = np.where(high == r, ((g - b) / spread) % 6.0,
-                   np.where(high == g, (b - r) / spread + 2.0, (r - g) / spread + 4.0)) * 60.0
-    return hue, np.where(high > 0, (high - low) / np.maximum(high, 1e-9), 0.0), high
-
-
-def fox_orange(pixels: np.ndarray) -> np.ndarray:
-    """Mask of the fox's lit orange fur: the texture's orange, lit or in shade. Nothing else in
-    the scene is orange (the sky is pale blue, the ground grey-green, the shadow dark green)."""
-    h, s, v = hue_saturation_value(pixels)
-    return (h >= 15) & (h <= 45) & (s > 0.5) & (v > 0.3)
-
-
-def fox_dark_brown(pixels: np.ndarray) -> np.ndarray:
-    """Mask of the dark brown of the legs and ear backs (the texture's second colour)."""
-    h, s, v = hue_saturation_value(pixels)
-    return (h >= 5) & (h <= 45) & (s > 0.45) & (v > 0.08) & (v <= 0.3)
-
-
-def middle(pixels: np.ndarray, fraction: float = 0.6) -> np.ndarray:
-    h, w, _ = pixels.shape
-    dh, dw = int(h * (1 - fraction) / 2), int(w * (1 - fraction) / 2)
-    return pixels[dh:h - dh, dw:w - dw]
+from demo_support import FOX, FOX_RIG as RIG, fox_dark_brown, fox_orange, middle
 
 
 @pytest.fixture(scope="module")
