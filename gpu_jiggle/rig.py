@@ -155,8 +155,19 @@ class ColliderSpec:
     group: int
 
 
+class _MovingTarget:
+    """What the constraints share: a world target that sweeps, ``target + sweep·sin(2π·
+    sweep_hz·t)``, or ``target_fn(t)`` when that is set (attributes of the dataclasses below)."""
+
+    def target_at(self, t: float) -> np.ndarray:
+        """(3,) world target at playing time t: ``target_fn(t)`` when set, else the sweep."""
+        if self.target_fn is not None:
+            return np.asarray(self.target_fn(t), np.float64)
+        return self.target + self.sweep * math.sin(2.0 * math.pi * self.sweep_hz * t)
+
+
 @dataclass
-class LookAtSpec:
+class LookAtSpec(_MovingTarget):
     """Turn ``node`` so that its local ``aim_axis`` points at ``target + sweep·sin(2π·sweep_hz·t)``
     (or at ``target_fn(t)``, a callable returning a (3,) world point), by at most
     ``max_angle`` radians, blended by ``weight``."""
@@ -172,15 +183,9 @@ class LookAtSpec:
     enabled: bool = True
     target_fn: object = None
 
-    def target_at(self, t: float) -> np.ndarray:
-        """(3,) world target at playing time t: ``target_fn(t)`` when set, else the sweep."""
-        if self.target_fn is not None:
-            return np.asarray(self.target_fn(t), np.float64)
-        return self.target + self.sweep * math.sin(2.0 * math.pi * self.sweep_hz * t)
-
 
 @dataclass
-class TwoBoneIKSpec:
+class TwoBoneIKSpec(_MovingTarget):
     """Reach ``target + sweep·sin(2π·sweep_hz·t)`` (or ``target_fn(t)``) with the limb
     root → mid → end (node indices), the mid joint bending toward ``pole`` (world) if given."""
 
@@ -194,12 +199,6 @@ class TwoBoneIKSpec:
     pole: np.ndarray | None
     enabled: bool = True
     target_fn: object = None
-
-    def target_at(self, t: float) -> np.ndarray:
-        """(3,) world target at playing time t: ``target_fn(t)`` when set, else the sweep."""
-        if self.target_fn is not None:
-            return np.asarray(self.target_fn(t), np.float64)
-        return self.target + self.sweep * math.sin(2.0 * math.pi * self.sweep_hz * t)
 
 
 @dataclass

@@ -188,6 +188,25 @@ def half_cycle_peaks(deviation):
     return np.asarray(index, int), np.asarray(peak)
 
 
+def _peak_ratios(peak_index, peak_value):
+    """Per chain, from its half-cycle peaks (:func:`half_cycle_peaks`): the largest ratio of
+    a peak to the one before (inf with fewer than two peaks), how many peaks, and the substep
+    of the last one (0 without); and whether every chain's peaks strictly decrease.
+    Returns ``(ratios, strictly, counts, last_peak_steps)``."""
+    ratios, counts, last = [], [], []
+    strictly = True
+    for idx, pk in zip(peak_index, peak_value):
+        counts.append(len(pk))
+        last.append(int(idx[-1]) if len(idx) else 0)
+        if len(pk) >= 2:
+            ratios.append(float(np.max(pk[1:] / pk[:-1])))
+            strictly &= bool(np.all(np.diff(pk) < 0))
+        else:
+            ratios.append(math.inf)
+            strictly = False
+    return ratios, strictly, counts, last
+
+
 def gpu_available() -> tuple[bool, str]:
     """(True, "") when an OpenGL 4.3 context can be made, else (False, the reason)."""
     from .context import get_context
@@ -242,20 +261,9 @@ def free_decay(backend: str, substeps: int = 720, displacement: float = 0.5) -> 
     time = np.arange(substeps + 1) * SUBSTEP
     deviation = wrap(angles[:, segment] - target[segment])
 
-    ratios, last_peak_step, counts, peak_index, peak_value = [], [], [], [], []
-    strictly = True
-    for k in range(c):
-        idx, pk = half_cycle_peaks(deviation[:, k])
-        peak_index.append(idx)
-        peak_value.append(pk)
-        counts.append(len(pk))
-        last_peak_step.append(int(idx[-1]) if len(idx) else 0)
-        if len(pk) >= 2:
-            ratios.append(float(np.max(pk[1:] / pk[:-1])))
-            strictly &= bool(np.all(np.diff(pk) < 0))
-        else:
-            ratios.append(math.inf)
-            strictly = False
+    peaks = [half_cycle_peaks(deviation[:, k]) for k in range(c)]
+    peak_index, peak_value = [p[0] for p in peaks], [p[1] for p in peaks]
+    ratios, strictly, counts, last_peak_step = _peak_ratios(peak_index, peak_value)
     ancestors = np.concatenate([np.arange(cs.first_segment[k], segment[k]) for k in range(c)]).astype(int)
     ancestor_motion = float(np.max(np.abs(wrap(angles[:, ancestors] - start[ancestors])))) if ancestors.size else 0.0
     descendants = np.concatenate([np.arange(segment[k] + 1, cs.first_segment[k] + cs.segment_counts[k])
@@ -344,6 +352,44 @@ FRAME_RATES = (30, 60, 144)
 FRAME_RATE_LIMIT = 0.03
 
 
+def _tip_paths(make_solver, pose, tips, duration: float, fps_list):
+    """Run the same motion at each frame rate of ``fps_list``: a solver from
+    ``make_solver()`` gets ``pose(solver, t)`` at every frame time t = k/fps, then
+    ``advance(1/fps)`` (``advance(0)`` for the first pose, which snaps). Returns ``(paths,
+    compared)``, per fps the frame-time positions of the joints ``tips`` at every frame,
+    (frames + 1, len(tips), D), and at the multiples of 1/6 s that every rate shares."""
+    paths, compared = {}, {}
+    for fps in fps_list:
+        frames = int(round(duration * fps))
+        path = None
+        with make_solver() as solver:
+            for k in range(frames + 1):
+                pose(solver, k / fps)
+                solver.advance(0.0 if k == 0 else 1.0 / fps)
+                tip = solver.positions()[tips]
+                if path is None:
+                    path = np.empty((frames + 1, *tip.shape))
+                path[k] = tip
+        paths[fps] = path
+        compared[fps] = path[::fps // 6]
+    return paths, compared
+
+
+def _frame_rate_differences(compared, fps_list):
+    """Tip distances between frame rates at the shared times, / ``MOTION_AMPLITUDE``:
+    ``(largest over every pair, {"A vs B fps": largest}, (T,) largest against the last rate
+    per shared time)``."""
+    worst, pair_worst = 0.0, {}
+    for i, a in enumerate(fps_list):
+        for b in fps_list[i + 1:]:
+            diff = float(np.linalg.norm(compared[a] - compared[b], axis=2).max()) / MOTION_AMPLITUDE
+            pair_worst[f"{a} vs {b} fps"] = diff
+            worst = max(worst, diff)
+    difference = np.max([np.linalg.norm(compared[a] - compared[fps_list[-1]], axis=2).max(axis=1)
+                         for a in fps_list[:-1]], axis=0) / MOTION_AMPLITUDE
+    return worst, pair_worst, difference
+
+
 def frame_rates(backend: str, duration: float = 3.0, fps_list=FRAME_RATES) -> CheckResult:
     """SPEC 8.3: the same primary motion (:func:`root_motion`) at 30, 60 and 144 fps, compared
     at the multiples of 1/6 s: every tip agrees within ``FRAME_RATE_LIMIT`` × the motion's
@@ -354,28 +400,11 @@ def frame_rates(backend: str, duration: float = 3.0, fps_list=FRAME_RATES) -> Ch
     """
     cs = standard_chains()
     c, s = cs.chain_count, cs.segment_count
-    tips = _tip_joints(cs)
-    paths, compared = {}, {}
-    for fps in fps_list:
-        frames = int(round(duration * fps))
-        path = np.empty((frames + 1, s, 2))
-        with Solver(cs, backend=backend, substep=SUBSTEP) as solver:
-            for k in range(frames + 1):
-                solver.set_pose(*root_motion(k / fps, c, s))
-                solver.advance(0.0 if k == 0 else 1.0 / fps)
-                path[k] = solver.positions()[tips]
-        paths[fps] = path
-        step = fps // 6
-        compared[fps] = path[::step]
+    paths, compared = _tip_paths(lambda: Solver(cs, backend=backend, substep=SUBSTEP),
+                                 lambda solver, t: solver.set_pose(*root_motion(t, c, s)), _tip_joints(cs), duration,
+                                 fps_list)
     times = np.arange(len(compared[fps_list[0]])) / 6.0
-    worst, pair_worst = 0.0, {}
-    for i, a in enumerate(fps_list):
-        for b in fps_list[i + 1:]:
-            diff = np.linalg.norm(compared[a] - compared[b], axis=2) / MOTION_AMPLITUDE
-            pair_worst[f"{a} vs {b} fps"] = float(diff.max())
-            worst = max(worst, float(diff.max()))
-    diff_vs_time = np.max([np.linalg.norm(compared[a] - compared[fps_list[-1]], axis=2).max(axis=1)
-                           for a in fps_list[:-1]], axis=0) / MOTION_AMPLITUDE
+    worst, pair_worst, diff_vs_time = _frame_rate_differences(compared, fps_list)
     return CheckResult(
         "frame_rates", "3 frame rates", worst, FRAME_RATE_LIMIT, worst < FRAME_RATE_LIMIT,
         "largest tip distance between two frame rates at the shared times / motion amplitude", "",
@@ -600,6 +629,28 @@ def random_chains(rng, chain_count: int = 48, substep: float = SUBSTEP) -> Angle
                          angle_limit=limit, gravity=rng.uniform(-10.0, 10.0, 2))
 
 
+def _random_frame_times(rng, frames: int) -> np.ndarray:
+    """(frames,) frame times (s) drawn from 1/30, 1/60, 1/144 and 0 (a frame that runs no
+    substep), the first 0: the first pose snaps."""
+    dts = rng.choice([1 / 30, 1 / 60, 1 / 60, 1 / 144, 1 / 144, 0.0], frames)
+    dts[0] = 0.0
+    return dts
+
+
+def _more_damped(cs, extra: float):
+    """``(frequency, damping_ratio)`` (S,) for a live change of the cross-checks: ζ raised by
+    ``extra`` (at most 1.5) and f lowered where needed to 0.8 of what the substep keeps
+    stable at that ζ."""
+    damping = np.minimum(cs.damping_ratio + extra, 1.5)
+    return np.minimum(cs.frequency, 0.8 * stable_frequency(damping, SUBSTEP)), damping
+
+
+def _teleport_halves(solver, chain_count: int) -> None:
+    """Flag a teleport for every chain: the even ones snap, the odd ones keep their shape."""
+    solver.teleport(np.arange(0, chain_count, 2))
+    solver.teleport(np.arange(1, chain_count, 2), keep_shape=True)
+
+
 def cross_check(backend: str = "gpu", frames: int = 240, seed: int = 8) -> CheckResult:
     """SPEC 8.6: the compute shaders against the numpy reference on random ragged chains
     (:func:`random_chains`) and random motions: smooth root sway and turns, local targets
@@ -626,10 +677,8 @@ def cross_check(backend: str = "gpu", frames: int = 240, seed: int = 8) -> Check
     local_base[rng.random(s) < 0.15] = math.pi - 0.05  # these swing across ±π
     local_amp = rng.uniform(0.0, 0.8, s)
     local_freq = rng.uniform(0.3, 2.0, s)
-    new_damping = np.minimum(cs.damping_ratio + 0.3, 1.5)
-    new_frequency = np.minimum(cs.frequency, 0.8 * stable_frequency(new_damping, SUBSTEP))
-    dts = rng.choice([1 / 30, 1 / 60, 1 / 60, 1 / 144, 1 / 144, 0.0], frames)
-    dts[0] = 0.0
+    new_frequency, new_damping = _more_damped(cs, 0.3)
+    dts = _random_frame_times(rng, frames)
     dts[frames // 3] = 0.2
     t = 0.0
     per_frame = np.zeros(frames)
@@ -647,8 +696,7 @@ def cross_check(backend: str = "gpu", frames: int = 240, seed: int = 8) -> Check
             for solver in (ref, gpu):
                 solver.set_pose(position, heading, local)
                 if k == frames // 2:
-                    solver.teleport(np.arange(0, c, 2))
-                    solver.teleport(np.arange(1, c, 2), keep_shape=True)
+                    _teleport_halves(solver, c)
                 if k == frames // 4:
                     solver.set_parameters(frequency=new_frequency, damping_ratio=new_damping, gravity=(0.0, -9.81))
                 solver.advance(float(dts[k]))
@@ -912,16 +960,10 @@ def point_free_decay(backend: str, variants=None, substeps: int = 720,
     ancestor_motion = out_of_plane = 0.0
     details = {}
     for name, run in runs.items():
-        ratios = []
-        for idx, pk in zip(run["peak_index"], run["peak_value"]):
-            fewest = min(fewest, len(pk))
-            covered = min(covered, int(idx[-1]) if len(idx) else 0)
-            if len(pk) >= 2:
-                ratios.append(float(np.max(pk[1:] / pk[:-1])))
-                strictly &= bool(np.all(np.diff(pk) < 0))
-            else:
-                ratios.append(math.inf)
-                strictly = False
+        ratios, decreasing, counts, last_peak_step = _peak_ratios(run["peak_index"], run["peak_value"])
+        fewest = min([fewest] + counts)
+        covered = min([covered] + last_peak_step)
+        strictly &= decreasing
         worst = max(worst, max(ratios))
         ancestor_motion = max(ancestor_motion, run["ancestor_motion"])
         out_of_plane = max(out_of_plane, run["out_of_plane"])
@@ -1012,27 +1054,16 @@ def point_rest(backend: str, variants=None, duration: float = 60.0, fps: float =
 def _point_frame_rate_run(backend, gravity, wind, duration, fps_list):
     cs = standard_point_chains(gravity)
     pose = standard_point_pose(cs)
-    tips = _point_tip_joints(cs)
-    paths, compared = {}, {}
-    for fps in fps_list:
-        frames = int(round(duration * fps))
-        path = np.empty((frames + 1, cs.segment_count, 3))
-        with Solver(cs, backend=backend, substep=SUBSTEP) as solver:
-            _set_forces(solver, wind, gusts=True)
-            for k in range(frames + 1):
-                solver.set_pose(joint_positions=_moved(pose, point_body_motion(k / fps)))
-                solver.advance(0.0 if k == 0 else 1.0 / fps)
-                path[k] = solver.positions()[tips]
-        paths[fps] = path
-        compared[fps] = path[::fps // 6]
-    pair_worst, worst = {}, 0.0
-    for i, a in enumerate(fps_list):
-        for b in fps_list[i + 1:]:
-            diff = float(np.linalg.norm(compared[a] - compared[b], axis=2).max()) / MOTION_AMPLITUDE
-            pair_worst[f"{a} vs {b} fps"] = diff
-            worst = max(worst, diff)
-    difference = np.max([np.linalg.norm(compared[a] - compared[fps_list[-1]], axis=2).max(axis=1)
-                         for a in fps_list[:-1]], axis=0) / MOTION_AMPLITUDE
+
+    def make_solver():
+        solver = Solver(cs, backend=backend, substep=SUBSTEP)
+        _set_forces(solver, wind, gusts=True)
+        return solver
+
+    paths, compared = _tip_paths(make_solver,
+                                 lambda solver, t: solver.set_pose(joint_positions=_moved(pose, point_body_motion(t))),
+                                 _point_tip_joints(cs), duration, fps_list)
+    worst, pair_worst, difference = _frame_rate_differences(compared, fps_list)
     pivots = np.array([_moved(pose, point_body_motion(k / 60.0))[cs.first_joint]
                        for k in range(int(round(duration * 60)) + 1)])
     excursion = float(np.linalg.norm(pivots - pivots[0], axis=2).max())
@@ -1312,10 +1343,8 @@ def point_cross_check(backend: str = "gpu", variants=FORCE_VARIANTS, frames: int
     c = cs.chain_count
     body = _RandomBody(rng, cs)
     scale = np.repeat(_point_chain_lengths(cs), cs.segment_counts + 1)[:, None]
-    new_damping = np.minimum(cs.damping_ratio + 0.2, 1.5)
-    new_frequency = np.minimum(cs.frequency, 0.8 * stable_frequency(new_damping, SUBSTEP))
-    dts = rng.choice([1 / 30, 1 / 60, 1 / 60, 1 / 144, 1 / 144, 0.0], frames)
-    dts[0] = 0.0
+    new_frequency, new_damping = _more_damped(cs, 0.2)
+    dts = _random_frame_times(rng, frames)
     events = _point_cross_events(frames)
     dts[events["0.2 s frame"]] = 0.2       # past the substep cap
     phase = np.minimum(np.arange(frames) * len(variants) // frames, len(variants) - 1)
@@ -1339,8 +1368,7 @@ def point_cross_check(backend: str = "gpu", variants=FORCE_VARIANTS, frames: int
                 solver.set_pose(joint_positions=joints)
                 solver.set_colliders(**body.colliders(t), snap=k == events["teleport"])
                 if k == events["teleport"]:
-                    solver.teleport(np.arange(0, c, 2))
-                    solver.teleport(np.arange(1, c, 2), keep_shape=True)
+                    _teleport_halves(solver, c)
                 if k == events["f, ζ change"]:
                     solver.set_parameters(frequency=new_frequency, damping_ratio=new_damping)
                 if k == events["rebase"]:
@@ -1458,6 +1486,17 @@ def _figure(figsize):
     return Figure(figsize=figsize, layout="constrained")
 
 
+def _label_decay_panel(ax, log_ax, tr, k: int, bottom: bool, ylabel: str) -> None:
+    """Title and axis labels of chain ``k``'s panel in a free-decay plot (``bottom``: the
+    panel is in the bottom row, where the time axis is labelled)."""
+    log_ax.set_ylabel("|peak| (rad, log)", fontsize=8)
+    ax.set_title(f"chain {k}: segment {tr['depth'][k] + 1} of {tr['segment_counts'][k]}, "
+                 f"f={tr['frequency'][k]:g} Hz, ζ={tr['damping_ratio'][k]:g}", fontsize=9)
+    ax.set_ylabel(ylabel)
+    if bottom:
+        ax.set_xlabel("time (s)")
+
+
 def _plot_decay(r):
     tr = r.traces
     n = len(tr["segment"])
@@ -1472,12 +1511,7 @@ def _plot_decay(r):
         log_ax = ax.twinx()
         logs, = log_ax.semilogy(tr["time"][idx], tr["peak_value"][k], ".-", color="C2", lw=0.8, ms=3,
                                 label="|peak| (right, log)")
-        log_ax.set_ylabel("|peak| (rad, log)", fontsize=8)
-        ax.set_title(f"chain {k}: segment {tr['depth'][k] + 1} of {tr['segment_counts'][k]}, "
-                     f"f={tr['frequency'][k]:g} Hz, ζ={tr['damping_ratio'][k]:g}", fontsize=9)
-        ax.set_ylabel("deviation from target (rad)")
-        if k >= n - axes.shape[1]:
-            ax.set_xlabel("time (s)")
+        _label_decay_panel(ax, log_ax, tr, k, k >= n - axes.shape[1], "deviation from target (rad)")
         ax.legend(handles=[line, dots, logs, mark], fontsize=7, loc="upper right")
     return fig, (f"1 free decay: one displaced segment per chain, targets pinned "
                  f"(largest peak ratio {r.figure:.3f})")
@@ -1500,25 +1534,32 @@ def _plot_rest(r):
     return fig, f"2 rest with gravity: tip movement per frame (last second: {r.figure:.2g}; zero drawn at {floor:g})"
 
 
+def _plot_tip_paths(axes, chains, tr, paths, compared, before: str, after: str) -> None:
+    """One panel per chain of ``chains``: its tip's path (x, y) at each frame rate, with
+    crosses at the shared times; titles read ``before`` + "tip of chain …" + ``after``."""
+    fps_list = sorted(paths)
+    for ax, chain in zip(axes, chains):
+        tip = tr["first_segment"][chain] + tr["segment_counts"][chain] - 1
+        for i, fps in enumerate(fps_list):
+            path = paths[fps][:, tip]
+            ax.plot(path[:, 0], path[:, 1], lw=1.0 + 1.2 * (len(fps_list) - 1 - i), label=f"{fps} fps", alpha=0.8)
+            cmp = compared[fps][:, tip]
+            ax.plot(cmp[:, 0], cmp[:, 1], "x", ms=5, color=f"C{i}")
+        n = tr["segment_counts"][chain]
+        ax.set_title(f"{before}tip of chain {chain} ({n} segment{'s' if n > 1 else ''}){after}", fontsize=9)
+        ax.set_xlabel("x (units)")
+        ax.set_ylabel("y (units)")
+        ax.set_aspect("equal", "datalim")
+        ax.legend(fontsize=7)
+
+
 def _plot_frame_rates(r):
     tr = r.traces
     fps_list = sorted(tr["paths"])
     shown = [1, 3, 4, 5]  # chains: 1-segment, 4-segment, and both 12-segment chains
     fig = _figure((19, 4.8))
     axes = fig.subplots(1, len(shown) + 1)
-    for ax, chain in zip(axes, shown):
-        tip = tr["first_segment"][chain] + tr["segment_counts"][chain] - 1
-        for i, fps in enumerate(fps_list):
-            path = tr["paths"][fps][:, tip]
-            ax.plot(path[:, 0], path[:, 1], lw=1.0 + 1.2 * (len(fps_list) - 1 - i), label=f"{fps} fps", alpha=0.8)
-            cmp = tr["compared"][fps][:, tip]
-            ax.plot(cmp[:, 0], cmp[:, 1], "x", ms=5, color=f"C{i}")
-        n = tr["segment_counts"][chain]
-        ax.set_title(f"tip of chain {chain} ({n} segment{'s' if n > 1 else ''})", fontsize=9)
-        ax.set_xlabel("x (units)")
-        ax.set_ylabel("y (units)")
-        ax.set_aspect("equal", "datalim")
-        ax.legend(fontsize=7)
+    _plot_tip_paths(axes, shown, tr, tr["paths"], tr["compared"], "", "")
     ax = axes[-1]
     ax.plot(tr["times"], 100 * tr["difference"], "o-", ms=3, label="largest tip distance vs 144 fps")
     ax.axhline(100 * r.limit, color="C3", ls="--", label=f"limit {100 * r.limit:g} %")
@@ -1595,15 +1636,20 @@ def _plot_teleport(r):
     return fig, "5 teleport: after the jump the chain moves as if it had always been there"
 
 
-def _plot_cross_check(r):
-    tr = r.traces
-    fig = _figure((10, 4.8))
+def _cross_check_axes(r, figsize, first_frame_limit):
+    """A cross-check's figure and axes: the largest difference per frame (log), with the
+    limit and the first frame's limit."""
+    fig = _figure(figsize)
     ax = fig.subplots()
-    frames = np.arange(len(tr["per_frame"]))
-    ax.semilogy(frames, np.maximum(tr["per_frame"], 1e-12), lw=1, label="largest difference gpu vs cpu")
+    per_frame = r.traces["per_frame"]
+    ax.semilogy(np.arange(len(per_frame)), np.maximum(per_frame, 1e-12), lw=1, label="largest difference gpu vs cpu")
     ax.axhline(r.limit, color="C3", ls="--", label=f"limit {r.limit:g}")
-    ax.axhline(CROSS_FIRST_FRAME_TOLERANCE, color="C1", ls=":",
-               label=f"first-frame limit {CROSS_FIRST_FRAME_TOLERANCE:g}")
+    ax.axhline(first_frame_limit, color="C1", ls=":", label=f"first-frame limit {first_frame_limit:g}")
+    return fig, ax
+
+
+def _plot_cross_check(r):
+    fig, ax = _cross_check_axes(r, (10, 4.8), CROSS_FIRST_FRAME_TOLERANCE)
     ax.set_xlabel("frame")
     ax.set_ylabel("difference (rad, or / chain length), zero drawn at 1e-12")
     ax.legend(fontsize=8)
@@ -1634,12 +1680,7 @@ def _plot_point_decay(r):
             h, = log_ax.semilogy(time[other["peak_index"][k]], other["peak_value"][k], ".-", ms=2.5, lw=0.8,
                                  color=_VARIANT_COLOURS.get(variant, "C4"), label=f"|peak|, {variant} (right, log)")
             handles.append(h)
-        log_ax.set_ylabel("|peak| (rad, log)", fontsize=8)
-        ax.set_title(f"chain {k}: segment {tr['depth'][k] + 1} of {tr['segment_counts'][k]}, "
-                     f"f={tr['frequency'][k]:g} Hz, ζ={tr['damping_ratio'][k]:g}", fontsize=9)
-        ax.set_ylabel("angle from equilibrium (rad)")
-        if k >= n - axes.shape[1]:
-            ax.set_xlabel("time (s)")
+        _label_decay_panel(ax, log_ax, tr, k, k >= n - axes.shape[1], "angle from equilibrium (rad)")
         if k == 0:
             ax.legend(handles=handles, fontsize=6.5, loc="upper right")
     return fig, (f"point 1 free decay: one segment per chain displaced {tr['turn']:g} rad, its target pinned "
@@ -1676,19 +1717,7 @@ def _plot_point_frame_rates(r):
     chains = [1, 3, 4, 5]
     fig = _figure((19, 4.8))
     axes = fig.subplots(1, len(chains) + 1)
-    for ax, chain in zip(axes, chains):
-        tip = tr["first_segment"][chain] + tr["segment_counts"][chain] - 1
-        for i, fps in enumerate(fps_list):
-            path = run["paths"][fps][:, tip]
-            ax.plot(path[:, 0], path[:, 1], lw=1.0 + 1.2 * (len(fps_list) - 1 - i), label=f"{fps} fps", alpha=0.8)
-            cmp = run["compared"][fps][:, tip]
-            ax.plot(cmp[:, 0], cmp[:, 1], "x", ms=5, color=f"C{i}")
-        n = tr["segment_counts"][chain]
-        ax.set_title(f"{shown}: tip of chain {chain} ({n} segment{'s' if n > 1 else ''}), front view", fontsize=9)
-        ax.set_xlabel("x (units)")
-        ax.set_ylabel("y (units)")
-        ax.set_aspect("equal", "datalim")
-        ax.legend(fontsize=7)
+    _plot_tip_paths(axes, chains, tr, run["paths"], run["compared"], f"{shown}: ", ", front view")
     ax = axes[-1]
     for variant, other in runs.items():
         ax.plot(tr["times"], 100 * other["difference"], "o-", ms=3, lw=1, color=_VARIANT_COLOURS.get(variant, "C4"),
@@ -1749,13 +1778,7 @@ def _plot_point_teleport(r):
 
 def _plot_point_cross_check(r):
     tr = r.traces
-    fig = _figure((11, 4.8))
-    ax = fig.subplots()
-    frames = np.arange(len(tr["per_frame"]))
-    ax.semilogy(frames, np.maximum(tr["per_frame"], 1e-12), lw=1, label="largest difference gpu vs cpu")
-    ax.axhline(r.limit, color="C3", ls="--", label=f"limit {r.limit:g}")
-    ax.axhline(POINT_CROSS_FIRST_FRAME_TOLERANCE, color="C1", ls=":",
-               label=f"first-frame limit {POINT_CROSS_FIRST_FRAME_TOLERANCE:g}")
+    fig, ax = _cross_check_axes(r, (11, 4.8), POINT_CROSS_FIRST_FRAME_TOLERANCE)
     phase = tr["phase"]
     for i, name in enumerate(tr["phase_names"]):
         where = np.flatnonzero(phase == i)
