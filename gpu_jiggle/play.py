@@ -214,29 +214,9 @@ def play(model, rig, animation: str | None = None, size=(1280, 720), fps_cap=60,
 
 def add_command(sub) -> None:
     """Register ``play`` on an argparse subparsers object (see :mod:`gpu_jiggle.cli`)."""
-    import argparse
+    from .viewer import argument_type, parse_fps_cap, parse_frame_list, parse_size
 
-    from .viewer import parse_size
-
-    def size(text):
-        try:
-            return parse_size(text)
-        except ValueError as exc:
-            raise argparse.ArgumentTypeError(str(exc)) from None
-
-    def cap(text):
-        if text.lower() in ("none", "uncapped", "0"):
-            return None
-        if text not in ("30", "60", "144"):
-            raise argparse.ArgumentTypeError(f"{text!r}: expected 30, 60, 144 or uncapped")
-        return int(text)
-
-    def frame_list(text):
-        try:
-            return [int(v) for v in text.split(",") if v.strip()]
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r}: expected comma-separated frame numbers") from None
-
+    size, cap, frame_list = (argument_type(f) for f in (parse_size, parse_fps_cap, parse_frame_list))
     p = sub.add_parser("play", help="a glTF character and its springs in a window (orbit, clips, live tuning)",
                        description="Open a window playing an animation through keyframes -> springs -> skinning. "
                                    "Drag to orbit, scroll to zoom; P pause, N step, T teleport, D debug view, "

@@ -660,15 +660,9 @@ def _progress(total: int, enabled: bool, name: str):
 # -- command line -----------------------------------------------------------------------------------
 def add_command(sub) -> None:
     """Register ``render`` on an argparse subparsers object (see :mod:`gpu_jiggle.cli`)."""
-    from .viewer import parse_size
+    from .viewer import argument_type, parse_size
 
-    def size(text):
-        try:
-            return parse_size(text)
-        except ValueError as exc:
-            import argparse
-            raise argparse.ArgumentTypeError(str(exc)) from None
-
+    size = argument_type(parse_size)
     p = sub.add_parser("render", help="render a glTF character with its springs to MP4, GIF or PNGs (headless)",
                        description="Play an animation through keyframes -> springs -> skinning and render the "
                                    "skinned, textured mesh with its strands offscreen (EGL) to an MP4, a GIF or a "

@@ -560,13 +560,36 @@ def parse_size(text: str):
     return width, height
 
 
-def _cap(text: str):
+def parse_fps_cap(text: str):
+    """``"60"`` → 60; ``"uncapped"`` (or ``"none"``, ``"0"``) → None; one of :data:`FPS_CAPS`."""
     if text.lower() in ("none", "uncapped", "0"):
         return None
-    value = int(text)
-    if value not in FPS_CAPS:
-        raise ValueError(f"--fps-cap {text}: expected one of 30, 60, 144 or uncapped")
-    return value
+    if text not in ("30", "60", "144"):
+        raise ValueError(f"{text!r}: expected 30, 60, 144 or uncapped")
+    return int(text)
+
+
+def parse_frame_list(text: str) -> list:
+    """``"6,11"`` → [6, 11] (frame numbers; empty text → [])."""
+    try:
+        return [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise ValueError(f"{text!r}: expected comma-separated frame numbers") from None
+
+
+def argument_type(parse):
+    """An ``argparse`` type from a parser that raises ValueError: its message is what the
+    command line reports (instead of "invalid value")."""
+    import argparse
+
+    def convert(text):
+        try:
+            return parse(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    convert.__name__ = parse.__name__
+    return convert
 
 
 def add_arguments(parser, default_frames=120, size=(960, 540), strip: bool = False, backend: bool = False) -> None:
@@ -591,9 +614,9 @@ def add_arguments(parser, default_frames=120, size=(960, 540), strip: bool = Fal
                         help=f"frames to run (headless default {default_frames}; a window runs until closed)")
     parser.add_argument("--fps", type=float, default=60.0,
                         help="headless: frames per simulated second (default 60); a window follows real time")
-    parser.add_argument("--fps-cap", type=_cap, default=60,
+    parser.add_argument("--fps-cap", type=argument_type(parse_fps_cap), default=60,
                         help="window: frame-rate cap 30, 60, 144 or uncapped (default 60; F cycles them)")
-    parser.add_argument("--size", type=parse_size, default=tuple(size),
+    parser.add_argument("--size", type=argument_type(parse_size), default=tuple(size),
                         help=f"{'window' if strip else 'image or window'} size (default {size[0]}x{size[1]})")
     parser.add_argument("--out", default="out/demo", help=f"headless: folder for the {what} (default out/demo)")
     if not strip:
@@ -610,7 +633,7 @@ def add_arguments(parser, default_frames=120, size=(960, 540), strip: bool = Fal
     parser.add_argument("--debug", action="store_true", help="start with the debug view on (D toggles it)")
     parser.add_argument("--screenshot", default=None,
                         help="window: save the last of --frames frames to this PNG, then close the window")
-    parser.add_argument("--screenshot-frames", default="",
+    parser.add_argument("--screenshot-frames", type=argument_type(parse_frame_list), default=[],
                         help="window: also save these frames (comma-separated numbers, 1 = the first), "
                              "as SCREENSHOT with _NNNN before the suffix")
 
@@ -649,10 +672,7 @@ def check_arguments(parser, args, screenshot_after: int = 60) -> None:
         parser.error(f"--fps {args.fps}: expected a positive number")
     if getattr(args, "png_every", 0) < 0:
         parser.error(f"--png-every {args.png_every}: expected 0 or more")
-    try:
-        args.screenshot_frames = sorted({int(v) for v in args.screenshot_frames.split(",") if v.strip()})
-    except ValueError:
-        parser.error(f"--screenshot-frames {args.screenshot_frames!r}: expected comma-separated frame numbers")
+    args.screenshot_frames = sorted(set(args.screenshot_frames))
     if args.screenshot and args.frames is None:
         args.frames = max([screenshot_after] + args.screenshot_frames)
     video = getattr(args, "video", None)
