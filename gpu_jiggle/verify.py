@@ -1553,6 +1553,16 @@ def _plot_tip_paths(axes, chains, tr, paths, compared, before: str, after: str) 
         ax.legend(fontsize=7)
 
 
+def _label_difference_panel(ax, limit: float, ylabel: str) -> None:
+    """The limit line and the labels of a frame-rate plot's last panel: the difference
+    between frame rates (in % of the motion's amplitude) at the shared times."""
+    ax.axhline(100 * limit, color="C3", ls="--", label=f"limit {100 * limit:g} %")
+    ax.set_xlabel("time (s), multiples of 1/6")
+    ax.set_ylabel(ylabel)
+    ax.set_title("difference at the shared times", fontsize=9)
+    ax.legend(fontsize=7)
+
+
 def _plot_frame_rates(r):
     tr = r.traces
     fps_list = sorted(tr["paths"])
@@ -1562,11 +1572,7 @@ def _plot_frame_rates(r):
     _plot_tip_paths(axes, shown, tr, tr["paths"], tr["compared"], "", "")
     ax = axes[-1]
     ax.plot(tr["times"], 100 * tr["difference"], "o-", ms=3, label="largest tip distance vs 144 fps")
-    ax.axhline(100 * r.limit, color="C3", ls="--", label=f"limit {100 * r.limit:g} %")
-    ax.set_xlabel("time (s), multiples of 1/6")
-    ax.set_ylabel("distance / motion amplitude (%)")
-    ax.set_title("difference at the shared times", fontsize=9)
-    ax.legend(fontsize=7)
+    _label_difference_panel(ax, r.limit, "distance / motion amplitude (%)")
     return fig, (f"3 frame rates: tip paths at {', '.join(map(str, fps_list))} fps (x: shared times), "
                  f"worst {100 * r.figure:.2f} % of the amplitude")
 
@@ -1722,11 +1728,7 @@ def _plot_point_frame_rates(r):
     for variant, other in runs.items():
         ax.plot(tr["times"], 100 * other["difference"], "o-", ms=3, lw=1, color=_VARIANT_COLOURS.get(variant, "C4"),
                 label=variant)
-    ax.axhline(100 * r.limit, color="C3", ls="--", label=f"limit {100 * r.limit:g} %")
-    ax.set_xlabel("time (s), multiples of 1/6")
-    ax.set_ylabel("largest tip distance vs 144 fps / amplitude (%)")
-    ax.set_title("difference at the shared times", fontsize=9)
-    ax.legend(fontsize=7)
+    _label_difference_panel(ax, r.limit, "largest tip distance vs 144 fps / amplitude (%)")
     return fig, (f"point 3 frame rates: tip paths at {', '.join(map(str, fps_list))} fps (x: shared times), "
                  f"worst {100 * r.figure:.2f} % of the amplitude")
 
