@@ -53,8 +53,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import quat
-from .ik3d import look_at, two_bone_ik_3d
 from .chains import PointChainSet
+from .ik3d import look_at, two_bone_ik_3d
 from .rig import LookAtSpec, Rig, TwoBoneIKSpec
 from .skeleton import Pose
 from .solver import Solver, check_stable
@@ -192,9 +192,10 @@ class Pipeline:
         Args:
             chain_name: a chain's name (``"tail"``, ``"mane[2]"``) or a strand group's
                 (``"mane"``: all its strands).
-            changes: any of ``frequency``, ``damping_ratio`` (Hz; ≥ 0), ``particle_radius``,
-                ``max_distance`` (length unit), each a scalar or one value per segment of
-                the chain; ``world_influence``, a scalar in [0, 1].
+            changes: any of ``frequency`` (Hz, > 0), ``damping_ratio`` (≥ 0),
+                ``particle_radius`` (≥ 0) and ``max_distance`` (> 0), lengths in the model's
+                unit, each a scalar or one value per segment of the chain; ``world_influence``,
+                a scalar in [0, 1].
 
         The rig's chain specs take the new values too, so a :meth:`reset` (or another
         pipeline on the same rig, when it next makes its solvers) keeps them.
