@@ -29,6 +29,7 @@ float32 matrices stay precise however far it has travelled.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import sys
 import time
@@ -43,6 +44,7 @@ from .draw3d import Camera, Renderer
 from .offscreen import OffscreenTarget
 from .glsl import program
 from .pipeline import Pipeline
+from .rig import LookAtSpec
 
 __all__ = ["render", "RenderResult", "CharacterView", "SkinnedMeshes", "Framing", "TravellingPipeline",
            "ground_speed", "open_character", "FrameWriter", "add_command", "run_command"]
@@ -151,10 +153,12 @@ class TravellingPipeline(Pipeline):
 
 
 def make_pipeline(character, rig, clip, springs: bool = True, travel="auto", backend: str = "auto",
-                  context=None) -> TravellingPipeline:
+                  context=None, look_at: bool = False) -> TravellingPipeline:
     """A :class:`TravellingPipeline` for ``clip`` (a name; unknown names raise ValueError
     listing the clips); ``travel`` is ``"auto"`` (:func:`ground_speed`) or a speed ≥ 0 along
-    the direction the feet give (+z when they give none)."""
+    the direction the feet give (+z when they give none). ``look_at``: turn on the rig's
+    look-at constraints (enabled or not in the file), their targets carried along with the
+    character, so the head turns to them after the keyframes and before the springs."""
     clip_obj = character.clip(clip) if isinstance(clip, str) else clip
     speed, direction = ground_speed(character, clip_obj)
     if travel != "auto":
@@ -163,8 +167,20 @@ def make_pipeline(character, rig, clip, springs: bool = True, travel="auto", bac
             raise ValueError(f"travel = {travel!r}: expected 'auto' or a speed >= 0 (length unit/s)")
         speed, direction = value, (direction if speed > 0 else np.array([0.0, 0.0, 1.0]))
     start = clip_obj.start if clip_obj is not None else 0.0
+    velocity = speed * direction
+    constraints = None
+    if look_at and rig is not None:
+        constraints = [dataclasses.replace(spec, enabled=True, target_fn=_travelling_target(spec, velocity, start))
+                       for spec in rig.constraints if isinstance(spec, LookAtSpec)]
     return TravellingPipeline(character, rig, clip=clip_obj, springs=springs, backend=backend, context=context,
-                              velocity=speed * direction, start=start)
+                              velocity=velocity, start=start, constraints=constraints)
+
+
+def _travelling_target(spec, velocity, start):
+    """The spec's own target path, moved along with a character travelling at ``velocity``."""
+    def target(t):
+        return spec.target_at(t) + velocity * (float(t) - start)
+    return target
 
 
 # -- framing ---------------------------------------------------------------------------------------
@@ -574,7 +590,7 @@ class RenderResult:
 def render(model, rig, animation: str, out, seconds: float = 4.0, fps: float = 30.0, compare: bool = False,
            size=None, backend: str = "auto", samples: int = 4, travel="auto", debug: bool = False,
            progress: bool = True, azimuth_degrees: float | None = None, elevation_degrees: float | None = None,
-           zoom: float = 1.0) -> RenderResult:
+           zoom: float = 1.0, look_at: bool = False) -> RenderResult:
     """Render ``seconds`` of ``animation`` at ``fps`` headless (EGL) to ``out`` (see
     :class:`FrameWriter`), springs on; with ``compare`` the left half plays the keyframes
     alone and the right half with springs, side by side, each labelled.
@@ -587,6 +603,7 @@ def render(model, rig, animation: str, out, seconds: float = 4.0, fps: float = 3
         travel: ``"auto"`` or a speed (see the module docstring). debug: draw the debug view.
         progress: show a progress bar on stderr (tqdm).
         azimuth_degrees, elevation_degrees, zoom: change the camera's framing.
+        look_at: the head follows the rig's look-at target (see :func:`make_pipeline`).
 
     Raises:
         FileNotFoundError: a missing model or rig. ValueError: an invalid file, an unknown
@@ -616,14 +633,16 @@ def render(model, rig, animation: str, out, seconds: float = 4.0, fps: float = 3
     if elevation_degrees is not None:
         framing.elevation = math.radians(float(elevation_degrees))
     runs = [True] if not compare else [False, True]
-    pipelines = [make_pipeline(character, rig, clip, springs=s, travel=travel, backend=backend, context=ctx) for s in runs]
+    pipelines = [make_pipeline(character, rig, clip, springs=s, travel=travel, backend=backend, context=ctx,
+                               look_at=look_at) for s in runs]
     view = CharacterView(ctx, character, rig, framing)
     panel = (width // 2 if compare else width, height)
     target = OffscreenTarget(ctx, panel, samples=samples)
     writer = FrameWriter(out, (width, height), fps)
     count = max(1, int(round(seconds * fps)))
     bar = _progress(count, progress, Path(out).name)
-    labels = ["keyframes only", "with springs"] if compare else [None]
+    labels = (["keyframes + look-at", "with springs"] if look_at else ["keyframes only", "with springs"]) \
+        if compare else [None]
     try:
         for k in range(count):
             t = clip.start + k / fps
@@ -688,6 +707,8 @@ def add_command(sub) -> None:
     p.add_argument("--elevation", type=float, default=None, metavar="DEG", help="camera height, degrees (default 10)")
     p.add_argument("--zoom", type=float, default=1.0, help="> 1 moves the camera closer (default 1)")
     p.add_argument("--debug", action="store_true", help="draw chain targets, simulated joints and colliders")
+    p.add_argument("--look-at", action="store_true",
+                   help="the head turns to the rig's look-at target (an IK stage between keyframes and springs)")
     p.add_argument("--backend", choices=("auto", "gpu", "cpu"), default="auto",
                    help="spring solver: gpu (GLSL compute), cpu (numpy reference) or auto (default)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -709,7 +730,8 @@ def run_command(args) -> int:
         result = render(args.model, args.rig, args.animation, args.out, seconds=args.seconds, fps=args.fps,
                         compare=args.compare, size=args.size, backend=args.backend, samples=args.samples,
                         travel=travel, debug=args.debug, progress=not args.no_progress,
-                        azimuth_degrees=args.azimuth, elevation_degrees=args.elevation, zoom=args.zoom)
+                        azimuth_degrees=args.azimuth, elevation_degrees=args.elevation, zoom=args.zoom,
+                        look_at=args.look_at)
     except (OSError, ValueError, RuntimeError) as exc:
         print(f"gpu-jiggle render: {one_line(exc)}", file=sys.stderr)
         return 2

@@ -182,3 +182,20 @@ def test_no_traceback_from_the_installed_command(tmp_path):
     assert "Traceback" not in result.stderr
     assert result.stderr.strip().splitlines() == [
         "gpu-jiggle render: Fox.gltf: no animation called 'Trot'; the file's animations are: Survey, Walk, Run"]
+
+
+def test_look_at_turns_the_head_before_the_springs(backend, fox):
+    """With --look-at the head turns to the rig's moving target (after the keyframes, before
+    the springs), travelling with the fox; without it the head plays its keyframes."""
+    character, rig = fox
+    head = character.skeleton.index("b_Head_05")
+    plain = make_pipeline(character, rig, "Run", backend=backend)
+    looking = make_pipeline(character, rig, "Run", backend=backend, look_at=True)
+    turned = []
+    with plain, looking:
+        for k in range(12):
+            t = plain.start + k / 30
+            a, b = plain.step(t, 1 / 30), looking.step(t, 1 / 30)
+            np.testing.assert_allclose(a.keyframe_world_matrices[head], b.keyframe_world_matrices[head])
+            turned.append(np.abs(a.world_matrices[head][:3, :3] - b.world_matrices[head][:3, :3]).max())
+    assert max(turned) > 0.1  # the head's orientation differs by more than ~6°
