@@ -195,4 +195,5 @@ def _per_chain(name, value, chain_count):
 def _per_segment_checked(name, value, counts, ok, expected):
     a = validation.per_segment(name, value, counts)
     validation.require(name, a, np.isfinite(a) & ok(a), expected)
+    validation.require(name, a, np.abs(a) <= validation.FLOAT32_MAX, "a number within float32 range")
     return a

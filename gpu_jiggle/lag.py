@@ -107,7 +107,7 @@ class _GpuLag:
             buf.bind_to_storage_buffer(binding)
         self.program["value_count"] = self.count
         self.program["frame_dt"] = dt
-        self.program.run(group_x=self.groups)
+        self.program.run(group_x=self.groups[0], group_y=self.groups[1])
         self.ctx.memory_barrier()
 
     def read(self):

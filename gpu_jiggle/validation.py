@@ -10,6 +10,9 @@ import numbers
 import numpy as np
 
 
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
 def _index_text(flat_index: int, shape: tuple) -> str:
     if len(shape) <= 1:
         return f"[{flat_index}]"
@@ -41,6 +44,7 @@ def float_array(name: str, value, shape: tuple | None = None, *, finite: bool = 
             raise ValueError(f"{name}: expected shape {want}, got {a.shape}")
     if finite:
         require(name, a, np.isfinite(a), "a finite number")
+        require(name, a, np.abs(a) <= FLOAT32_MAX, f"a number within float32 range (|x| <= {FLOAT32_MAX:.3g})")
     return a
 
 

@@ -110,7 +110,7 @@ void write_output(ChainRig chain, uint c, AngleChainTarget target) {
 }
 
 void main() {
-    uint c = gl_GlobalInvocationID.x;
+    uint c = invocation_index();
     if (c >= params.chain_count) {
         return;
     }

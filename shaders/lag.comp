@@ -5,6 +5,8 @@
 
 layout(local_size_x = LOCAL_SIZE) in;
 
+#include "common.glsl"
+
 layout(std430, binding = 0) buffer ValueBuffer { float value[]; };
 layout(std430, binding = 1) readonly buffer TargetBuffer { float target[]; };
 layout(std430, binding = 2) readonly buffer RateBuffer { float rate[]; };
@@ -13,7 +15,7 @@ uniform uint value_count;
 uniform float frame_dt;
 
 void main() {
-    uint i = gl_GlobalInvocationID.x;
+    uint i = invocation_index();
     if (i >= value_count) {
         return;
     }

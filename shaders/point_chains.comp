@@ -294,7 +294,7 @@ void write_output(PointChainRig chain, uint c) {
 }
 
 void main() {
-    uint c = gl_GlobalInvocationID.x;
+    uint c = invocation_index();
     if (c >= params.chain_count) {
         return;
     }

@@ -105,3 +105,15 @@ def test_rebase_keeps_the_motion(backend):
             s.set_pose(joint_positions=joints + [0.1 * (10 + i), 0.05 * i, 0])
             s.advance(1 / 60)
     np.testing.assert_allclose(b.positions(), a.positions(), rtol=0, atol=1e-5)
+
+
+def test_coordinates_beyond_float32_are_refused(backend):
+    s = moving_solver(backend)
+    before = s.state()
+    joints = np.zeros((7, 3))
+    joints[3, 0] = 1e39
+    with pytest.raises(ValueError, match=re.escape("joint_positions[3, 0] = 1e+39: expected a number within float32")):
+        s.set_pose(joint_positions=joints)
+    with pytest.raises(ValueError, match="within float32"):
+        s.set_colliders(spheres=[[0, 0, 0, 1e300]])
+    assert_same_state(before, s.state())

@@ -42,3 +42,29 @@ def test_a_million_point_segments_on_the_gpu(gl):
     tips = p.reshape(c, 9, 3)[:, -1]
     assert (tips[:, 0] > pivots[:, 0]).all()  # every strand leans with the wind
     s.release()
+
+
+def test_more_work_groups_than_one_row_holds(gl, monkeypatch):
+    """Chains beyond 65535 work groups go on further rows of the dispatch grid; shown here
+    with rows of 3 groups (192 chains), against the reference."""
+    from gpu_jiggle.backends import gpu
+
+    monkeypatch.setattr(gpu, "MAX_GROUPS_X", 3)
+    assert gpu.dispatch_size(1000) == (3, 6)
+    rng = np.random.default_rng(2)
+    cs = AngleChainSet(rng.integers(1, 4, 1000), 0.2, 2.0, 0.5, gravity=(0.0, -9.8))
+    solvers = [Solver(cs, backend=b) for b in ("cpu", "gpu")]
+    for f in range(5):
+        for s in solvers:
+            s.set_pose(rng.normal(size=(1000, 2)) * 0 + [[f * 0.1, 0.0]], np.full(1000, 0.3), np.zeros(cs.segment_count))
+            s.advance(1 / 60)
+    np.testing.assert_allclose(solvers[1].positions(), solvers[0].positions(), atol=1e-5)
+    assert np.abs(solvers[1].positions()[1:] - solvers[1].positions()[0]).max() > 0  # every chain written
+
+
+def test_dispatch_rows_for_the_largest_sets():
+    from gpu_jiggle.backends.gpu import MAX_GROUPS_X, dispatch_size
+
+    x, y = dispatch_size(4_194_241)
+    assert y == 2 and x * y * 64 >= 4_194_241 and x <= MAX_GROUPS_X
+    assert dispatch_size(0) == (1, 1)

@@ -15,12 +15,12 @@ LOCAL_SIZE = 64
 MAX_GROUPS_X = 65535
 
 
-def dispatch_size(count: int, local_size: int = LOCAL_SIZE) -> int:
-    """Work groups along x for ``count`` invocations (every kernel bounds-checks its id)."""
+def dispatch_size(count: int, local_size: int = LOCAL_SIZE) -> tuple[int, int]:
+    """Work groups (x, y) for ``count`` invocations: rows of at most MAX_GROUPS_X groups
+    (every kernel bounds-checks its ``invocation_index()``, common.glsl)."""
     groups = max(1, -(-count // local_size))
-    if groups > MAX_GROUPS_X:
-        raise ValueError(f"{count} chains need {groups} work groups; at most {MAX_GROUPS_X} fit one dispatch")
-    return groups
+    rows = -(-groups // MAX_GROUPS_X)
+    return -(-groups // rows), rows
 
 
 class _GpuBackend:
@@ -61,7 +61,8 @@ class _GpuBackend:
         self._write("params", params)
         for name, binding in self.BINDINGS.items():
             self.buffers[name].bind_to_storage_buffer(binding)
-        self.program.run(group_x=dispatch_size(self.chain_count))
+        group_x, group_y = dispatch_size(self.chain_count)
+        self.program.run(group_x=group_x, group_y=group_y)
         self.ctx.memory_barrier()
 
     def release(self):
