@@ -42,30 +42,20 @@ class ReferenceAngleBackend(DepthWalkBackend):
     def run_frame(self, params):
         size = layouts.FRAME_PARAMS.itemsize
         header = params[:size].view(layouts.FRAME_PARAMS)[0]
-        stride = int(header["alpha_stride"])
-        all_alphas = params[size:].view(F)
         s = _FrameScratch(self, header)
         lod = s.lod
         # Frozen chains sit on their targets: a snap every frame.
         s.teleport = np.where(lod == layouts.LOD_FROZEN, np.uint32(layouts.TELEPORT_SNAP), s.teleport)
         self.apply_teleport(s)
         sigma = np.zeros(self.chain_count, F)
-        for level, name in ((layouts.LOD_FULL, "full_rate"), (layouts.LOD_HALF, "half_rate")):
-            schedule = header[name]
-            n = int(schedule["substep_count"])
-            chains = np.flatnonzero(lod == level)
-            sigma[chains] = F(schedule["blend"])
-            if not n or not chains.size:
-                continue
-            alphas = all_alphas[level * stride: level * stride + n]
+        for schedule, alphas, chains, seg in self.schedules(header, params, lod, sigma):
             depth = self.depth_lists(chains)
             h, inv_path_step = F(schedule["substep"]), F(schedule["inv_path_step"])
-            for j in range(n):
-                self.substep(s, alphas[j], chains, depth, h, inv_path_step)
+            for alpha in alphas:
+                self.substep(s, alpha, chains, depth, h, inv_path_step)
             s.last_root_position[chains] = s.root_position[chains]
             s.last_root_angle[chains] = wrap_angle(s.root_angle[chains])
-            seg = np.flatnonzero(np.repeat(lod == level, self.segment_counts))
-            alpha = alphas[n - 1]
+            alpha = alphas[-1]
             last = s.last_local_angle[seg]
             s.last_local_angle[seg] = wrap_angle(last + alpha * wrap_angle(s.local_angle[seg] - last))
         s.store(self)

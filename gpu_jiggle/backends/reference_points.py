@@ -151,25 +151,15 @@ class ReferencePointBackend(DepthWalkBackend):
     def run_frame(self, params):
         size = layouts.POINT_FRAME_PARAMS.itemsize
         header = params[:size].view(layouts.POINT_FRAME_PARAMS)[0]
-        stride = int(header["alpha_stride"])
-        all_alphas = params[size:].view(F)
         lod = self.chain_target["lod"]
         self.apply_teleport(np.where(lod == layouts.LOD_FROZEN, np.uint32(layouts.TELEPORT_SNAP),
                                      self.chain_target["teleport"]))
         cs, ss = self.chain_state, self.segment_state
         f = _PointScratch(cs, ss, self.joint_offset)
         sigma = np.zeros(self.chain_count, F)
-        for level, name in ((layouts.LOD_FULL, "full_rate"), (layouts.LOD_HALF, "half_rate")):
-            schedule = header[name]
-            n = int(schedule["substep_count"])
-            chains = np.flatnonzero(lod == level)
-            sigma[chains] = F(schedule["blend"])
-            if not n or not chains.size:
-                continue
-            alphas = all_alphas[level * stride: level * stride + n]
+        for schedule, alphas, chains, seg in self.schedules(header, params, lod, sigma):
             self._run_schedule(f, header, schedule, alphas, chains)
-            seg = np.flatnonzero(np.repeat(lod == level, self.chain_rig["segment_count"].astype(np.int64)))
-            alpha = alphas[n - 1]
+            alpha = alphas[-1]
             last = f.last_offset[seg]
             f.last_offset[seg] = last + alpha * (f.offset_now[seg] - last)
         f.store(cs, ss)

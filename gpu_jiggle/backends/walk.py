@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import layouts
+
 
 class DepthWalkBackend:
     """Holds the records of one chain kind and walks its chains root to tip by depth: at
@@ -38,6 +40,22 @@ class DepthWalkBackend:
         keep = np.zeros(self.chain_count, bool)
         keep[chains] = True
         return [(ch[keep[ch]], seg[keep[ch]]) for ch, seg in zip(self._chains_at, self._segments_at)]
+
+    def schedules(self, header, params, lod, sigma):
+        """For each level of detail with substeps in this frame, yield ``(schedule, alphas,
+        chains, segments)``: its SCHEDULE record, its (n,) float32 alphas, and the indices of
+        its chains and their segments. Fills ``sigma`` (C,) with each chain's frame-time blend.
+        """
+        stride = int(header["alpha_stride"])
+        all_alphas = params[header.dtype.itemsize:].view(np.float32)
+        for level, name in ((layouts.LOD_FULL, "full_rate"), (layouts.LOD_HALF, "half_rate")):
+            schedule = header[name]
+            n = int(schedule["substep_count"])
+            chains = np.flatnonzero(lod == level)
+            sigma[chains] = np.float32(schedule["blend"])
+            if n and chains.size:
+                segments = np.flatnonzero(np.repeat(lod == level, self.segment_counts))
+                yield schedule, all_alphas[level * stride: level * stride + n], chains, segments
 
     # -- interface (see gpu_jiggle.backends) ---------------------------------------------------
     def upload_rig(self, chain_rig, segment_rig):
