@@ -77,8 +77,11 @@ def cmd_verify(args) -> int:
     paths = verify.write_plots(results, args.out)
     print(f"\nplots ({len(paths)}) in {args.out}: {', '.join(p.name for p in paths)}")
     failed = [r.title for r in results if r.passed is False]
-    print(f"{len(results)} checks in {time.perf_counter() - start:.1f} s: "
-          + (f"FAILED: {', '.join(failed)}" if failed else "all passed or skipped"))
+    skipped = [r.title for r in results if r.passed is None]
+    summary = f"FAILED: {', '.join(failed)}" if failed else "all passed"
+    if skipped:
+        summary += f"; skipped: {', '.join(skipped)}"
+    print(f"{len(results)} checks in {time.perf_counter() - start:.1f} s: {summary}")
     return 1 if failed else 0
 
 
