@@ -6,6 +6,7 @@
 layout(local_size_x = LOCAL_SIZE) in;
 
 #include "common.glsl"
+#include "dispatch.glsl"
 
 layout(std430, binding = 0) buffer ValueBuffer { float value[]; };
 layout(std430, binding = 1) readonly buffer TargetBuffer { float target[]; };

@@ -9,6 +9,7 @@
 layout(local_size_x = LOCAL_SIZE) in;
 
 #include "common.glsl"
+#include "dispatch.glsl"
 #include "point_common.glsl"
 
 // The schedule of this invocation's chain (its level of detail), set first thing in main().
