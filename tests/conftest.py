@@ -40,3 +40,21 @@ def backend(request):
     if request.param == "gpu":
         request.getfixturevalue("gl")
     return request.param
+
+
+@pytest.fixture(scope="module")
+def fox():
+    """The Fox sample character (data/fox/Fox.gltf), loaded once per test module."""
+    from demo_support import FOX
+
+    from gpu_jiggle.gltf import Character
+    return Character.load(FOX)
+
+
+@pytest.fixture(scope="module")
+def rig(fox):
+    """rigs/fox.toml on the Fox's skeleton, once per test module (tests may tune it)."""
+    from demo_support import FOX_RIG
+
+    from gpu_jiggle.rig import load_rig
+    return load_rig(FOX_RIG, fox.skeleton)

@@ -6,19 +6,11 @@ from __future__ import annotations
 import base64
 import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from gpu_jiggle.gltf import Character
-
-FOX = Path(__file__).resolve().parent.parent / "data" / "fox" / "Fox.gltf"
-
-
-@pytest.fixture(scope="module")
-def fox():
-    return Character.load(FOX)
 
 
 def test_fox_keys_are_reproduced_at_their_own_times(fox):

@@ -6,7 +6,6 @@ from __future__ import annotations
 import base64
 import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,23 +14,10 @@ from gpu_jiggle.bake import bake, key_count
 from gpu_jiggle.cli import main
 from gpu_jiggle.gltf import Character
 from gpu_jiggle.pipeline import Pipeline
-from gpu_jiggle.rig import load_rig
+from demo_support import FOX, FOX_RIG
 
-ROOT = Path(__file__).resolve().parent.parent
-FOX = ROOT / "data" / "fox" / "Fox.gltf"
-FOX_RIG = ROOT / "rigs" / "fox.toml"
 FPS = 30
 PREROLL = 0.5
-
-
-@pytest.fixture(scope="module")
-def fox():
-    return Character.load(FOX)
-
-
-@pytest.fixture(scope="module")
-def rig(fox):
-    return load_rig(FOX_RIG, fox.skeleton)
 
 
 @pytest.fixture(scope="module")

@@ -4,20 +4,13 @@ from __future__ import annotations
 
 import base64
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from gpu_jiggle.bake import _glb
 from gpu_jiggle.gltf import Character, GltfError
-
-FOX = Path(__file__).resolve().parent.parent / "data" / "fox" / "Fox.gltf"
-
-
-@pytest.fixture(scope="module")
-def fox():
-    return Character.load(FOX)
+from demo_support import FOX
 
 
 def _fox_json():

@@ -9,36 +9,22 @@ from __future__ import annotations
 import copy
 import math
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from gpu_jiggle import quat
-from gpu_jiggle.gltf import Character
 from gpu_jiggle.ik3d import look_at, two_bone_ik_3d
 from gpu_jiggle.pipeline import STAGES, Pipeline
 from gpu_jiggle.rig import TwoBoneIKSpec, load_rig, rig_from_dict
+from demo_support import FOX_RIG
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
 
-ROOT = Path(__file__).resolve().parent.parent
-FOX = ROOT / "data" / "fox" / "Fox.gltf"
-FOX_RIG = ROOT / "rigs" / "fox.toml"
 FPS = 30
-
-
-@pytest.fixture(scope="module")
-def fox():
-    return Character.load(FOX)
-
-
-@pytest.fixture(scope="module")
-def rig(fox):
-    return load_rig(FOX_RIG, fox.skeleton)
 
 
 @pytest.fixture

@@ -5,27 +5,17 @@ from __future__ import annotations
 import copy
 import math
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from gpu_jiggle.gltf import Character
 from gpu_jiggle.rig import RigError, load_rig, rig_from_dict
+from demo_support import FOX_RIG
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
-
-ROOT = Path(__file__).resolve().parent.parent
-FOX = ROOT / "data" / "fox" / "Fox.gltf"
-FOX_RIG = ROOT / "rigs" / "fox.toml"
-
-
-@pytest.fixture(scope="module")
-def fox():
-    return Character.load(FOX)
 
 
 @pytest.fixture
