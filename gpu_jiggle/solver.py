@@ -119,10 +119,12 @@ class Solver:
 
     @property
     def substep(self) -> float:
+        """The fixed substep h in seconds."""
         return self._clock.substep
 
     @property
     def max_substeps(self) -> int:
+        """The most substeps one ``advance`` runs; frame time beyond is dropped."""
         return self._clock.max_substeps
 
     @property
