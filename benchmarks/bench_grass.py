@@ -24,9 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
-from gpu_jiggle.context import describe, get_context
-from gpu_jiggle.draw3d import OffscreenTarget
-from gpu_jiggle.viewer import parse_size
+from gpu_jiggle.gl.context import describe, get_context
+from gpu_jiggle.render.draw3d import OffscreenTarget
+from gpu_jiggle.app.viewer import parse_size
 
 DEMO_PATH = Path(__file__).resolve().parent.parent / "demos" / "03_grass_field.py"
 

@@ -17,7 +17,7 @@ import time
 import numpy as np
 
 from gpu_jiggle import AngleChainSet, PointChainSet, Solver
-from gpu_jiggle.context import describe, get_context
+from gpu_jiggle.gl.context import describe, get_context
 
 
 def angle_case(rng, c, n):

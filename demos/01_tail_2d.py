@@ -8,7 +8,7 @@ Every frame runs the three stages of a pose in order (SPEC section 2):
    ragged :class:`gpu_jiggle.AngleChainSet`, given the IK-final pose with
    ``solver.set_pose`` and advanced with ``solver.advance(dt)``;
 
-then ``draw`` renders the frame with :mod:`gpu_jiggle.draw2d`.
+then ``draw`` renders the frame with :mod:`gpu_jiggle.render.draw2d`.
 
 World units are the pixels of an 800×500 stage, x right, y up; gravity is in px/s².
 
@@ -18,7 +18,7 @@ Usage::
     python demos/01_tail_2d.py --headless      # PNG contact strip and GIF in out/demo
     python demos/01_tail_2d.py --frames 30 --screenshot shot.png   # window, then a screenshot
 
-Window keys (the frame loop and panel of :mod:`gpu_jiggle.viewer`): Esc quits, P pauses,
+Window keys (the frame loop and panel of :mod:`gpu_jiggle.app.viewer`): Esc quits, P pauses,
 N steps, T teleports the creature across the stage (``solver.teleport(keep_shape=True)``: the
 strands keep swinging instead of being dragged), F cycles the frame-rate cap, G hides the
 panel.
@@ -33,10 +33,10 @@ from functools import partial
 import numpy as np
 
 from gpu_jiggle import AngleChainSet, Solver
-from gpu_jiggle.draw2d import Renderer
-from gpu_jiggle.ik import two_bone_fk_2d, two_bone_ik_2d
-from gpu_jiggle.keyframes import KeyframeTrack
-from gpu_jiggle.viewer import Demo, demo_parser, parse_demo_args, run, run_strip, spread_frames
+from gpu_jiggle.render.draw2d import Renderer
+from gpu_jiggle.character.ik import two_bone_fk_2d, two_bone_ik_2d
+from gpu_jiggle.character.keyframes import KeyframeTrack
+from gpu_jiggle.app.viewer import Demo, demo_parser, parse_demo_args, run, run_strip, spread_frames
 
 # -- stage --------------------------------------------------------------------------------------
 VIEW = (0.0, 0.0, 800.0, 500.0)  # the visible world rectangle (x_min, y_min, x_max, y_max), px
@@ -308,7 +308,7 @@ class Scene:
         self.solver.teleport(keep_shape=True)
 
 
-# -- the demo: window and headless (gpu_jiggle.viewer) ---------------------------------------------
+# -- the demo: window and headless (gpu_jiggle.app.viewer) ---------------------------------------------
 STRIP_FRAMES = 8
 FRAME_SIZE = (480, 300)   # px of each headless frame (the world view scaled to fit)
 WINDOW_SIZE = (800, 500)  # px: one world unit per pixel
@@ -316,7 +316,7 @@ TITLE = "gpu_jiggle 01: tail and hair (Esc quit, P pause, T teleport)"
 
 
 class TailDemo(Demo):
-    """The scene as a :class:`gpu_jiggle.viewer.Demo`, from the start of the loop.
+    """The scene as a :class:`gpu_jiggle.app.viewer.Demo`, from the start of the loop.
 
     Args:
         ctx: the moderngl context (a window's or the headless one) for drawing, and for the

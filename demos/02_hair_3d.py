@@ -13,7 +13,7 @@ Every frame runs the stages of a pose in order (SPEC section 2):
    advanced with ``solver.advance(dt)``; at the teleport, ``solver.teleport(keep_shape=True)``
    and ``set_colliders(…, snap=True)`` carry the hair across the jump instead of dragging it;
 
-then ``draw`` renders the frame with :mod:`gpu_jiggle.draw3d`.
+then ``draw`` renders the frame with :mod:`gpu_jiggle.render.draw3d`.
 
 World units are metres, right-handed, y up; gravity is 9.81 m/s² down. The figure faces +z
 at yaw 0.
@@ -24,7 +24,7 @@ Usage::
     python demos/02_hair_3d.py --headless       # PNG contact strip and GIF in out/demo
     python demos/02_hair_3d.py --frames 30 --screenshot shot.png   # window, then a screenshot
 
-Window (the frame loop, panel and keys of :mod:`gpu_jiggle.viewer`): drag with the mouse to
+Window (the frame loop, panel and keys of :mod:`gpu_jiggle.app.viewer`): drag with the mouse to
 orbit, scroll to zoom; Esc quits, P pauses, N steps, T teleports the figure
 (``solver.teleport(keep_shape=True)``), F cycles the frame-rate cap, G hides the panel.
 """
@@ -38,10 +38,10 @@ from functools import partial
 import numpy as np
 
 from gpu_jiggle import PointChainSet, Solver
-from gpu_jiggle.draw3d import Camera, Renderer
-from gpu_jiggle.groom import grow_strands, head_frame_obstacles, scalp_directions, scalp_triangles
-from gpu_jiggle.keyframes import KeyframeTrack
-from gpu_jiggle.viewer import Demo, demo_parser, parse_demo_args, run, run_strip, spread_frames
+from gpu_jiggle.render.draw3d import Camera, Renderer
+from gpu_jiggle.character.groom import grow_strands, head_frame_obstacles, scalp_directions, scalp_triangles
+from gpu_jiggle.character.keyframes import KeyframeTrack
+from gpu_jiggle.app.viewer import Demo, demo_parser, parse_demo_args, run, run_strip, spread_frames
 
 # -- stage --------------------------------------------------------------------------------------
 GRAVITY = (0.0, -9.81, 0.0)       # m/s²
@@ -379,7 +379,7 @@ def follow_camera(pose: BodyPose, azimuth: float, elevation: float, distance: fl
     return Camera.orbit(target, azimuth, elevation, distance, fov_y_degrees=38.0)
 
 
-# -- the demo: window and headless (gpu_jiggle.viewer) ---------------------------------------------
+# -- the demo: window and headless (gpu_jiggle.app.viewer) ---------------------------------------------
 STRIP_FRAMES = len(STRIP_TIMES)
 FRAME_SIZE = (480, 360)   # px of each headless frame
 WINDOW_SIZE = (800, 600)  # px
@@ -396,7 +396,7 @@ def strip_frame_indices(frames: int, fps: float) -> list:
 
 
 class HairDemo(Demo):
-    """The scene as a :class:`gpu_jiggle.viewer.Demo`: the loop from its start, a camera
+    """The scene as a :class:`gpu_jiggle.app.viewer.Demo`: the loop from its start, a camera
     following the figure that the mouse orbits and zooms.
 
     Args:

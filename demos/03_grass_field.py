@@ -37,10 +37,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gpu_jiggle import PointChainSet, Solver, quat
-from gpu_jiggle.chain_draw import ChainDrawer
-from gpu_jiggle.draw3d import Camera, Renderer, unit_sphere_triangles
-from gpu_jiggle.viewer import Demo, Parameter, demo_parser, parse_demo_args, run
+from gpu_jiggle import PointChainSet, Solver
+from gpu_jiggle.character import quat
+from gpu_jiggle.render.chain_draw import ChainDrawer
+from gpu_jiggle.render.draw3d import Camera, Renderer, unit_sphere_triangles
+from gpu_jiggle.app.viewer import Demo, Parameter, demo_parser, parse_demo_args, run
 
 # -- the field ------------------------------------------------------------------------------------
 DEFAULT_BLADES = 10000               # about 10 frames per second at 960x540 on llvmpipe with two cores
@@ -178,7 +179,7 @@ GORES = ball_gores()
 
 # -- the demo -----------------------------------------------------------------------------------------------
 class GrassField(Demo):
-    """The field, its solver, the ball and the camera; the members of :class:`gpu_jiggle.viewer.Demo`.
+    """The field, its solver, the ball and the camera; the members of :class:`gpu_jiggle.app.viewer.Demo`.
 
     Args:
         ctx: the moderngl context (a window's or the headless one) for solver and drawing.

@@ -36,11 +36,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpu_jiggle import LagFollower, PointChainSet, Solver
-from gpu_jiggle.chain_draw import ChainDrawer
-from gpu_jiggle.draw3d import Camera, Renderer
-from gpu_jiggle.groom import grow_strands, head_frame_obstacles, scalp_directions, scalp_triangles
-from gpu_jiggle.keyframes import KeyframeTrack
-from gpu_jiggle.viewer import Demo, Parameter, demo_parser, parse_demo_args, run
+from gpu_jiggle.render.chain_draw import ChainDrawer
+from gpu_jiggle.render.draw3d import Camera, Renderer
+from gpu_jiggle.character.groom import grow_strands, head_frame_obstacles, scalp_directions, scalp_triangles
+from gpu_jiggle.character.keyframes import KeyframeTrack
+from gpu_jiggle.app.viewer import Demo, Parameter, demo_parser, parse_demo_args, run
 
 # -- the body: body frame, feet on y = 0, facing +z, metres -----------------------------------------
 NECK_BASE, NECK_TOP, NECK_RADIUS = np.array([0.0, 1.42, -0.01]), np.array([0.0, 1.58, 0.0]), 0.048
@@ -209,7 +209,7 @@ SCALP = scalp_triangles(on_scalp)  # (3·T, 3) head-frame normals inside the hai
 
 # -- the demo -------------------------------------------------------------------------------------------------
 class HairHead(Demo):
-    """The figure, its hair and solver, the camera; the members of :class:`gpu_jiggle.viewer.Demo`.
+    """The figure, its hair and solver, the camera; the members of :class:`gpu_jiggle.app.viewer.Demo`.
 
     Args:
         ctx: the moderngl context (a window's or the headless one) for solver and drawing.

@@ -1,4 +1,4 @@
-"""``python -m gpu_jiggle``: the ``gpu-jiggle`` command (see :mod:`gpu_jiggle.cli`)."""
-from .cli import main
+"""``python -m gpu_jiggle``: the ``gpu-jiggle`` command (see :mod:`gpu_jiggle.app.cli`)."""
+from .app.cli import main
 
 raise SystemExit(main())

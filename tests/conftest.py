@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from gpu_jiggle.context import get_context
+from gpu_jiggle.gl.context import get_context
 
 ON_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
@@ -47,7 +47,7 @@ def fox():
     """The Fox sample character (data/fox/Fox.gltf), loaded once per test module."""
     from demo_support import FOX
 
-    from gpu_jiggle.gltf import Character
+    from gpu_jiggle.character.gltf import Character
     return Character.load(FOX)
 
 
@@ -56,5 +56,5 @@ def rig(fox):
     """rigs/fox.toml on the Fox's skeleton, once per test module (tests may tune it)."""
     from demo_support import FOX_RIG
 
-    from gpu_jiggle.rig import load_rig
+    from gpu_jiggle.character.rig import load_rig
     return load_rig(FOX_RIG, fox.skeleton)

@@ -147,7 +147,7 @@ def test_empty_chain_set(backend):
 
 
 def test_missing_context_says_how_to_get_one(monkeypatch):
-    import gpu_jiggle.context as context
+    import gpu_jiggle.gl.context as context
 
     def refuse(**kwargs):
         raise Exception("eglGetDisplay failed")

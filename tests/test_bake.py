@@ -10,10 +10,10 @@ import math
 import numpy as np
 import pytest
 
-from gpu_jiggle.bake import bake, key_count
-from gpu_jiggle.cli import main
-from gpu_jiggle.gltf import Character
-from gpu_jiggle.pipeline import Pipeline
+from gpu_jiggle.character.bake import bake, key_count
+from gpu_jiggle.app.cli import main
+from gpu_jiggle.character.gltf import Character
+from gpu_jiggle.character.pipeline import Pipeline
 from demo_support import FOX, FOX_RIG
 
 FPS = 30

@@ -5,8 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from gpu_jiggle import cli
-from gpu_jiggle import context as gl_context_module
+from gpu_jiggle.app import cli
+from gpu_jiggle.gl import context as gl_context_module
 
 CHECK_TITLES = ["1 free decay", "2 rest", "3 frame rates", "4 wraparound", "5 teleport", "6 cross-check",
                 "point 1 free decay", "point 2 rest", "point 3 frame rates", "point 5 teleport", "point 6 cross-check"]
@@ -65,8 +65,8 @@ def test_info_prints_the_renderer(gl):
 
 
 def test_console_script_and_module_agree(gl):
-    """``gpu-jiggle`` is ``gpu_jiggle.cli:main``; ``python -m gpu_jiggle`` runs the same."""
-    code = "import sys; from gpu_jiggle.cli import main; sys.exit(main(['info']))"
+    """``gpu-jiggle`` is ``gpu_jiggle.app.cli:main``; ``python -m gpu_jiggle`` runs the same."""
+    code = "import sys; from gpu_jiggle.app.cli import main; sys.exit(main(['info']))"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0
     assert proc.stdout == run_cli("info").stdout
@@ -98,7 +98,7 @@ def test_no_command_is_a_usage_error():
 
 
 def test_failed_check_exits_1(monkeypatch, tmp_path, capsys):
-    from gpu_jiggle import verify
+    from gpu_jiggle.verify import checks as verify
 
     def broken(backend):
         return verify.CheckResult("broken", "9 broken", 2.0, 1.0, False, "a figure over its limit")

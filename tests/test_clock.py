@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gpu_jiggle.clock import FixedStepClock
+from gpu_jiggle.sim.clock import FixedStepClock
 
 
 def test_accumulates_and_interpolates():

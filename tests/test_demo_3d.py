@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gpu_jiggle.draw3d import Camera, OffscreenTarget, Renderer
+from gpu_jiggle.render.draw3d import Camera, OffscreenTarget, Renderer
 
 from demo_support import (DEMOS, check_animation, demo_fixture, hue_saturation_value, rgb, run_window, skin_pixels,
                           strip_cells, without_display)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gpu_jiggle import Solver, glsl
-from gpu_jiggle.chain_draw import BINDINGS, chain_indices
+from gpu_jiggle import Solver
+from gpu_jiggle.gl import glsl
+from gpu_jiggle.render.chain_draw import BINDINGS, chain_indices
 
 from demo_support import DEMOS, changed, demo_fixture, rgb, run_window
 

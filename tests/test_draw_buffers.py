@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gpu_jiggle import AngleChainSet, PointChainSet, Solver, glsl
+from gpu_jiggle import AngleChainSet, PointChainSet, Solver
+from gpu_jiggle.gl import glsl
 
 
 def test_vertex_shader_reads_the_read_back_positions(gl):

@@ -8,8 +8,8 @@ import json
 import numpy as np
 import pytest
 
-from gpu_jiggle.bake import _glb
-from gpu_jiggle.gltf import Character, GltfError
+from gpu_jiggle.character.bake import _glb
+from gpu_jiggle.character.gltf import Character, GltfError
 from demo_support import FOX
 
 

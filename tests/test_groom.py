@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpu_jiggle.groom import (fibonacci_sphere, grow_strands, head_frame_obstacles, push_out, scalp_directions,
+from gpu_jiggle.character.groom import (fibonacci_sphere, grow_strands, head_frame_obstacles, push_out, scalp_directions,
                               scalp_triangles)
 
 

@@ -1,4 +1,4 @@
-"""Each std430 struct in the GLSL agrees with its numpy dtype in gpu_jiggle.layouts."""
+"""Each std430 struct in the GLSL agrees with its numpy dtype in gpu_jiggle.sim.layouts."""
 from __future__ import annotations
 
 import re
@@ -6,7 +6,8 @@ import re
 import numpy as np
 import pytest
 
-from gpu_jiggle import glsl, layouts
+from gpu_jiggle.gl import glsl
+from gpu_jiggle.sim import layouts
 
 # std430 base alignment and size of the scalar and vector types used in our structs.
 GLSL_TYPES = {"float": (4, 4, "<f4", ()), "uint": (4, 4, "<u4", ()), "int": (4, 4, "<i4", ()),

@@ -13,10 +13,10 @@ import sys
 import numpy as np
 import pytest
 
-from gpu_jiggle import quat
-from gpu_jiggle.ik3d import look_at, two_bone_ik_3d
-from gpu_jiggle.pipeline import STAGES, Pipeline
-from gpu_jiggle.rig import TwoBoneIKSpec, load_rig, rig_from_dict
+from gpu_jiggle.character import quat
+from gpu_jiggle.character.ik3d import look_at, two_bone_ik_3d
+from gpu_jiggle.character.pipeline import STAGES, Pipeline
+from gpu_jiggle.character.rig import TwoBoneIKSpec, load_rig, rig_from_dict
 from demo_support import FOX_RIG
 
 if sys.version_info >= (3, 11):
@@ -357,7 +357,7 @@ def test_set_parameters_before_the_first_step_goes_to_the_rig(fox):
 
 
 def test_teleport_carries_or_snaps_the_springs_and_snaps_the_colliders(fox, rig, backend, monkeypatch):
-    from gpu_jiggle.render import TravellingPipeline
+    from gpu_jiggle.app.render import TravellingPipeline
 
     jump = np.array([3000.0, 0.0, -2000.0])
     count = len(rig.solver_groups())

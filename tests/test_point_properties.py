@@ -1,7 +1,7 @@
 """SPEC section 8, properties 1, 2, 3 and 5 for point chains on both backends (same bodies),
 and 6 where both exist; each with gravity on and off and wind on and off.
 
-Each test runs one check of :mod:`gpu_jiggle.verify` for one force variant and asserts on
+Each test runs one check of :mod:`gpu_jiggle.verify.checks` for one force variant and asserts on
 what it measured (traces and figures), not only on its verdict. Wind is the constant w0
 where the property needs the forcing to be still (decay, rest) and w0 with gusts elsewhere.
 """
@@ -12,7 +12,8 @@ import math
 import numpy as np
 import pytest
 
-from gpu_jiggle import PointChainSet, Solver, verify
+from gpu_jiggle import PointChainSet, Solver
+from gpu_jiggle.verify import checks as verify
 
 FORCES = pytest.mark.parametrize("gravity, wind", verify.FORCE_VARIANTS,
                                  ids=[verify.variant_name(g, w).replace(" + ", "+") for g, w in verify.FORCE_VARIANTS])

@@ -1,6 +1,6 @@
 """SPEC section 8, properties 1-5, on both backends (same bodies), and 6 where both exist.
 
-Each test runs one check of :mod:`gpu_jiggle.verify` and asserts on what it measured (the
+Each test runs one check of :mod:`gpu_jiggle.verify.checks` and asserts on what it measured (the
 traces and figures), not only on its verdict.
 """
 from __future__ import annotations
@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from gpu_jiggle import verify
+from gpu_jiggle.verify import checks as verify
 
 
 def test_free_decay_peaks_shrink_every_half_cycle(backend):

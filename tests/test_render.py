@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from gpu_jiggle import cli
-from gpu_jiggle.draw3d import Camera, OffscreenTarget
-from gpu_jiggle.render import (Framing, SkinnedMeshes, ground_speed, make_pipeline, open_character, output_kind, render,
+from gpu_jiggle.app import cli
+from gpu_jiggle.render.draw3d import Camera, OffscreenTarget
+from gpu_jiggle.app.render import (Framing, SkinnedMeshes, ground_speed, make_pipeline, open_character, output_kind, render,
                                skin_on_host)
 
 from demo_support import FOX, FOX_RIG as RIG, fox_dark_brown, fox_orange, middle

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpu_jiggle import glsl
+from gpu_jiggle.gl import glsl
 
 ROOT = glsl.shader_root()
 COMPUTE = sorted(p.name for p in ROOT.glob("*.comp"))

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from gpu_jiggle import stable_frequency, to_frequency_damping_ratio, to_mass_stiffness_damping
-from gpu_jiggle.spring import coefficients, is_stable
+from gpu_jiggle.sim.spring import coefficients, is_stable
 
 
 @pytest.mark.parametrize("zeta, bound", [(0.0, 2.0), (1.0, 2 * (np.sqrt(2) - 1))])

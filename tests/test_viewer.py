@@ -7,8 +7,8 @@ import time
 import numpy as np
 import pytest
 
-from gpu_jiggle.draw3d import OffscreenTarget
-from gpu_jiggle.viewer import FrameLimiter, GpuTimer, Parameter, Session, TextPanel, parse_size
+from gpu_jiggle.render.draw3d import OffscreenTarget
+from gpu_jiggle.app.viewer import FrameLimiter, GpuTimer, Parameter, Session, TextPanel, parse_size
 
 
 class CountingDemo:

@@ -13,7 +13,8 @@ PROBE = """
 import pathlib, sys
 import numpy as np
 import gpu_jiggle
-from gpu_jiggle import AngleChainSet, Solver, glsl
+from gpu_jiggle import AngleChainSet, Solver
+from gpu_jiggle.gl import glsl
 site = pathlib.Path(sys.argv[1]).resolve()
 assert pathlib.Path(gpu_jiggle.__file__).resolve().is_relative_to(site), gpu_jiggle.__file__
 assert pathlib.Path(str(glsl.shader_root())).resolve().is_relative_to(site), glsl.shader_root()

@@ -1,0 +1,265 @@
+"""``gpu-jiggle play``: a glTF character and its springs in a glfw window.
+
+The window, the frame loop, the tuning panel (Dear ImGui when imgui-bundle works here, else
+a text panel and keys), the frame-rate cap, pause and single step come from
+:mod:`gpu_jiggle.app.viewer`; the scene is drawn by :class:`gpu_jiggle.app.render.CharacterView`.
+This module adds the character: :class:`CharacterPlayer`, the demo object the viewer runs.
+
+```python
+from gpu_jiggle.app.play import play
+play("data/fox/Fox.gltf", "rigs/fox.toml", animation="Run")   # returns the exit status
+```
+
+Controls: drag with the left mouse button to orbit, scroll to zoom. Keys: Esc quits;
+P or Space pauses; N steps one frame; T teleports the character (the springs are carried
+across with their shape); D toggles the debug view (animated targets in magenta, simulated
+chains in yellow, colliders); F cycles the frame-rate cap (30, 60, 144, uncapped); S turns
+the springs off and on; M stops or restarts the travel; Up/Down pick a slider, Left/Right
+move it (the clip, and f and ζ of each chain, which take effect at once through
+:meth:`Pipeline.set_parameters <gpu_jiggle.character.pipeline.Pipeline.set_parameters>`, without
+resetting the motion).
+"""
+from __future__ import annotations
+
+import math
+import sys
+from types import SimpleNamespace
+
+import numpy as np
+
+from .render import CharacterView, make_pipeline, one_line, open_character
+from .viewer import FPS_CAPS, Parameter
+
+__all__ = ["CharacterPlayer", "play", "add_command", "run_command"]
+
+WRAP_SIZES = 200.0  # the travel jumps back (a teleport, unseen) after this many body sizes
+
+
+class CharacterPlayer:
+    """The demo object for :mod:`gpu_jiggle.app.viewer`: one character, its rig and a clip.
+
+    Args:
+        ctx: the window's moderngl context (solvers and drawing share it).
+        character, rig: loaded (see :func:`gpu_jiggle.app.render.open_character`).
+        clip: the starting animation's name (default: the first).
+        backend: the spring solver's. travel: as :func:`gpu_jiggle.app.render.make_pipeline`.
+    """
+
+    name = "play"
+
+    def __init__(self, ctx, character, rig, clip: str | None = None, backend: str = "auto", travel="auto"):
+        self.ctx = ctx
+        self.character = character
+        self.rig = rig
+        self.backend = backend
+        self.travel = travel
+        self.title = f"gpu-jiggle play: {character.path.name}"
+        self.view = CharacterView(ctx, character, rig)
+        names = character.clip_names
+        self.clip_index = names.index(clip) if clip is not None else 0
+        self.springs = rig is not None and bool(rig.chains)
+        self.moving = True
+        self.time = 0.0
+        self.frame = None
+        self.pipeline = None
+        # each chain (or strand group) keeps its rig's profile along the chain; a slider sets
+        # the value at the root and scales the rest with it
+        self.groups = {}
+        for i, chain in enumerate(rig.chains if rig is not None else []):
+            self.groups.setdefault(chain.group, []).append(i)
+        self._base = {i: (c.frequency.copy(), c.damping_ratio.copy()) for i, c in enumerate(rig.chains if rig else [])}
+        self.parameters = []
+        if len(names) > 1:
+            self.parameters.append(Parameter("clip", "clip (" + ", ".join(f"{k} {n}" for k, n in enumerate(names)) + ")",
+                                             self.clip_index, 0, len(names) - 1, kind="int", step=1, rebuild=True,
+                                             fmt="%d"))
+        if self.springs:
+            self.parameters.append(Parameter("springs", "springs", True, kind="toggle", letter="S"))
+        self.parameters.append(Parameter("travel", "travel forward", True, kind="toggle", letter="M"))
+        for group, members in self.groups.items():
+            f, z = self._base[members[0]]
+            self.parameters.append(Parameter(f"frequency:{group}", f"{group} f (Hz)", float(f[0]), 0.5, 20.0, log=True,
+                                             step=1.1, fmt="%.2f"))
+            self.parameters.append(Parameter(f"damping:{group}", f"{group} damping ratio", float(z[0]), 0.0, 2.0,
+                                             step=0.05, fmt="%.2f"))
+        self._start_clip()
+
+    # -- the clip and its pipeline -------------------------------------------------------------
+    @property
+    def clip(self):
+        return self.character.clips[self.clip_index]
+
+    def _start_clip(self) -> None:
+        if self.pipeline is not None:
+            self.pipeline.release()
+        self.pipeline = make_pipeline(self.character, self.rig, self.clip, springs=self.springs, travel=self.travel,
+                                      backend=self.backend, context=self.ctx)
+        self.speed = self.pipeline.velocity.copy()
+        if not self.moving:
+            self.pipeline.velocity = np.zeros(3)
+        self.time = self.clip.start
+        self.frame = None
+
+    def follow(self) -> np.ndarray:
+        return self.pipeline.root_offset(self.time)
+
+    # -- Demo protocol -------------------------------------------------------------------------
+    def step(self, dt: float) -> None:
+        self.time += dt
+        self.frame = self.pipeline.step(self.time, dt)
+        far = WRAP_SIZES * self.view.framing.size
+        offset = self.follow()
+        if np.abs(offset[[0, 2]]).max() > far:  # keep the numbers small: jump back by whole ground tiles
+            tile = 2 * self.view.tile
+            self.pipeline.teleport(-np.round(offset / tile) * tile * np.array([1.0, 0.0, 1.0]))
+
+    def draw(self, framebuffer, debug: bool) -> None:
+        if self.frame is None:
+            self.frame = self.pipeline.step(self.time, 0.0)
+        self.view.draw(framebuffer, self.frame, follow=self.follow(), debug=debug)
+
+    def set_parameter(self, key: str, value) -> None:
+        if key == "clip":
+            self.clip_index = int(value)
+            self._start_clip()
+        elif key == "springs":
+            self.springs = bool(value)
+            self.pipeline.reset()
+            self.pipeline.springs = self.springs
+        elif key == "travel":
+            self.moving = bool(value)
+            p = self.pipeline
+            p.offset, p.start = p.root_offset(self.time), self.time  # no jump: travel on from here
+            p.velocity = self.speed.copy() if self.moving else np.zeros(3)
+        elif key.startswith(("frequency:", "damping:")):
+            kind, group = key.split(":", 1)
+            self._tune(group, **{kind: float(value)})
+        else:
+            raise ValueError(f"unknown parameter {key!r}")
+
+    def _tune(self, group: str, frequency: float | None = None, damping: float | None = None) -> None:
+        """Scale the group's frequencies (or damping ratios) so that its root segment has the
+        new value, and hand them to the pipeline (checked there: a refused value changes
+        nothing). The strands of a group share one profile, so the first one's scales all."""
+        base_f, base_z = self._base[self.groups[group][0]]
+        changes = {}
+        if frequency is not None:
+            changes["frequency"] = base_f * (frequency / base_f[0])
+        if damping is not None:
+            changes["damping_ratio"] = (base_z * (damping / base_z[0]) if base_z[0] > 0
+                                        else np.full_like(base_z, damping))
+        self.pipeline.set_parameters(group, **changes)
+
+    def teleport(self) -> None:
+        size = self.view.framing.size
+        self.pipeline.teleport((1.5 * size, 0.0, 2.0 * size))
+
+    def status(self) -> list:
+        clip = self.clip
+        speed = float(np.linalg.norm(self.pipeline.velocity))
+        lines = [f"clip {clip.name} ({clip.duration:.2f} s), t = {self.time:.2f} s",
+                 f"springs {'on (' + str(self.pipeline.backend or '-') + ')' if self.springs else 'off'}, "
+                 f"travel {speed:.0f} units/s"]
+        lines.append("drag: orbit, scroll: zoom, S springs, M travel, T teleport")
+        return lines
+
+    def orbit(self, dx: float, dy: float) -> None:
+        framing = self.view.framing
+        framing.azimuth -= 0.008 * dx
+        framing.elevation = min(max(framing.elevation + 0.008 * dy, math.radians(-5.0)), math.radians(80.0))
+
+    def zoom(self, steps: float) -> None:
+        framing = self.view.framing
+        framing.zoom = min(max(framing.zoom * 1.1 ** steps, 0.2), 8.0)
+
+    def pointer(self, x: float, y: float) -> None:
+        pass
+
+    def release(self) -> None:
+        if self.pipeline is not None:
+            self.pipeline.release()
+        self.view.release()
+
+
+# -- entry points ------------------------------------------------------------------------------------
+def play(model, rig, animation: str | None = None, size=(1280, 720), fps_cap=60, backend: str = "auto",
+         travel="auto", debug: bool = False, frames: int | None = None, screenshot=None, screenshot_frames=(),
+         samples: int | None = None, panel: bool = True) -> int:
+    """Open the window and run until it is closed (or for ``frames`` frames, then save
+    ``screenshot``); returns 0.
+
+    Raises:
+        FileNotFoundError, ValueError: a missing or invalid model or rig, an unknown clip
+        (the message lists the clips). RuntimeError: no display or no OpenGL 4.3 window.
+    """
+    from .viewer import open_window, run_window
+
+    if fps_cap not in FPS_CAPS:
+        raise ValueError(f"fps_cap = {fps_cap!r}: expected one of 30, 60, 144 or None (uncapped)")
+    character, rig = open_character(model, rig)
+    if animation is not None:
+        character.clip(animation)  # unknown: ValueError listing the clips, before any window opens
+    elif not character.clips:
+        raise ValueError(f"{character.path.name}: the file has no animations to play")
+    window, reason = open_window(f"gpu-jiggle play: {character.path.name}", size)
+    if window is None:
+        raise RuntimeError(f"no window: {reason}; 'gpu-jiggle render' works without a display")
+    args = SimpleNamespace(fps_cap=fps_cap, samples=samples, no_panel=not panel, frames=frames, screenshot=screenshot,
+                           screenshot_frames=sorted(set(screenshot_frames)), debug=debug, size=size)
+    if args.screenshot and args.frames is None:
+        args.frames = max([60] + args.screenshot_frames)
+    return run_window(lambda ctx, _args: CharacterPlayer(ctx, character, rig, animation, backend, travel), args, window,
+                      reason)
+
+
+def add_command(sub) -> None:
+    """Register ``play`` on an argparse subparsers object (see :mod:`gpu_jiggle.app.cli`)."""
+    from .viewer import argument_type, parse_fps_cap, parse_frame_list, parse_size
+
+    size, cap, frame_list = (argument_type(f) for f in (parse_size, parse_fps_cap, parse_frame_list))
+    p = sub.add_parser("play", help="a glTF character and its springs in a window (orbit, clips, live tuning)",
+                       description="Open a window playing an animation through keyframes -> springs -> skinning. "
+                                   "Drag to orbit, scroll to zoom; P pause, N step, T teleport, D debug view, "
+                                   "F frame-rate cap, S springs, M travel, arrows tune f and damping per chain "
+                                   "(live), Esc quits.")
+    p.add_argument("model", metavar="MODEL", help="the .gltf or .glb file")
+    p.add_argument("--rig", required=True, metavar="RIG", help="the TOML rig (e.g. rigs/fox.toml)")
+    p.add_argument("--animation", default=None, metavar="NAME", help="the clip to start with (default: the first)")
+    p.add_argument("--fps-cap", type=cap, default=60, metavar="CAP",
+                   help="frame-rate cap: 30, 60, 144 or uncapped (default 60; F cycles them)")
+    p.add_argument("--size", type=size, default=(1280, 720), metavar="WxH", help="window size (default 1280x720)")
+    p.add_argument("--travel", default="auto", metavar="SPEED",
+                   help="'auto' (default): move a locomotion clip forward at the speed its feet give; 0: on the spot")
+    p.add_argument("--debug", action="store_true", help="start with the debug view on (D toggles it)")
+    p.add_argument("--no-panel", action="store_true", help="no tuning panel over the scene")
+    p.add_argument("--samples", type=int, default=None,
+                   help="multisampling samples (default 4, or 0 on a software renderer)")
+    p.add_argument("--backend", choices=("auto", "gpu", "cpu"), default="auto",
+                   help="spring solver: gpu (GLSL compute), cpu (numpy reference) or auto (default)")
+    p.add_argument("--frames", type=int, default=None, help="close the window after this many frames")
+    p.add_argument("--screenshot", default=None, metavar="PNG",
+                   help="save the last of --frames frames (default 60) to this PNG, then close")
+    p.add_argument("--screenshot-frames", type=frame_list, default=[], metavar="N,N,...",
+                   help="also save these frames (1 = the first) as PNG with _NNNN before the suffix")
+    p.set_defaults(run=run_command)
+
+
+def run_command(args) -> int:
+    """``gpu-jiggle play``: the window's exit status, or 2 with a one-line message for bad
+    input (a missing file, an unknown clip, no display)."""
+    try:
+        if args.frames is not None and args.frames < 1:
+            raise ValueError(f"--frames {args.frames}: expected at least 1")
+        travel = args.travel
+        if travel != "auto":
+            try:
+                travel = float(travel)
+            except ValueError:
+                raise ValueError(f"--travel {args.travel!r}: expected 'auto' or a number") from None
+        return play(args.model, args.rig, animation=args.animation, size=args.size, fps_cap=args.fps_cap,
+                    backend=args.backend, travel=travel, debug=args.debug, frames=args.frames,
+                    screenshot=args.screenshot, screenshot_frames=args.screenshot_frames, samples=args.samples,
+                    panel=not args.no_panel)
+    except (OSError, ValueError, RuntimeError) as exc:
+        print(f"gpu-jiggle play: {one_line(exc)}", file=sys.stderr)
+        return 2

@@ -1,0 +1,91 @@
+"""Offscreen drawing: a framebuffer to draw into and read back, for the renderers of
+:mod:`gpu_jiggle.render.draw2d` and :mod:`gpu_jiggle.render.draw3d`, headless (EGL) or in a window.
+
+```python
+from gpu_jiggle.gl.offscreen import OffscreenTarget
+with OffscreenTarget(ctx, (480, 300), samples=4) as target:
+    renderer.render(target.framebuffer, ...)
+    pixels = target.pixels()          # (300, 480, 3) uint8 RGB, top row first
+    target.blit_to(ctx.screen)        # or show it in a window of the same size
+```
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["OffscreenTarget"]
+
+
+class OffscreenTarget:
+    """A multisampled colour (+ depth) framebuffer to draw into, and a resolved colour copy
+    to read back or show.
+
+    Args:
+        ctx: a moderngl context. size: (width, height) in pixels.
+        samples: MSAA samples (clamped to what the context supports; 0 or 1 for none).
+        depth: attach a depth buffer (3D drawing needs one; 2D drawing does not).
+
+    :attr:`framebuffer` is what a renderer draws into; :meth:`pixels` and :meth:`image`
+    resolve and read it back (top row first); :meth:`blit_to` resolves it into another
+    framebuffer of the same size, e.g. a window's ``ctx.screen``.
+    """
+
+    def __init__(self, ctx, size, samples: int = 4, depth: bool = True):
+        width, height = (int(x) for x in size)
+        if width < 1 or height < 1:
+            raise ValueError(f"size = {tuple(size)}: expected positive (width, height)")
+        self.ctx = ctx
+        self.size = (width, height)
+        usable = min(int(samples), int(ctx.max_samples))
+        self.samples = usable if usable > 1 else 0
+        self._colour = ctx.renderbuffer(self.size, components=4, samples=self.samples)
+        self._depth = ctx.depth_renderbuffer(self.size, samples=self.samples) if depth else None
+        self.framebuffer = ctx.framebuffer(color_attachments=[self._colour], depth_attachment=self._depth)
+        if self.samples:
+            self._resolved_colour = ctx.renderbuffer(self.size, components=4)
+            self._resolved = ctx.framebuffer(color_attachments=[self._resolved_colour])
+        else:
+            self._resolved_colour, self._resolved = None, self.framebuffer
+
+    def resolved(self):
+        """The single-sample framebuffer holding what was drawn (resolving MSAA first)."""
+        if self.samples:
+            self.ctx.copy_framebuffer(self._resolved, self.framebuffer)
+        return self._resolved
+
+    def pixels(self) -> np.ndarray:
+        """(height, width, 3) uint8 RGB, top row first."""
+        data = self.resolved().read(components=3, alignment=1)
+        return np.frombuffer(data, np.uint8).reshape(self.size[1], self.size[0], 3)[::-1].copy()
+
+    def image(self):
+        """The drawn picture as a ``PIL.Image`` (RGB)."""
+        from PIL import Image
+        return Image.fromarray(self.pixels(), "RGB")
+
+    def blit_to(self, framebuffer) -> None:
+        """Copy the resolved picture into ``framebuffer`` (same size), e.g. ``ctx.screen``."""
+        self.ctx.copy_framebuffer(framebuffer, self.resolved())
+
+    def release(self) -> None:
+        """Free the framebuffers and renderbuffers.
+
+        moderngl re-binds the framebuffer it last bound after making a new one; if that was
+        ours and is deleted, the bind fails with GL_INVALID_OPERATION. So when one of ours
+        is bound, the default framebuffer (the window's, or name 0 headless) is bound first.
+        """
+        ours = {fb.glo for fb in (self.framebuffer, self._resolved) if fb is not None}
+        if self.ctx.fbo is not None and self.ctx.fbo.glo in ours:
+            default = self.ctx.screen if self.ctx.screen is not None else self.ctx.detect_framebuffer(0)
+            default.use()
+        for obj in (self.framebuffer, self._colour, self._depth, self._resolved if self.samples else None,
+                    self._resolved_colour):
+            if obj is not None:
+                obj.release()
+        self.framebuffer = self._colour = self._depth = self._resolved = self._resolved_colour = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.release()

@@ -1,0 +1,70 @@
+"""What both numpy reference backends share: the root-to-tip walk by depth over a ragged
+chain set, and the std430 records they hold (the same ones the GPU buffers hold)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import layouts
+
+
+class DepthWalkBackend:
+    """Holds the records of one chain kind and walks its chains root to tip by depth: at
+    depth d every chain with more than d segments advances its d-th segment at once, so the
+    only Python loops are over substeps and depth.
+
+    Subclasses set ``DTYPES`` (record name → dtype, sized per chain, segment or joint).
+    """
+
+    name = "cpu"
+    #: record name → (dtype, "chain" | "segment" | "joint")
+    DTYPES: dict = {}
+
+    def __init__(self, chain_set):
+        counts = chain_set.segment_counts
+        self.chain_count = chain_set.chain_count
+        self.segment_count = chain_set.segment_count
+        self.segment_counts = counts
+        max_depth = int(counts.max()) if counts.size else 0
+        # For each depth: the chains deep enough, and their segment at that depth.
+        self._chains_at = [np.flatnonzero(counts > d) for d in range(max_depth)]
+        self._segments_at = [chain_set.first_segment[ch] + d for d, ch in enumerate(self._chains_at)]
+        sizes = {"chain": self.chain_count, "segment": self.segment_count,
+                 "joint": self.segment_count + self.chain_count}
+        for name, (dtype, per) in self.DTYPES.items():
+            setattr(self, name, np.zeros(sizes[per], dtype))
+
+    def depth_lists(self, chains=None):
+        """(chains, segments) per depth, kept to ``chains`` (all when None)."""
+        if chains is None:
+            return list(zip(self._chains_at, self._segments_at))
+        keep = np.zeros(self.chain_count, bool)
+        keep[chains] = True
+        return [(ch[keep[ch]], seg[keep[ch]]) for ch, seg in zip(self._chains_at, self._segments_at)]
+
+    def schedules(self, header, params, lod, sigma):
+        """For each level of detail with substeps in this frame, yield ``(schedule, alphas,
+        chains, segments)``: its SCHEDULE record, its (n,) float32 alphas, and the indices of
+        its chains and their segments. Fills ``sigma`` (C,) with each chain's frame-time blend.
+        """
+        stride = int(header["alpha_stride"])
+        all_alphas = params[header.dtype.itemsize:].view(np.float32)
+        for level, name in ((layouts.LOD_FULL, "full_rate"), (layouts.LOD_HALF, "half_rate")):
+            schedule = header[name]
+            n = int(schedule["substep_count"])
+            chains = np.flatnonzero(lod == level)
+            sigma[chains] = np.float32(schedule["blend"])
+            if n and chains.size:
+                segments = np.flatnonzero(np.repeat(lod == level, self.segment_counts))
+                yield schedule, all_alphas[level * stride: level * stride + n], chains, segments
+
+    # -- interface (see gpu_jiggle.sim.backends) ---------------------------------------------------
+    def upload_rig(self, chain_rig, segment_rig):
+        self.chain_rig = chain_rig.copy()
+        self.segment_rig = segment_rig.copy()
+
+    def write_state(self, chain_state, segment_state):
+        self.chain_state = chain_state.copy()
+        self.segment_state = segment_state.copy()
+
+    def read(self, name):
+        return getattr(self, name).copy()
