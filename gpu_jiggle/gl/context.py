@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import moderngl
 
+from . import current
+
 REQUIRED_VERSION = 430
 
 HOW_TO_GET_ONE = (
@@ -35,6 +37,7 @@ def get_context() -> "moderngl.Context":
             raise RuntimeError(f"{HOW_TO_GET_ONE} (EGL said: {_failure})")
         try:
             _context = moderngl.create_standalone_context(require=REQUIRED_VERSION, backend="egl")
+            current.remember(_context)  # it is current now: keep its handles to switch back to it
         except Exception as exc:  # glcontext raises plain Exception subclasses of several kinds
             _failure = str(exc) or type(exc).__name__
             raise RuntimeError(f"{HOW_TO_GET_ONE} (EGL said: {_failure})") from None

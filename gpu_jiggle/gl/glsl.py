@@ -1,13 +1,18 @@
 """Loading GLSL from the package: ``#include`` resolution, ``#define`` overrides, and compile
 errors that name the file.
 
-The ``.comp``/``.glsl`` files live in the project's ``shaders/`` folder, which the wheel ships
-as the package ``gpu_jiggle.shaders``; a source checkout finds them beside the package.
-Each included file is wrapped in ``#line 1 N`` so that line numbers in compile errors stay
-true, and N is mapped back to the file name in the error message.
+The ``.comp``/``.glsl``/``.vert``/``.frag`` files live in the project's ``shaders/`` folder
+(``sim/``: the solver kernels and their shared declarations; ``draw/``: drawing), which the
+wheel ships as the package ``gpu_jiggle.shaders``; a source checkout finds them beside the
+package. Shaders are named by their path under that folder (``"sim/angle_chains.comp"``). An
+``#include "name"`` is looked up beside the including file first, then from the shader root
+(``#include "sim/point_common.glsl"`` from ``draw/``). Each included file is wrapped in
+``#line 1 N`` so that line numbers in compile errors stay true, and N is mapped back to the
+file name in the error message.
 """
 from __future__ import annotations
 
+import posixpath
 import re
 from importlib import resources
 from pathlib import Path
@@ -15,6 +20,8 @@ from pathlib import Path
 _INCLUDE = re.compile(r'^\s*#include\s+"([^"]+)"\s*$')
 _DEFINE = re.compile(r"^(\s*#define\s+)(\w+)(\s+.*)?$")
 _SOURCE_TAG = re.compile(r"\b(\d+):(\d+)(\(\d+\))?")
+#: A file every shader root has, to recognise one.
+_ROOT_MARKER = "sim/common.glsl"
 
 
 class ShaderCompileError(RuntimeError):
@@ -25,19 +32,26 @@ def shader_root():
     """The folder holding the GLSL files: the installed ``gpu_jiggle.shaders`` package data,
     else ``shaders/`` beside the package in a source checkout."""
     try:
-        marker = resources.files("gpu_jiggle.shaders").joinpath("common.glsl")
-        if marker.is_file():
-            return Path(str(marker)).parent  # a namespace package's files are plain paths
+        marker = resources.files("gpu_jiggle.shaders").joinpath(_ROOT_MARKER)
+        if marker.is_file():  # a namespace package's files are plain paths
+            return Path(str(marker)).parents[len(Path(_ROOT_MARKER).parts) - 1]
     except ModuleNotFoundError:
         pass
     root = Path(__file__).resolve().parents[2] / "shaders"
-    if not (root / "common.glsl").is_file():
+    if not (root / _ROOT_MARKER).is_file():
         raise FileNotFoundError(f"gpu_jiggle's GLSL files were not found (looked in the package and in {root})")
     return root
 
 
 def read(name: str) -> str:
+    """The text of the shader file ``name`` (a path under the shader root)."""
     return shader_root().joinpath(name).read_text(encoding="utf-8")
+
+
+def _include_path(including: str, name: str) -> str:
+    """``name`` beside ``including`` when that file exists, else ``name`` from the root."""
+    beside = posixpath.normpath(posixpath.join(posixpath.dirname(including), name))
+    return beside if shader_root().joinpath(beside).is_file() else name
 
 
 def source(name: str, defines: dict | None = None) -> tuple[str, list[str]]:
@@ -56,9 +70,10 @@ def source(name: str, defines: dict | None = None) -> tuple[str, list[str]]:
             line = f"{m.group(1)}{m.group(2)} {remaining.pop(m.group(2))}"
         inc = _INCLUDE.match(line)
         if inc:
-            files.append(inc.group(1))
+            included = _include_path(name, inc.group(1))
+            files.append(included)
             out.append(f"#line 1 {len(files) - 1}")
-            out.extend(read(inc.group(1)).splitlines())
+            out.extend(read(included).splitlines())
             out.append(f"#line {number + 1} 0")
             continue
         out.append(line)

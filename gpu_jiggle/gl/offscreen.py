@@ -25,8 +25,8 @@ class OffscreenTarget:
         samples: MSAA samples (clamped to what the context supports; 0 or 1 for none).
         depth: attach a depth buffer (3D drawing needs one; 2D drawing does not).
 
-    :attr:`framebuffer` is what a renderer draws into; :meth:`pixels` and :meth:`image`
-    resolve and read it back (top row first); :meth:`blit_to` resolves it into another
+    :attr:`framebuffer` is what a renderer draws into; :meth:`pixels`
+    resolves and reads it back (top row first); :meth:`blit_to` resolves it into another
     framebuffer of the same size, e.g. a window's ``ctx.screen``.
     """
 
@@ -57,11 +57,6 @@ class OffscreenTarget:
         """(height, width, 3) uint8 RGB, top row first."""
         data = self.resolved().read(components=3, alignment=1)
         return np.frombuffer(data, np.uint8).reshape(self.size[1], self.size[0], 3)[::-1].copy()
-
-    def image(self):
-        """The drawn picture as a ``PIL.Image`` (RGB)."""
-        from PIL import Image
-        return Image.fromarray(self.pixels(), "RGB")
 
     def blit_to(self, framebuffer) -> None:
         """Copy the resolved picture into ``framebuffer`` (same size), e.g. ``ctx.screen``."""

@@ -7,6 +7,8 @@ are contiguous, root first.
 """
 from __future__ import annotations
 
+import difflib
+
 import numpy as np
 
 from . import validation
@@ -17,6 +19,8 @@ class _ChainTopology:
     (each chain's pivot, then one joint per segment tip)."""
 
     PARAMETERS: tuple = ()
+    #: The parameters given per chain (the others are per segment).
+    PER_CHAIN: tuple = ()
 
     def _set_topology(self, segment_counts):
         counts = validation.count_array("segment_counts", segment_counts)
@@ -33,14 +37,28 @@ class _ChainTopology:
 
     def _replaced(self, changes, extra=()):
         """A copy with the named parameters changed and validated by ``_set_parameters``."""
-        unknown = sorted(set(changes) - set(self.PARAMETERS) - set(extra))
+        known = self.PARAMETERS + tuple(extra)
+        unknown = sorted(set(changes) - set(known))
         if unknown:
-            raise TypeError(f"unknown parameter {unknown[0]!r}; expected one of "
-                            f"{', '.join(self.PARAMETERS + tuple(extra))}")
+            close = difflib.get_close_matches(unknown[0], known, n=1)
+            raise TypeError(f"unknown parameter {unknown[0]!r}; {f'did you mean {close[0]!r}? ' if close else ''}"
+                            f"expected one of {', '.join(known)}")
         new = object.__new__(type(self))
         new.__dict__.update(self.__dict__)
         new._set_parameters(**{name: changes.get(name, getattr(self, name)) for name in self.PARAMETERS})
         return new
+
+    def locate(self, argument: str, index: int) -> tuple:
+        """``(chain, local)``: the chain that entry ``index`` of a flat parameter array
+        (``argument`` names it, as in an :class:`~gpu_jiggle.sim.validation.InputError`) belongs
+        to, and the entry's index within that chain: its segment for per-segment values, its
+        axis for ``gravity`` ((C, dim) flattened), None for other per-chain values."""
+        if argument == "gravity":
+            return divmod(int(index), self.gravity.shape[1])
+        if argument in self.PER_CHAIN:
+            return int(index), None
+        chain = int(np.searchsorted(self.first_segment, index, side="right") - 1)
+        return chain, int(index) - int(self.first_segment[chain])
 
     def chain_slices(self):
         """A list of ``slice`` objects, one per chain, into the flat (S,) per-segment arrays."""
@@ -69,7 +87,8 @@ class AngleChainSet(_ChainTopology):
         inertia: μ ≥ 0, how strongly the root's acceleration swings the chain (default 1).
         angle_limit: β in radians, > 0, the largest deviation from the target angle
             (default ∞: no limit).
-        gravity: (2,) acceleration in length/s², solver-wide (default (0, 0)).
+        gravity: g, acceleration in length/s², world: (2,) for every chain or (C, 2) one per
+            chain (default (0, 0)).
 
     Raises:
         ValueError: a bad value or shape, naming the argument, index and value (SPEC section 7).
@@ -80,27 +99,30 @@ class AngleChainSet(_ChainTopology):
 
     kind = "angle"
     PARAMETERS = ("frequency", "damping_ratio", "inertia", "angle_limit", "gravity")
+    PER_CHAIN = ("gravity",)
 
     def __init__(self, segment_counts, lengths, frequency, damping_ratio, inertia=1.0,
                  angle_limit=np.inf, gravity=(0.0, 0.0)):
         counts = self._set_topology(segment_counts)
         self.chain_of_segment = np.repeat(np.arange(self.chain_count), counts)
         self.depth = np.arange(self.segment_count) - np.repeat(self.first_segment, counts)
-        self.lengths = _per_segment_checked("lengths", lengths, counts, lambda a: a > 0, "a finite value > 0")
+        self.lengths = _per_segment_checked("lengths", lengths, counts, lambda a: a > 0, "a finite value > 0",
+                                            validation.COORDINATE_LIMIT)
         self._set_parameters(frequency, damping_ratio, inertia, angle_limit, gravity)
         for a in (self.chain_of_segment, self.depth, self.lengths):
             a.flags.writeable = False
 
     def _set_parameters(self, frequency, damping_ratio, inertia, angle_limit, gravity):
         counts = self.segment_counts
-        self.frequency = _per_segment_checked("frequency", frequency, counts, lambda a: a > 0, "a finite value > 0")
+        self.frequency = _per_segment_checked("frequency", frequency, counts, lambda a: a > 0,
+                                              "a finite value > 0 (Hz)")
         self.damping_ratio = _per_segment_checked("damping_ratio", damping_ratio, counts, lambda a: a >= 0,
                                                   "a finite value >= 0")
         self.inertia = _per_segment_checked("inertia", inertia, counts, lambda a: a >= 0, "a finite value >= 0")
         limit = validation.per_segment("angle_limit", angle_limit, counts)
         validation.require("angle_limit", limit, ~np.isnan(limit) & (limit > 0), "a value > 0 (radians; inf for none)")
         self.angle_limit = limit
-        self.gravity = validation.float_array("gravity", gravity, (2,))
+        self.gravity = _per_chain_vector("gravity", gravity, self.chain_count, 2)
         for a in (self.frequency, self.damping_ratio, self.inertia, self.angle_limit, self.gravity):
             a.flags.writeable = False
 
@@ -132,7 +154,8 @@ class PointChainSet(_ChainTopology):
         world_influence: w in [0, 1] per chain: 1 leaves the chain behind in the world when
             its pivot moves (full inertia), 0 carries it along rigidly.
         collider_mask: per chain, a 32-bit integer: bit g set = collides with group g.
-        gravity: (3,) acceleration in length/s², solver-wide.
+        gravity: g, acceleration in length/s², world: (3,) for every chain or (C, 3) one per
+            chain (default (0, 0, 0)).
 
     Raises:
         ValueError: a bad value or shape, naming the argument, index and value (SPEC section 7).
@@ -142,19 +165,21 @@ class PointChainSet(_ChainTopology):
     kind = "point"
     PARAMETERS = ("frequency", "damping_ratio", "particle_radius", "max_distance", "world_influence",
                   "collider_mask", "gravity")
+    PER_CHAIN = ("world_influence", "collider_mask", "gravity")
 
     def __init__(self, segment_counts, frequency, damping_ratio, rest_lengths=None, particle_radius=0.0,
                  max_distance=np.inf, world_influence=1.0, collider_mask=0xFFFFFFFF, gravity=(0.0, 0.0, 0.0)):
         counts = self._set_topology(segment_counts)
         self.rest_lengths = None if rest_lengths is None else _per_segment_checked(
-            "rest_lengths", rest_lengths, counts, lambda a: a > 0, "a finite value > 0")
+            "rest_lengths", rest_lengths, counts, lambda a: a > 0, "a finite value > 0", validation.COORDINATE_LIMIT)
         self._set_parameters(frequency, damping_ratio, particle_radius, max_distance, world_influence,
                              collider_mask, gravity)
 
     def _set_parameters(self, frequency, damping_ratio, particle_radius, max_distance, world_influence,
                         collider_mask, gravity):
         counts = self.segment_counts
-        self.frequency = _per_segment_checked("frequency", frequency, counts, lambda a: a > 0, "a finite value > 0")
+        self.frequency = _per_segment_checked("frequency", frequency, counts, lambda a: a > 0,
+                                              "a finite value > 0 (Hz)")
         self.damping_ratio = _per_segment_checked("damping_ratio", damping_ratio, counts, lambda a: a >= 0,
                                                   "a finite value >= 0")
         self.particle_radius = _per_segment_checked("particle_radius", particle_radius, counts, lambda a: a >= 0,
@@ -166,7 +191,7 @@ class PointChainSet(_ChainTopology):
         validation.require("world_influence", self.world_influence,
                            (self.world_influence >= 0) & (self.world_influence <= 1), "a value in [0, 1]")
         self.collider_mask = validation.mask_array("collider_mask", collider_mask, self.chain_count)
-        self.gravity = validation.float_array("gravity", gravity, (3,))
+        self.gravity = _per_chain_vector("gravity", gravity, self.chain_count, 3)
         for a in (self.frequency, self.damping_ratio, self.particle_radius, self.max_distance,
                   self.world_influence, self.collider_mask, self.gravity):
             a.flags.writeable = False
@@ -179,7 +204,7 @@ class PointChainSet(_ChainTopology):
         new = self._replaced(changes, extra=("rest_lengths",))
         if "rest_lengths" in changes:
             new.rest_lengths = _per_segment_checked("rest_lengths", changes["rest_lengths"], self.segment_counts,
-                                                    lambda a: a > 0, "a finite value > 0")
+                                                    lambda a: a > 0, "a finite value > 0", validation.COORDINATE_LIMIT)
         return new
 
 
@@ -192,8 +217,22 @@ def _per_chain(name, value, chain_count):
     return a.copy()
 
 
-def _per_segment_checked(name, value, counts, ok, expected):
+def _per_chain_vector(name, value, chain_count, dim):
+    """(C, dim) float64 from one vector (dim,) for every chain or one per chain (C, dim)."""
+    a = validation.float_array(name, value)
+    if a.shape == (dim,):
+        return np.broadcast_to(a, (chain_count, dim)).copy()
+    if a.shape != (chain_count, dim):
+        raise ValueError(f"{name}: expected one vector ({dim},) for every chain or one per chain "
+                         f"({chain_count}, {dim}), got shape {a.shape}")
+    return a
+
+
+def _per_segment_checked(name, value, counts, ok, expected, limit=validation.FLOAT32_MAX):
+    """Per-segment values that are finite, pass ``ok`` and lie within ±``limit`` (float32
+    range; lengths: the coordinate limit, so that their squares fit float32)."""
     a = validation.per_segment(name, value, counts)
     validation.require(name, a, np.isfinite(a) & ok(a), expected)
-    validation.require(name, a, np.abs(a) <= validation.FLOAT32_MAX, "a number within float32 range")
+    validation.require(name, a, np.abs(a) <= limit, "a number within float32 range" if limit == validation.FLOAT32_MAX
+                       else f"a length within {limit:.3g} (its square must fit float32)")
     return a

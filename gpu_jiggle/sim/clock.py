@@ -1,5 +1,7 @@
-"""The fixed-step clock: an accumulator of frame time, a cap on substeps per frame, and the
-time it had to drop.
+"""The fixed-step clocks: an accumulator of frame time, a cap on substeps per frame, the time
+it had to drop, the path step of a capped frame (:class:`FixedStepClock`, :class:`StepPlan`),
+and the pair of clocks a solver runs, full rate and the half rate of level of detail "half"
+(:class:`FrameClock`, :class:`FramePlan`).
 
 Source: ``SPEC.md`` section 2 ("Fixed steps, frames and targets").
 """
@@ -11,6 +13,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import validation
+
+#: ``n = floor(span/h + STEP_TOLERANCE)`` (SPEC 2): a frame of exactly k substeps runs k even
+#: when span/h rounds to just below k.
+STEP_TOLERANCE = 1e-9
+#: The largest cap on substeps per frame a clock accepts: one frame's work stays bounded
+#: (raise it here for more).
+MAX_SUBSTEPS = 1000
 
 
 @dataclass(frozen=True)
@@ -46,7 +55,7 @@ class FixedStepClock:
 
     Args:
         substep: h in seconds, finite and > 0.
-        max_substeps: the cap on substeps per frame, an integer ≥ 1.
+        max_substeps: the cap on substeps per frame, an integer in [1, MAX_SUBSTEPS].
 
     Raises:
         ValueError, TypeError: for a bad substep or cap.
@@ -56,8 +65,9 @@ class FixedStepClock:
         self.substep = float(validation.positive("substep", substep))
         if isinstance(max_substeps, bool) or not isinstance(max_substeps, (int, np.integer)):
             raise TypeError(f"max_substeps: expected an integer, got {type(max_substeps).__name__}")
-        if max_substeps < 1:
-            raise ValueError(f"max_substeps = {max_substeps!r}: expected an integer >= 1")
+        if not 1 <= max_substeps <= MAX_SUBSTEPS:
+            raise ValueError(f"max_substeps = {max_substeps!r}: expected an integer in [1, {MAX_SUBSTEPS}] "
+                             f"(gpu_jiggle.sim.clock.MAX_SUBSTEPS)")
         self.max_substeps = int(max_substeps)
         self.accumulator = 0.0
         self.substeps_run = 0
@@ -80,7 +90,7 @@ class FixedStepClock:
         dt = validation.frame_time("frame_dt", frame_dt)
         h, cap = self.substep, self.max_substeps
         span = self.accumulator + dt
-        n = math.floor(span / h + 1e-9)
+        n = math.floor(span / h + STEP_TOLERANCE)
         if n <= cap:
             acc = max(span - n * h, 0.0)
             j = np.arange(1, n + 1, dtype=np.float64)
@@ -99,3 +109,80 @@ class FixedStepClock:
         self.accumulator = plan.accumulator
         self.substeps_run += plan.substep_count
         self.dropped_time += plan.dropped
+
+
+@dataclass(frozen=True)
+class FramePlan:
+    """One frame's substeps at both rates, computed before anything changes.
+
+    Attributes:
+        full: the :class:`StepPlan` of chains at level of detail "full" (substep h).
+        half: the plan of chains at level of detail "half" (substep 2h): on every second
+            frame it covers both frames' time, on the others it runs nothing.
+        full_start, half_start: each clock's simulated time at the frame's first substep (s).
+    """
+
+    full: StepPlan
+    half: StepPlan
+    full_start: float
+    half_start: float
+
+    @property
+    def plans(self) -> tuple:
+        """(full, half), in the order of the LOD_FULL and LOD_HALF values."""
+        return self.full, self.half
+
+
+class FrameClock:
+    """The clocks of a solver: full rate (substep h) and half rate (substep 2h, for chains at
+    level of detail "half", which advance on every second frame with both frames' time, so
+    their motion keeps its speed at half the cost).
+
+    Args:
+        substep: h in seconds, finite and > 0. max_substeps: the cap per frame, an integer ≥ 1
+            (the same cap at both rates).
+
+    Raises:
+        ValueError, TypeError: for a bad substep or cap.
+    """
+
+    def __init__(self, substep: float = 1.0 / 120.0, max_substeps: int = 8):
+        self.full = FixedStepClock(substep, max_substeps)
+        self.half = FixedStepClock(2.0 * self.full.substep, max_substeps)
+        self.half_pending = 0.0   # frame time of the skipped frame, added to the next half-rate frame
+        self.frames = 0           # frames advanced; the half-rate chains run on odd ones
+
+    @property
+    def substeps(self) -> tuple:
+        """(h, 2h) in seconds."""
+        return self.full.substep, self.half.substep
+
+    def plan(self, frame_dt) -> FramePlan:
+        """The frame's plans for ``frame_dt`` seconds, without changing the clocks.
+
+        Raises: ValueError for a negative or non-finite frame time, TypeError for a non-number.
+        """
+        full = self.full.plan(frame_dt)
+        half_turn = self.frames % 2 == 1
+        half = self.half.plan(self.half_pending + float(frame_dt) if half_turn else 0.0)
+        return FramePlan(full, half, self.full.sim_time, self.half.sim_time)
+
+    def commit(self, plan: FramePlan, frame_dt: float) -> None:
+        """Apply a plan made by :meth:`plan` for the same ``frame_dt``."""
+        self.full.commit(plan.full)
+        self.half.commit(plan.half)
+        self.half_pending = 0.0 if self.frames % 2 == 1 else self.half_pending + float(frame_dt)
+        self.frames += 1
+
+    def snapshot(self) -> tuple:
+        """Everything that decides the next plans: (accumulator, substeps run, dropped time) of
+        each clock, the pending half-rate time and the frame count."""
+        return (self.full.accumulator, self.full.substeps_run, self.full.dropped_time,
+                self.half.accumulator, self.half.substeps_run, self.half.dropped_time,
+                self.half_pending, self.frames)
+
+    def restore(self, snapshot: tuple) -> None:
+        """Set the clocks back to a :meth:`snapshot`."""
+        (self.full.accumulator, self.full.substeps_run, self.full.dropped_time,
+         self.half.accumulator, self.half.substeps_run, self.half.dropped_time,
+         self.half_pending, self.frames) = snapshot

@@ -59,6 +59,23 @@ class ColliderSet:
                            c, validation.group_array("capsule_groups", capsule_groups, len(c)),
                            p, validation.group_array("plane_groups", plane_groups, len(p)))
 
+    def arrays(self) -> dict:
+        """The six arrays by field name (for a saved state)."""
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
+    @staticmethod
+    def from_arrays(arrays: dict) -> "ColliderSet":
+        """The set saved by :meth:`arrays`, checked as :meth:`validated` checks, its values
+        kept bit for bit (plane normals are not normalised again).
+
+        Raises: ValueError for a missing or bad array."""
+        names = tuple(ColliderSet.__dataclass_fields__)
+        missing = [name for name in names if name not in arrays]
+        if missing:
+            raise ValueError(f"state: its colliders have no {missing[0]}")
+        checked = ColliderSet.validated(**{name: arrays[name] for name in names})
+        return ColliderSet(*(np.asarray(arrays[name], getattr(checked, name).dtype) for name in names))
+
     def lerp(self, other: "ColliderSet", alpha: float) -> "ColliderSet":
         """Where the colliders are at fraction alpha from self to other (float64); plane
         normals are renormalised as the shader does."""
@@ -85,7 +102,7 @@ def _column_ok(a, column):
 def _rows(name, value, width):
     if value is None:
         return np.zeros((0, width))
-    a = validation.float_array(name, value)
+    a = validation.coordinates(name, value)
     if a.ndim == 1 and a.size == width:
         a = a[None]
     if a.ndim != 2 or a.shape[1] != width:
@@ -136,6 +153,18 @@ class Wind:
                     float(validation.float_array("gust_amplitude", gust_amplitude, ())),
                     validation.float_array("gust_wave_vector", gust_wave_vector, (3,)),
                     float(validation.float_array("gust_frequency", gust_frequency, ())))
+
+    def arrays(self) -> dict:
+        """The four values as arrays by field name (for a saved state)."""
+        return {name: np.asarray(getattr(self, name), np.float64) for name in self.__dataclass_fields__}
+
+    @staticmethod
+    def from_arrays(arrays: dict) -> "Wind":
+        """The wind saved by :meth:`arrays`, validated. Raises: ValueError."""
+        missing = [name for name in Wind.__dataclass_fields__ if name not in arrays]
+        if missing:
+            raise ValueError(f"state: its wind has no {missing[0]}")
+        return Wind.validated(**{name: arrays[name] for name in Wind.__dataclass_fields__})
 
     def direction(self) -> np.ndarray:
         for v in (self.acceleration, self.gust_wave_vector):

@@ -11,6 +11,11 @@ import math
 import numpy as np
 
 from . import validation
+from ..gl.dispatch import LOCAL_SIZE, dispatch_size
+from ..gl.glsl import compute_shader
+from ..gl.lifetime import GlOwner
+from .backends import gpu_context
+from .backends.gpu import MIN_BUFFER_BYTES
 
 
 class LagFollower:
@@ -19,7 +24,7 @@ class LagFollower:
     Args:
         half_life: seconds, > 0; a scalar or one per value (shape of ``initial``, flattened).
         initial: array_like of any shape: the starting values (float32 inside).
-        backend: ``"cpu"`` (numpy), ``"gpu"`` (compute shader ``lag.comp``) or ``"auto"``.
+        backend: ``"cpu"`` (numpy), ``"gpu"`` (compute shader ``shaders/sim/lag.comp``) or ``"auto"``.
         context: optional moderngl context for the GPU backend.
 
     Raises:
@@ -36,11 +41,8 @@ class LagFollower:
         validation.require("half_life", hl, hl > 0, "a finite number of seconds > 0")
         self._rate = np.broadcast_to(math.log(2.0) / hl.ravel(), (x.size,)).astype(np.float32)
         self._value = x.ravel().astype(np.float32)
-        self._gpu = None
-        if backend not in ("auto", "gpu", "cpu"):
-            raise ValueError(f"backend = {backend!r}: expected 'auto', 'gpu' or 'cpu'")
-        if backend != "cpu":
-            self._gpu = _make_gpu(backend, context, self._value, self._rate)
+        ctx = gpu_context(backend, context, what="LagFollower in numpy")
+        self._gpu = None if ctx is None else _GpuLag(ctx, self._value, self._rate)
         self.backend = "gpu" if self._gpu else "cpu"
 
     @property
@@ -64,53 +66,51 @@ class LagFollower:
         self._value = self.follow(self._value, t, self._rate, np.float32(dt))
         return self.value
 
+    def release(self) -> None:
+        """Free the GPU buffers and program now (a second call does nothing; they are also
+        freed when the follower is garbage-collected). The values stay readable."""
+        if self._gpu:
+            self._value = self._gpu.read()
+            self._gpu.gl.release()
+            self._gpu = None
+            self.backend = "cpu"
+
     @staticmethod
     def follow(value, target, rate, dt):
         """The numpy stage, float32: ``t + (x - t)·exp(-rate·dt)``."""
         return target + (value - target) * np.exp(-rate * dt)
 
 
-def _make_gpu(backend, context, value, rate):
-    from ..gl.context import check_context, get_context
-    try:
-        ctx = check_context(context) if context is not None else get_context()
-    except RuntimeError:
-        if backend == "gpu":
-            raise
-        import logging
-        logging.getLogger("gpu_jiggle").warning("no OpenGL 4.3 context: LagFollower runs in numpy")
-        return None
-    return _GpuLag(ctx, value, rate)
-
-
 class _GpuLag:
+    """The lag on the GPU: ``shaders/sim/lag.comp`` over three float buffers."""
+
     def __init__(self, ctx, value, rate):
-        from .backends.gpu import LOCAL_SIZE, dispatch_size
-        from ..gl.glsl import compute_shader
-        self.ctx = ctx
         self.count = value.size
         self.groups = dispatch_size(self.count, LOCAL_SIZE)
-        self.program = compute_shader(ctx, "lag.comp", {"LOCAL_SIZE": LOCAL_SIZE})
-        size = max(4 * self.count, 16)
-        self.value = ctx.buffer(reserve=size)
-        self.target = ctx.buffer(reserve=size)
-        self.rate = ctx.buffer(reserve=size)
-        if self.count:
-            self.value.write(value.tobytes())
-            self.rate.write(rate.tobytes())
+        self.gl = GlOwner(ctx, "this LagFollower")
+        size = max(4 * self.count, MIN_BUFFER_BYTES)
+        with self.gl.current():
+            self.program = self.gl.track(compute_shader(ctx, "sim/lag.comp", {"LOCAL_SIZE": LOCAL_SIZE}))
+            self.value, self.target, self.rate = (self.gl.track(ctx.buffer(reserve=size)) for _ in range(3))
+            if self.count:
+                self.value.write(value.tobytes())
+                self.rate.write(rate.tobytes())
+        self.gl.attach_finalizer(self)
 
     def follow(self, target, dt):
         if not self.count:
             return
-        self.target.write(target.tobytes())
-        for binding, buf in enumerate((self.value, self.target, self.rate)):
-            buf.bind_to_storage_buffer(binding)
-        self.program["value_count"] = self.count
-        self.program["frame_dt"] = dt
-        self.program.run(group_x=self.groups[0], group_y=self.groups[1])
-        self.ctx.memory_barrier()
+        with self.gl.current() as ctx:
+            self.target.write(target.tobytes())
+            for binding, buf in enumerate((self.value, self.target, self.rate)):
+                buf.bind_to_storage_buffer(binding)
+            self.program["value_count"] = self.count
+            self.program["frame_dt"] = dt
+            self.program.run(group_x=self.groups[0], group_y=self.groups[1])
+            ctx.memory_barrier()
 
     def read(self):
         if not self.count:
             return np.zeros(0, np.float32)
-        return np.frombuffer(self.value.read(size=4 * self.count), np.float32).copy()
+        with self.gl.current():
+            return np.frombuffer(self.value.read(size=4 * self.count), np.float32).copy()

@@ -1,8 +1,11 @@
-"""std430 layouts: one numpy structured dtype per GLSL struct, the single host-side source of
-truth for the buffers the compute shaders read and write.
+"""std430 layouts and bindings: one numpy structured dtype per GLSL struct and one binding
+number per storage buffer, the single host-side source of truth for the buffers the compute
+shaders read and write.
 
-Each dtype spells out its padding and its size is asserted. ``tests/test_layouts.py`` parses
-the struct declarations in ``shaders/angle_common.glsl`` and ``point_common.glsl`` and checks them against these.
+Each dtype spells out its padding and its size is asserted. ``tests/sim/test_layouts.py``
+parses the struct declarations and ``layout(std430, binding = N)`` lines of
+``shaders/sim/common.glsl``, ``angle_common.glsl`` and ``point_common.glsl`` and checks them
+against these.
 """
 from __future__ import annotations
 
@@ -22,9 +25,10 @@ SCHEDULE = _struct([("substep_count", "<u4"), ("substep", "<f4"), ("inv_path_ste
 #: Level-of-detail values shared with the shaders (LOD_* defines in common.glsl).
 LOD_FULL, LOD_HALF, LOD_FROZEN = 0, 1, 2
 
-#: Per chain, static: where its segments and joints start in the flat arrays.
-CHAIN_RIG = _struct([("first_segment", "<u4"), ("segment_count", "<u4"), ("first_joint", "<u4"),
-                     ("pad0", "<u4")], 16)
+#: Per angle chain, static: where its segments and joints start in the flat arrays, and its
+#: gravity g (length/s², world, SPEC 3).
+ANGLE_CHAIN_RIG = _struct([("first_segment", "<u4"), ("segment_count", "<u4"), ("first_joint", "<u4"),
+                           ("pad0", "<u4"), ("gravity", "<f4", (2,)), ("pad1", "<f4"), ("pad2", "<f4")], 32)
 
 #: Per angle segment, static: length (unit), its reciprocal, k (1/s²), c (1/s), inertia μ,
 #: angle limit β (rad, inf for none).
@@ -49,10 +53,10 @@ ANGLE_CHAIN_STATE = _struct([("prev_root_position", "<f4", (2,)), ("prev_root_ve
 ANGLE_CHAIN_TARGET = _struct([("root_position", "<f4", (2,)), ("root_angle", "<f4"), ("teleport", "<u4"),
                               ("lod", "<u4"), ("pad0", "<u4"), ("pad1", "<u4"), ("pad2", "<u4")], 32)
 
-#: Per frame, header of the FrameParams buffer; ``alphas`` follows it, ``alpha_stride`` floats
-#: per level of detail.
-FRAME_PARAMS = _struct([("chain_count", "<u4"), ("alpha_stride", "<u4"), ("pad0", "<u4"), ("pad1", "<u4"),
-                        ("full_rate", SCHEDULE), ("half_rate", SCHEDULE), ("gravity", "<f4", (2,)), ("pad2", "<f4", (2,))], 96)
+#: Per frame, header of the angle kernel's frame buffer; ``alphas`` follows it,
+#: ``alpha_stride`` floats per level of detail.
+ANGLE_FRAME_PARAMS = _struct([("chain_count", "<u4"), ("alpha_stride", "<u4"), ("pad0", "<u4"), ("pad1", "<u4"),
+                              ("full_rate", SCHEDULE), ("half_rate", SCHEDULE)], 80)
 
 #: Per joint (each chain's pivot, then its tips), output: position at frame time, raw position.
 ANGLE_JOINT_OUTPUT = _struct([("position", "<f4", (2,)), ("raw_position", "<f4", (2,))], 16)
@@ -60,10 +64,17 @@ ANGLE_JOINT_OUTPUT = _struct([("position", "<f4", (2,)), ("raw_position", "<f4",
 #: Per segment, output at frame time: angle (rad), angular velocity (rad/s).
 ANGLE_SEGMENT_OUTPUT = _struct([("angle", "<f4"), ("angular_velocity", "<f4")], 8)
 
-#: Per point chain, static: topology, collider mask (bit g = group g), world influence w.
+#: Per point chain, static: topology, collider mask (bit g = group g), world influence w, and
+#: gravity g (xyz, length/s², world; w 0; SPEC 4).
 POINT_CHAIN_RIG = _struct([("first_segment", "<u4"), ("segment_count", "<u4"), ("first_joint", "<u4"),
                            ("collider_mask", "<u4"), ("world_influence", "<f4"), ("pad0", "<f4"),
-                           ("pad1", "<f4"), ("pad2", "<f4")], 32)
+                           ("pad1", "<f4"), ("pad2", "<f4"), ("gravity", "<f4", (4,))], 48)
+
+#: Per angle segment, per frame: its local target angle λ (rad; SPEC 3).
+ANGLE_LOCAL_ANGLE = np.dtype("<f4")
+
+#: Per point segment, per frame: its tip's target offset from the chain's pivot (xyz; w 0).
+POINT_JOINT_OFFSET = np.dtype(("<f4", (4,)))
 
 #: Per point segment, static: rest length L, k (1/s²), c (1/s), particle radius ρ, max distance D.
 POINT_SEGMENT_RIG = _struct([("rest_length", "<f4"), ("stiffness", "<f4"), ("damping", "<f4"),
@@ -98,8 +109,8 @@ PLANE_COLLIDER = _struct([("from_plane", "<f4", (4,)), ("to_plane", "<f4", (4,))
 #: Per frame, header of the point kernel's FrameParams buffer; ``alphas`` follows it.
 POINT_FRAME_PARAMS = _struct([("chain_count", "<u4"), ("alpha_stride", "<u4"), ("sphere_count", "<u4"),
                               ("capsule_count", "<u4"), ("plane_count", "<u4"), ("pad0", "<u4"), ("pad1", "<u4"),
-                              ("pad2", "<u4"), ("full_rate", SCHEDULE), ("half_rate", SCHEDULE), ("gravity", "<f4", (4,)),
-                              ("wind", "<f4", (4,)), ("gust", "<f4", (4,)), ("gust_direction", "<f4", (4,))], 160)
+                              ("pad2", "<u4"), ("full_rate", SCHEDULE), ("half_rate", SCHEDULE),
+                              ("wind", "<f4", (4,)), ("gust", "<f4", (4,)), ("gust_direction", "<f4", (4,))], 144)
 
 #: Per joint, output: position at frame time relative to this frame's pivot, raw position
 #: relative to p_prev (xyz; w 0).
@@ -108,10 +119,33 @@ POINT_JOINT_OUTPUT = _struct([("position", "<f4", (4,)), ("raw_position", "<f4",
 #: Per segment, output at frame time: velocity (xyz), rotation quaternion (x, y, z, w).
 POINT_SEGMENT_OUTPUT = _struct([("velocity", "<f4", (4,)), ("rotation", "<f4", (4,))], 32)
 
-#: Teleport flag values shared with the shaders (TELEPORT_* defines in angle_common.glsl).
+#: Teleport flag values shared with the shaders (TELEPORT_* defines in common.glsl).
 TELEPORT_NONE, TELEPORT_SNAP, TELEPORT_KEEP_SHAPE = 0, 1, 2
 
-#: Struct name in GLSL → dtype, for the layout test, per shared GLSL file.
+#: The most substeps of one level of detail in a frame that the frame buffer is first sized
+#: for (it grows when a solver's cap is larger): its alphas follow the header.
+INITIAL_ALPHA_CAPACITY = 64
+
+#: Storage buffer name → binding number, per kernel (``layout(std430, binding = N)`` in
+#: angle_common.glsl and point_common.glsl; ``point_draw.glsl`` takes the point ones).
+ANGLE_BINDINGS = {"params": 0, "chain_rig": 1, "segment_rig": 2, "chain_state": 3, "segment_state": 4,
+                  "chain_target": 5, "local_angle": 6, "joint_output": 7, "segment_output": 8}
+POINT_BINDINGS = {"params": 0, "chain_rig": 1, "segment_rig": 2, "chain_state": 3, "segment_state": 4,
+                  "chain_target": 5, "joint_offset": 6, "joint_output": 7, "segment_output": 8,
+                  "spheres": 9, "capsules": 10, "planes": 11}
+
+#: Struct name in GLSL → dtype, per shared GLSL file, for the layout test.
+COMMON_GLSL_STRUCTS = {"Schedule": SCHEDULE}
+ANGLE_GLSL_STRUCTS = {
+    "AngleChainRig": ANGLE_CHAIN_RIG,
+    "AngleSegmentRig": ANGLE_SEGMENT_RIG,
+    "AngleSegmentState": ANGLE_SEGMENT_STATE,
+    "AngleChainState": ANGLE_CHAIN_STATE,
+    "AngleChainTarget": ANGLE_CHAIN_TARGET,
+    "AngleFrameParams": ANGLE_FRAME_PARAMS,
+    "AngleJointOutput": ANGLE_JOINT_OUTPUT,
+    "AngleSegmentOutput": ANGLE_SEGMENT_OUTPUT,
+}
 POINT_GLSL_STRUCTS = {
     "PointChainRig": POINT_CHAIN_RIG,
     "PointSegmentRig": POINT_SEGMENT_RIG,
@@ -124,15 +158,4 @@ POINT_GLSL_STRUCTS = {
     "PointFrameParams": POINT_FRAME_PARAMS,
     "PointJointOutput": POINT_JOINT_OUTPUT,
     "PointSegmentOutput": POINT_SEGMENT_OUTPUT,
-}
-COMMON_GLSL_STRUCTS = {"Schedule": SCHEDULE}
-GLSL_STRUCTS = {
-    "ChainRig": CHAIN_RIG,
-    "AngleSegmentRig": ANGLE_SEGMENT_RIG,
-    "AngleSegmentState": ANGLE_SEGMENT_STATE,
-    "AngleChainState": ANGLE_CHAIN_STATE,
-    "AngleChainTarget": ANGLE_CHAIN_TARGET,
-    "FrameParams": FRAME_PARAMS,
-    "AngleJointOutput": ANGLE_JOINT_OUTPUT,
-    "AngleSegmentOutput": ANGLE_SEGMENT_OUTPUT,
 }

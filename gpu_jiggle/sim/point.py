@@ -1,6 +1,5 @@
-"""The host side of point chains (SPEC section 4): the floating origin, rest lengths from the
-first pose, pose and collider packing, wind, frame parameters and read-backs, for
-:class:`gpu_jiggle.Solver`.
+"""Point chains on the host (SPEC section 4): :class:`PointSolver` — the floating origin, rest
+lengths from the first pose, pose, collider and wind packing, and read-backs in world space.
 
 Precision (SPEC 4.4): poses and colliders arrive in float64 world space. The host subtracts
 a floating origin in float64 (by default the mean pivot of the first pose) and uploads
@@ -12,136 +11,298 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import packing as buffers, layouts, validation
-from .inputs import NO_WIND, ColliderSet, pack_colliders
+from . import layouts, packing, validation
+from .chains import PointChainSet
+from .inputs import NO_WIND, ColliderSet, Wind, pack_colliders
+from .solver import Solver
+from .spring import coefficients
 
 
-class PointModel:
-    """Packs a :class:`~gpu_jiggle.PointChainSet`'s rig, poses and colliders for a backend."""
+class PointSolver(Solver):
+    """A :class:`~gpu_jiggle.Solver` of 3D point chains (SPEC section 4); made by
+    ``Solver(point_chain_set, ...)`` or directly, with the Solver's arguments and:
 
-    kind = "point"
+    Args:
+        origin: the floating origin (3,) in world space; by default the mean pivot of the
+            first pose (SPEC 4.4).
 
-    def __init__(self, chain_set, origin=None):
-        self.chain_set = chain_set
-        self.origin = None if origin is None else validation.float_array("origin", origin, (3,))
-        self.joint_positions = None      # this frame's pose, world, float64 (J, 3)
-        self.rest_lengths = chain_set.rest_lengths
-        self.colliders = ColliderSet.empty()
-        self.applied_colliders = ColliderSet.empty()   # where they were at the last substep
-        self.snap_colliders = True
-        self.wind = NO_WIND
-        c = chain_set.chain_count
-        self._pivot_of_segment = np.repeat(chain_set.first_joint, chain_set.segment_counts)
-        self._tip_joint = np.arange(chain_set.joint_count)[np.isin(np.arange(chain_set.joint_count),
-                                                                   chain_set.first_joint, invert=True)]
-        self._chain_count = c
+    Raises: as :class:`~gpu_jiggle.Solver`, and ValueError/TypeError for a bad origin.
+    """
 
-    def backend_classes(self):
-        from .backends.gpu import GpuPointBackend
-        from .backends.reference_point import ReferencePointBackend
-        return ReferencePointBackend, GpuPointBackend
+    KIND = "point"
+    CHAIN_SET = PointChainSet
+    RECORDS = {"chain_state": layouts.POINT_CHAIN_STATE, "segment_state": layouts.POINT_SEGMENT_STATE,
+               "joint_output": layouts.POINT_JOINT_OUTPUT, "segment_output": layouts.POINT_SEGMENT_OUTPUT}
 
-    def rig(self, chain_set):
-        lengths = self.rest_lengths if chain_set.rest_lengths is None else chain_set.rest_lengths
-        if lengths is None:
-            lengths = np.ones(chain_set.segment_count)  # placeholder until the first pose
-        return buffers.point_chain_rig(chain_set), buffers.point_segment_rig(chain_set, lengths)
+    def __init__(self, chain_set, backend: str = "auto", substep: float = 1.0 / 120.0, max_substeps: int = 8,
+                 context=None, origin=None):
+        self._origin = None if origin is None else validation.coordinates("origin", origin, (3,))
+        self._joint_positions = None      # this frame's pose, world, float64 (J, 3)
+        self._rest_lengths = getattr(chain_set, "rest_lengths", None)
+        self._colliders = ColliderSet.empty()
+        self._applied_colliders = ColliderSet.empty()   # where they were at the last substep
+        self._snap_colliders = True
+        self._wind = NO_WIND
+        if isinstance(chain_set, PointChainSet):
+            self._pivot_of_segment = np.repeat(chain_set.first_joint, chain_set.segment_counts)
+            self._tip_joint = np.delete(np.arange(chain_set.joint_count), chain_set.first_joint)
+        super().__init__(chain_set, backend, substep, max_substeps, context)
 
-    # -- poses --------------------------------------------------------------------------------
-    def prepare_pose(self, joint_positions):
-        """Validate a pose (J, 3) float64 world; returns a callable that applies it.
+    # -- properties -------------------------------------------------------------------------
+    @property
+    def origin(self):
+        """The floating origin (3,) float64, world space (None before the first pose)."""
+        return None if self._origin is None else self._origin.copy()
 
-        The first pose fixes the floating origin (unless given) and, where the chain set has
-        none, the rest lengths; a zero-length segment in it is refused.
+    @property
+    def rest_lengths(self):
+        """(S,) float64 rest lengths in use (None before the first pose when they come from it)."""
+        return None if self._rest_lengths is None else np.array(self._rest_lengths, dtype=np.float64)
+
+    # -- per frame ----------------------------------------------------------------------------
+    def set_pose(self, joint_positions) -> None:
+        """This frame's IK-final pose (SPEC sections 2 and 4).
+
+        Args:
+            joint_positions: (J, 3) float (float64 kept), world space: per chain its pivot,
+                then one joint per segment tip. The first pose fixes the floating origin and,
+                where the chain set has none, the rest lengths.
+
+        Raises:
+            ValueError: wrong shape or a non-finite value (argument, index and value named); a
+                zero-length segment in a first pose that sets the rest lengths.
+            TypeError: non-numeric input.
         """
-        cs = self.chain_set
-        joints = validation.float_array("joint_positions", joint_positions, (cs.joint_count, 3))
-        rest = self.rest_lengths
-        origin = self.origin
-        first = self.joint_positions is None
-        if first and rest is None:
-            rest = np.linalg.norm(joints[self._tip_joint] - joints[self._tip_joint - 1], axis=1)
-            bad = ~(rest > 0)
+        cs = self._chain_set
+        joints = validation.coordinates("joint_positions", joint_positions, (cs.joint_count, 3))
+        first = self._joint_positions is None
+        new_rest = None
+        if first and self._rest_lengths is None:
+            new_rest = np.linalg.norm(joints[self._tip_joint] - joints[self._tip_joint - 1], axis=1)
+            bad = ~(new_rest > 0)
             if bad.any():
                 i = int(np.flatnonzero(bad)[0])
                 j = int(self._tip_joint[i])
                 raise ValueError(f"joint_positions[{j}] = {joints[j].tolist()!r} coincides with joint {j - 1}: "
                                  f"segment {i} of the first pose has rest length 0 (pass rest_lengths to "
                                  f"PointChainSet, or pose the chain apart first)")
-        if origin is None:
-            origin = joints[cs.first_joint].mean(axis=0) if cs.chain_count else np.zeros(3)
-        new_rig = first and self.rest_lengths is None and cs.rest_lengths is None
+        if self._origin is None:
+            self._origin = joints[cs.first_joint].mean(axis=0) if cs.chain_count else np.zeros(3)
+        self._joint_positions = joints
+        if new_rest is not None:
+            self._rest_lengths = new_rest
+            self._backend.upload_rig(*self._rig_records(cs))
+        self._pack_pose()
 
-        def apply():
-            self.joint_positions = joints
-            self.origin = origin
-            if new_rig:
-                self.rest_lengths = rest
-            self.pack_pose()
-        return apply, new_rig
+    def set_colliders(self, spheres=None, sphere_groups=None, capsules=None, capsule_groups=None, planes=None,
+                      plane_groups=None, snap: bool = False) -> None:
+        """This frame's colliders, world space (SPEC 4.2); replaces all of them.
 
-    def pack_pose(self):
+        Args:
+            spheres: (K, 4) centre xyz and radius ≥ 0. sphere_groups: (K,) ints in [0, 31].
+            capsules: (M, 7) end a xyz, end b xyz, radius ≥ 0. capsule_groups: (M,).
+            planes: (N, 4) unit normal xyz and offset o; particles keep n·x ≥ o + ρ.
+                plane_groups: (N,).
+            snap: start the colliders where they are now instead of interpolating from the
+                last frame (use it with a teleport). A change in the number of colliders of a
+                kind snaps that kind anyway.
+            Groups default to 0. A chain collides with a collider when its mask has the bit.
+
+        Raises:
+            ValueError: a wrong shape, non-finite value, negative radius, non-unit normal
+            (off by more than 1e-3), or group outside [0, 31]. TypeError: wrong types.
+        """
+        self._colliders = ColliderSet.validated(spheres, sphere_groups, capsules, capsule_groups, planes,
+                                                plane_groups)
+        self._snap_colliders = self._snap_colliders or bool(snap)
+
+    def set_wind(self, acceleration=(0.0, 0.0, 0.0), gust_amplitude=0.0, gust_wave_vector=(0.0, 0.0, 0.0),
+                 gust_frequency=0.0) -> None:
+        """Wind ``W(x, t) = w0 + A·u·sin(κ·x - 2π·f_w·t)`` (SPEC 4.1).
+
+        Args:
+            acceleration: w0 (3,), length/s². gust_amplitude: A, length/s².
+            gust_wave_vector: κ (3,), radians per length unit. gust_frequency: f_w, Hz.
+
+        Raises: ValueError for a wrong shape or non-finite value; TypeError for non-numbers.
+        """
+        self._wind = Wind.validated(acceleration, gust_amplitude, gust_wave_vector, gust_frequency)
+
+    def rebase(self, origin) -> None:
+        """Move the floating origin to ``origin`` (3,) world space, shifting the state with it
+        so that the motion goes on unchanged (SPEC 4.4).
+
+        Raises: ValueError for a wrong shape or a non-finite value.
+        """
+        new = validation.coordinates("origin", origin, (3,))
+        if not self._has_pose():
+            self._origin = new
+            return
+        shift = self._origin - new
+        state = self._backend.read("chain_state")
+        for name in ("prev_pivot", "last_pivot"):
+            state[name][:, :3] = (state[name][:, :3].astype(np.float64) + shift).astype(np.float32)
+        self._backend.write_state(state, self._backend.read("segment_state"))
+        self._origin = new
+        self._pack_pose()
+
+    # -- read-back -----------------------------------------------------------------------------
+    def positions(self, raw: bool = False) -> np.ndarray:
+        """(J, 3) float64 world-space joint positions: per chain its pivot, then its tips.
+
+        At frame time the pivot is this frame's pose (SPEC section 2); ``raw=True`` gives the
+        last substep's state, which starts at the last interpolated pivot (p_prev).
+
+        Raises: RuntimeError before the first ``advance``.
+        """
+        out = self._read("joint_output")
+        cs = self._chain_set
+        if raw:
+            pivots = self._origin + self._backend.read("chain_state")["prev_pivot"][:, :3].astype(np.float64)
+            per_joint = np.repeat(pivots, cs.segment_counts + 1, axis=0)
+            return per_joint + out["raw_position"][:, :3].astype(np.float64)
+        joint_pivot = np.repeat(cs.first_joint, cs.segment_counts + 1)
+        return self._joint_positions[joint_pivot] + out["position"][:, :3].astype(np.float64)
+
+    def velocities(self, raw: bool = False) -> np.ndarray:
+        """(S, 3) float32 world velocities of the segment tips, length/s (frame time unless
+        ``raw``). Raises: RuntimeError before the first ``advance``."""
+        if raw:
+            return np.ascontiguousarray(self._read("segment_state")["velocity"][:, :3])
+        return np.ascontiguousarray(self._read("segment_output")["velocity"][:, :3])
+
+    def segment_rotations(self) -> np.ndarray:
+        """(S, 4) float32 unit quaternions (x, y, z, w), at frame time, each taking the
+        segment's animated direction (this frame's pose) onto its simulated one: multiply them
+        onto a skeleton's animated bone rotations (in world space).
+
+        Raises: RuntimeError before the first ``advance``."""
+        return np.ascontiguousarray(self._read("segment_output")["rotation"])
+
+    # -- the kind's part of the host (see Solver) ------------------------------------------------
+    def _rig_records(self, chain_set):
+        lengths = self._rest_lengths if chain_set.rest_lengths is None else chain_set.rest_lengths
+        if lengths is None:
+            lengths = np.ones(chain_set.segment_count)  # placeholder until the first pose
+        return point_chain_rig(chain_set), point_segment_rig(chain_set, lengths)
+
+    def _has_pose(self):
+        return self._joint_positions is not None
+
+    def _pack_pose(self):
         """Pack this frame's pose once, when it is set (or the origin moves): the pivots
         relative to the origin and each tip's offset from its pivot, float64 → float32."""
-        cs = self.chain_set
-        joints = self.joint_positions
+        cs = self._chain_set
+        joints = self._joint_positions
         self._target = np.zeros(cs.chain_count, layouts.POINT_CHAIN_TARGET)
-        self._target["pivot"][:, :3] = joints[cs.first_joint] - self.origin
+        self._target["pivot"][:, :3] = joints[cs.first_joint] - self._origin
         self._offsets = np.zeros((cs.segment_count, 4), np.float32)
         self._offsets[:, :3] = joints[self._tip_joint] - joints[self._pivot_of_segment]
         self._offsets_fresh = True
 
-    @property
-    def has_pose(self):
-        return self.joint_positions is not None
-
-    def targets(self, teleport, lod):
-        """This frame's POINT_CHAIN_TARGET records (with teleport flags and levels of detail)
-        and the (S, 4) float32 joint offsets."""
+    def _upload_inputs(self):
+        """The targets (the offsets only when a new pose came) and the colliders."""
         target = self._target.copy()
-        target["teleport"] = teleport
-        target["lod"] = lod
-        return target, self._offsets
-
-    def upload(self, backend, teleport, lod):
-        """Upload the targets (the offsets only when a new pose came) and the colliders."""
-        target, offsets = self.targets(teleport, lod)
-        backend.upload_targets(target, offsets if self._offsets_fresh else None)
+        target["teleport"] = self._teleport
+        target["lod"] = self._lod
+        self._backend.upload_targets(target, self._offsets if self._offsets_fresh else None)
         self._offsets_fresh = False
-        start = self.colliders if (self.snap_colliders or not self.applied_colliders.matches(self.colliders)) \
-            else self.applied_colliders
-        self._collider_start = start
-        backend.upload_colliders(*pack_colliders(start, self.colliders, self.origin))
+        restart = self._snap_colliders or not self._applied_colliders.matches(self._colliders)
+        self._collider_start = self._colliders if restart else self._applied_colliders
+        self._backend.upload_colliders(*pack_colliders(self._collider_start, self._colliders, self._origin))
 
-    def frame_params(self, plans, substeps, sim_times):
-        return buffers.point_frame_params(plans, substeps, self.chain_set.chain_count, self.chain_set.gravity,
-                                          self.wind.packet(self.origin, sim_times), self.colliders.counts())
+    def _frame_buffer(self, plan):
+        wind = self._wind.packet(self._origin, (plan.full_start, plan.half_start))
+        header, alphas = packing.frame_buffer(layouts.POINT_FRAME_PARAMS, plan, self._clock.substeps,
+                                              self._chain_set.chain_count, wind.phases)
+        header["sphere_count"], header["capsule_count"], header["plane_count"] = self._colliders.counts()
+        header["wind"] = wind.wind
+        header["gust"] = wind.gust
+        header["gust_direction"] = wind.gust_direction
+        return packing.as_bytes(header, alphas)
 
-    def after_frame(self, plan):
+    def _after_frame(self, plan):
         """Remember where the colliders were at the frame's last (full-rate) substep.
 
         Chains at half rate interpolate the colliders over their own span with the same
         start, so between their frames they see the colliders slightly ahead of time."""
-        if plan.substep_count:
-            alpha = float(plan.alphas[-1])
-            self.applied_colliders = self._collider_start.lerp(self.colliders, alpha)
-        elif self.snap_colliders or not self.applied_colliders.matches(self.colliders):
-            self.applied_colliders = self.colliders
-        self.snap_colliders = False
+        if plan.full.substep_count:
+            alpha = float(plan.full.alphas[-1])
+            self._applied_colliders = self._collider_start.lerp(self._colliders, alpha)
+        elif self._snap_colliders or not self._applied_colliders.matches(self._colliders):
+            self._applied_colliders = self._colliders
+        self._snap_colliders = False
 
-    def snapshot(self):
-        return {"joint_positions": None if self.joint_positions is None else self.joint_positions.copy(),
-                "origin": None if self.origin is None else self.origin.copy(),
-                "colliders": self.colliders, "applied_colliders": self.applied_colliders,
-                "wind": self.wind, "rest_lengths": None if self.rest_lengths is None else self.rest_lengths.copy()}
+    def _parameters_changed(self, new, changes):
+        if "rest_lengths" in changes:
+            self._rest_lengths = new.rest_lengths
+        self._backend.upload_rig(*self._rig_records(new))
 
-    # -- read-back ------------------------------------------------------------------------------
-    def world_positions(self, joint_output, chain_state, raw):
-        """(J, 3) float64 world positions from the backend's output records."""
-        cs = self.chain_set
-        joint_pivot = np.repeat(cs.first_joint, cs.segment_counts + 1)
-        if raw:
-            pivots = self.origin + chain_state["prev_pivot"][:, :3].astype(np.float64)
-            per_joint = np.repeat(pivots, cs.segment_counts + 1, axis=0)
-            return per_joint + joint_output["raw_position"][:, :3].astype(np.float64)
-        return self.joint_positions[joint_pivot] + joint_output["position"][:, :3].astype(np.float64)
+    def _inputs_arrays(self):
+        out = {"snap_colliders": np.array(self._snap_colliders)}
+        for prefix, colliders in (("colliders.", self._colliders), ("applied_colliders.", self._applied_colliders)):
+            for name, value in colliders.arrays().items():
+                out[prefix + name] = value
+        out.update({"wind." + k: v for k, v in self._wind.arrays().items()})
+        for name, value in (("joint_positions", self._joint_positions), ("origin", self._origin),
+                            ("rest_lengths", self._rest_lengths)):
+            if value is not None:
+                out[name] = np.asarray(value, np.float64)
+        return out
+
+    def _restore_inputs(self, arrays):
+        from . import state
+        cs = self._chain_set
+        colliders = ColliderSet.from_arrays({k[len("colliders."):]: v for k, v in arrays.items()
+                                             if k.startswith("colliders.")})
+        applied = ColliderSet.from_arrays({k[len("applied_colliders."):]: v for k, v in arrays.items()
+                                           if k.startswith("applied_colliders.")})
+        wind = Wind.from_arrays({k[len("wind."):]: v for k, v in arrays.items() if k.startswith("wind.")})
+        snap = bool(state.array(arrays, "snap_colliders", ()))
+        joints = state.array(arrays, "joint_positions", (cs.joint_count, 3)) if "joint_positions" in arrays else None
+        origin = state.array(arrays, "origin", (3,)) if "origin" in arrays else None
+        rest = state.array(arrays, "rest_lengths", (cs.segment_count,)) if "rest_lengths" in arrays else None
+        if joints is not None:
+            joints = validation.coordinates("state joint_positions", joints)
+            if origin is None:
+                raise ValueError("state: its origin is missing")
+
+        def apply():
+            self._colliders, self._applied_colliders, self._wind, self._snap_colliders = colliders, applied, wind, snap
+            self._joint_positions, self._origin = joints, origin
+            if rest is not None and cs.rest_lengths is None:
+                self._rest_lengths = rest
+                self._backend.upload_rig(*self._rig_records(cs))
+            if joints is not None:
+                self._pack_pose()
+        return apply
+
+    def _inputs_snapshot(self):
+        return {"joint_positions": None if self._joint_positions is None else self._joint_positions.copy(),
+                "origin": None if self._origin is None else self._origin.copy(),
+                "colliders": self._colliders, "applied_colliders": self._applied_colliders,
+                "wind": self._wind, "rest_lengths": None if self._rest_lengths is None else self._rest_lengths.copy()}
+
+
+def point_chain_rig(chain_set) -> np.ndarray:
+    """(C,) POINT_CHAIN_RIG records: topology, collider mask, world influence, gravity."""
+    rig = np.zeros(chain_set.chain_count, layouts.POINT_CHAIN_RIG)
+    rig["first_segment"] = chain_set.first_segment
+    rig["segment_count"] = chain_set.segment_counts
+    rig["first_joint"] = chain_set.first_joint
+    rig["collider_mask"] = chain_set.collider_mask
+    rig["world_influence"] = chain_set.world_influence
+    rig["gravity"][:, :3] = chain_set.gravity
+    return rig
+
+
+def point_segment_rig(chain_set, rest_lengths) -> np.ndarray:
+    """(S,) POINT_SEGMENT_RIG records with k and c from :func:`gpu_jiggle.sim.spring.coefficients`."""
+    rig = np.zeros(chain_set.segment_count, layouts.POINT_SEGMENT_RIG)
+    k, c = coefficients(chain_set.frequency, chain_set.damping_ratio)
+    rig["rest_length"] = rest_lengths
+    rig["stiffness"] = k
+    rig["damping"] = c
+    rig["particle_radius"] = chain_set.particle_radius
+    rig["max_distance"] = chain_set.max_distance
+    return rig

@@ -17,6 +17,8 @@ __all__ = [
     "coefficients",
     "stable_frequency",
     "is_stable",
+    "check_stable",
+    "UnstableSpringError",
     "to_frequency_damping_ratio",
     "to_mass_stiffness_damping",
 ]
@@ -72,6 +74,51 @@ def is_stable(frequency_hz, damping_ratio, substep):
     x = 2.0 * np.pi * np.asarray(frequency_hz, dtype=np.float64) * substep
     zeta = np.asarray(damping_ratio, dtype=np.float64)
     return x * x + 4.0 * zeta * x < 4.0
+
+
+class UnstableSpringError(validation.InputError):
+    """A frequency the substep cannot keep stable for its damping ratio (SPEC section 1); a
+    ``ValueError``. Besides the :class:`~gpu_jiggle.sim.validation.InputError` attributes
+    (``argument`` is ``"frequency"``, ``index`` the segment) it has ``damping_ratio``,
+    ``substep`` (s) and ``limit``, the largest stable frequency (Hz), and
+    :meth:`describe` words the refusal for a caller that names the index its own way."""
+
+    def __init__(self, index, frequency, damping_ratio, substep, what=""):
+        self.damping_ratio, self.substep, self.what = damping_ratio, substep, what
+        self.limit = stable_frequency(damping_ratio, substep)
+        where = "" if index is None else f"[{index}]"
+        super().__init__("frequency", index, frequency, "a frequency below the largest stable one", where)
+
+    def describe(self, where: str = "", remedy: str = "the substep") -> str:
+        """The message with ``where`` (e.g. ``"[2]"``) after both parameter names."""
+        return (f"frequency{where} = {self.value!r} Hz with damping_ratio{where} = {self.damping_ratio!r} is unstable "
+                f"for the substep {self.substep!r} s{self.what}: the largest stable frequency for that damping ratio "
+                f"is {self.limit:.4g} Hz (SPEC section 1); lower the frequency or {remedy}")
+
+
+def check_stable(frequency_hz, damping_ratio, substep, where=None, what: str = "") -> None:
+    """Refuse f/ζ pairs that the semi-implicit step of ``substep`` seconds cannot keep stable
+    (SPEC section 1): the one stability check of the project.
+
+    Args:
+        frequency_hz, damping_ratio: (S,) float arrays, Hz and dimensionless.
+        substep: h in seconds. where: an (S,) bool mask of the segments to check (all when
+            None). what: words added after the substep in the message (e.g. " at level of
+            detail 'half'").
+
+    Raises:
+        UnstableSpringError (a ValueError): at the first unstable segment, with its index,
+        both values and the largest stable frequency for its damping ratio.
+    """
+    frequency_hz = np.asarray(frequency_hz, dtype=np.float64)
+    damping_ratio = np.asarray(damping_ratio, dtype=np.float64)
+    ok = is_stable(frequency_hz, damping_ratio, substep)
+    if where is not None:
+        ok = ok | ~np.asarray(where, dtype=bool)
+    if not np.all(ok):
+        i = int(np.flatnonzero(~np.ravel(ok))[0])
+        raise UnstableSpringError(i, float(np.ravel(frequency_hz)[i]), float(np.ravel(damping_ratio)[i]),
+                                  float(substep), f" {what}" if what else "")
 
 
 def to_frequency_damping_ratio(mass, stiffness, damping):

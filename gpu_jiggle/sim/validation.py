@@ -5,12 +5,39 @@ wrong type) naming the argument, the first offending index and its value.
 """
 from __future__ import annotations
 
+import difflib
 import numbers
 
 import numpy as np
 
 
 FLOAT32_MAX = float(np.finfo(np.float32).max)
+#: The largest coordinate accepted, in length units (about 5.3e18): the squared distance
+#: between two points within it, over three axes, stays within float32 range
+#: (12·L² ≤ FLOAT32_MAX), so no length the kernels take overflows to inf and then NaN.
+COORDINATE_LIMIT = float(np.sqrt(FLOAT32_MAX / 12.0))
+#: The longest frame ``advance`` accepts, in seconds (about 11.6 days): beyond it the clock's
+#: arithmetic (the span over the substep, the dropped time) stops being meaningful.
+MAX_FRAME_SECONDS = 1e6
+
+
+class InputError(ValueError):
+    """A refused value (SPEC section 7): the message names the argument, the first offending
+    index and its value. The same facts are attributes, so a caller that packed the argument
+    from its own tables (a rig file, a pipeline's chains) can say where the value came from.
+
+    Attributes:
+        argument: str, the argument's name. index: the flat index of the first bad entry
+        into the argument as given (None for a scalar). value: that entry. expected: str.
+    """
+
+    def __init__(self, argument: str, index, value, expected: str, where: str = ""):
+        self.argument, self.index, self.value, self.expected = argument, index, value, expected
+        super().__init__(self.describe(where))
+
+    def describe(self, where: str = "") -> str:
+        """The message with ``where`` (e.g. ``"[2]"``, an index of the caller's) after the name."""
+        return f"{self.argument}{where} = {self.value!r}: expected {self.expected}"
 
 
 def _index_text(flat_index: int, shape: tuple) -> str:
@@ -28,6 +55,17 @@ def _numbers(name: str, value) -> np.ndarray:
     if raw.dtype.kind not in "iuf" and not (raw.dtype.kind == "O" and raw.size == 0):
         raise TypeError(f"{name}: expected real numbers, got {type(value).__name__} of dtype {raw.dtype}")
     return np.array(raw, dtype=np.float64)
+
+
+def unknown_name(kind: str, name, known, shown: int = 40) -> str:
+    """Words for a refused name: ``unknown joint 'b_Tail02'; did you mean 'b_Tail02_013'?``
+    then the valid names (the first ``shown`` of them, and how many there are)."""
+    text = repr(name) if len(repr(name)) <= 60 else repr(name)[:57] + "..."
+    close = difflib.get_close_matches(str(name), [str(k) for k in known], n=1) if isinstance(name, str) else []
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    listed = ", ".join(str(k) for k in list(known)[:shown])
+    more = f", ... ({len(known)} in all)" if len(known) > shown else ""
+    return f"unknown {kind} {text}{hint}{' T' if hint else '; t'}he valid names are: {listed or 'none'}{more}"
 
 
 def float_array(name: str, value, shape: tuple | None = None, *, finite: bool = True) -> np.ndarray:
@@ -48,13 +86,24 @@ def float_array(name: str, value, shape: tuple | None = None, *, finite: bool = 
     return a
 
 
+def coordinates(name: str, value, shape: tuple | None = None) -> np.ndarray:
+    """``value`` as a float64 array of coordinates (or lengths): finite and within
+    ±:data:`COORDINATE_LIMIT`. Raises what :func:`float_array` raises, and ``ValueError``
+    (an :class:`InputError`) for a coordinate beyond the limit."""
+    a = float_array(name, value, shape)
+    require(name, a, np.abs(a) <= COORDINATE_LIMIT,
+            f"a coordinate within ±{COORDINATE_LIMIT:.3g} (its square must fit float32)")
+    return a
+
+
 def require(name: str, a: np.ndarray, good, expected: str) -> None:
-    """Raise ``ValueError`` at the first entry of ``a`` where ``good`` is False."""
+    """Raise :class:`InputError` (a ``ValueError``) at the first entry of ``a`` where ``good``
+    is False."""
     good = np.broadcast_to(np.asarray(good, dtype=bool), a.shape)
     if not good.all():
         i = int(np.flatnonzero(~good.ravel())[0])
         where = _index_text(i, a.shape) if a.ndim else ""
-        raise ValueError(f"{name}{where} = {a.ravel()[i].item()!r}: expected {expected}")
+        raise InputError(name, i if a.ndim else None, a.ravel()[i].item(), expected, where)
 
 
 def positive(name: str, value, shape=None) -> np.ndarray:
@@ -88,8 +137,14 @@ def per_segment(name: str, value, segment_counts: np.ndarray) -> np.ndarray:
         f"{name}: expected a scalar, one value per chain ({c},) or one per segment ({s},), got shape {a.shape}")
 
 
+#: The most segments (and joints) a chain set may have: the kernels index them with 32-bit
+#: unsigned integers.
+MAX_SEGMENTS = 2 ** 31 - 1
+
+
 def count_array(name: str, value) -> np.ndarray:
-    """A 1-D array of positive integers (segment counts), as int64."""
+    """A 1-D array of positive integers (segment counts), as int64, with at most
+    :data:`MAX_SEGMENTS` segments and joints in all."""
     a = np.asarray(value)
     if a.ndim != 1:
         raise ValueError(f"{name}: expected a 1-D sequence of integers, got shape {a.shape}")
@@ -99,8 +154,16 @@ def count_array(name: str, value) -> np.ndarray:
         else:
             bad = 0 if a.dtype.kind != "f" else int(np.flatnonzero(~(np.isfinite(a) & (a == np.round(a))))[0])
             raise TypeError(f"{name}[{bad}] = {a[bad]!r}: expected an integer")
+    if a.size and a.dtype.kind in "iu":
+        big = int(np.argmax(a)) if a.max() > MAX_SEGMENTS else None
+        if big is not None:
+            raise InputError(name, big, int(a[big]), f"an integer in [1, {MAX_SEGMENTS}]", f"[{big}]")
     a = a.astype(np.int64)
     require(name, a, a >= 1, "an integer >= 1 (a chain needs at least one segment)")
+    total = int(a.sum()) + a.size
+    if total > MAX_SEGMENTS:
+        raise ValueError(f"{name}: {a.size} chains of {int(a.sum())} segments in all have {total} joints; at most "
+                         f"{MAX_SEGMENTS} (the kernels index them with 32-bit integers): split them over several sets")
     return a
 
 
@@ -121,12 +184,18 @@ def chain_ids(name: str, value, chain_count: int) -> np.ndarray:
 
 
 def frame_time(name: str, value) -> float:
-    """A frame time in seconds: a finite real number >= 0."""
+    """A frame time in seconds: a finite real number in [0, :data:`MAX_FRAME_SECONDS`]."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name}: expected a number of seconds, got {type(value).__name__}")
-    v = float(value)
+    try:
+        v = float(value)
+    except OverflowError:  # an int too large for a float
+        v = float("inf")
     if not np.isfinite(v) or v < 0:
         raise ValueError(f"{name} = {value!r}: expected a finite number of seconds >= 0")
+    if v > MAX_FRAME_SECONDS:
+        raise ValueError(f"{name} = {value!r}: expected at most {MAX_FRAME_SECONDS:g} seconds: a longer frame does "
+                         f"not fit the clock (for a pause, advance by 0 or teleport the chains)")
     return v
 
 
@@ -147,7 +216,7 @@ def mask_array(name: str, value, count: int) -> np.ndarray:
     for i, v in enumerate(values):
         if not 0 <= v <= 0xFFFFFFFF:
             where = f"[{i}]" if a.ndim else ""
-            raise ValueError(f"{name}{where} = {v!r}: expected a 32-bit mask in [0, 0xFFFFFFFF]")
+            raise InputError(name, i if a.ndim else None, v, "a 32-bit mask in [0, 0xFFFFFFFF]", where)
     return np.array(values, dtype=np.uint32)
 
 

@@ -1,13 +1,76 @@
 """Backends: the numpy reference and the GLSL compute path, with one interface.
 
-A backend holds the rig, the state, the targets and the outputs as the std430 records of
-:mod:`gpu_jiggle.sim.layouts` and offers:
+A backend holds the rig, the state, the targets and the outputs of one chain kind as the
+std430 records of :mod:`gpu_jiggle.sim.layouts` and offers:
 
 - ``upload_rig(chain_rig, segment_rig)``: the static rig (again only when it changes);
-- ``upload_targets(chain_target, local_angle)``: this frame's pose and teleport flags;
+- ``upload_targets(chain_target, per_segment)``: this frame's pose, teleport flags and
+  levels of detail (angle chains: the (S,) local target angles; point chains: the (S, 4)
+  joint offsets, or None when unchanged), and for point chains ``upload_colliders``;
 - ``run_frame(params)``: teleports, then every substep of the frame, then the frame-time
-  outputs, from a FrameParams buffer (:func:`gpu_jiggle.sim.packing.frame_params`);
+  outputs, from a frame buffer (:func:`gpu_jiggle.sim.packing.frame_buffer`);
 - ``read(name)``: one of ``chain_state, segment_state, joint_output, segment_output`` as a
   numpy record array (a copy);
-- ``write_state(chain_state, segment_state)``: replaces the dynamic state (used to restore).
+- ``write_state(chain_state, segment_state)``, ``write_outputs(joint_output, segment_output)``:
+  replace the dynamic state and the outputs (to rebase and to restore a saved state);
+- ``release()``: frees what it holds (GPU buffers and programs).
+
+:func:`make_backend` picks the class for a chain kind and a backend name.
 """
+from __future__ import annotations
+
+import logging
+
+log = logging.getLogger("gpu_jiggle")
+
+#: Backend names a solver accepts.
+BACKEND_NAMES = ("auto", "gpu", "cpu")
+
+
+def _classes(kind: str):
+    """(reference class, GPU class) for chain kind ``"angle"`` or ``"point"``."""
+    if kind == "angle":
+        from .gpu import GpuAngleBackend
+        from .reference_angle import ReferenceAngleBackend
+        return ReferenceAngleBackend, GpuAngleBackend
+    from .gpu import GpuPointBackend
+    from .reference_point import ReferencePointBackend
+    return ReferencePointBackend, GpuPointBackend
+
+
+def gpu_context(backend: str, context=None, what: str = "the numpy reference backend"):
+    """The OpenGL 4.3 context a GPU backend runs on, or None to run the reference.
+
+    ``backend``: ``"cpu"`` (None), ``"gpu"`` (``context`` if given, else the shared headless
+    one) or ``"auto"`` (the same, but None with a logged warning when no context can be made).
+
+    Raises:
+        ValueError: an unknown backend name. RuntimeError: ``"gpu"`` without an OpenGL 4.3
+        context (the message says how to get one), or a given context older than 4.3.
+    """
+    from ...gl.context import check_context, get_context
+
+    if backend not in BACKEND_NAMES:
+        raise ValueError(f"backend = {backend!r}: expected one of {', '.join(map(repr, BACKEND_NAMES))}")
+    if backend == "cpu":
+        return None
+    if context is not None:
+        return check_context(context)
+    try:
+        return get_context()
+    except RuntimeError as exc:
+        if backend == "gpu":
+            raise
+        log.warning("no OpenGL 4.3 context, running %s: %s", what, exc)
+        return None
+
+
+def make_backend(kind: str, chain_set, backend: str, context=None):
+    """The reference (``"cpu"``) or compute (``"gpu"``) backend for ``chain_set`` of ``kind``
+    (``"angle"`` or ``"point"``), on the context :func:`gpu_context` gives.
+
+    Raises: what :func:`gpu_context` raises.
+    """
+    ctx = gpu_context(backend, context)
+    reference, gpu = _classes(kind)
+    return reference(chain_set) if ctx is None else gpu(chain_set, ctx)

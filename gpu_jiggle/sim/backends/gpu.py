@@ -1,5 +1,5 @@
-"""The GLSL compute backends: ``shaders/angle_chains.comp`` and ``shaders/point_chains.comp``
-over std430 storage buffers.
+"""The GLSL compute backends: ``shaders/sim/angle_chains.comp`` and
+``shaders/sim/point_chains.comp`` over std430 storage buffers.
 
 One invocation per chain walks root to tip through every substep of the frame in a single
 dispatch; the state stays in GPU buffers between frames and is read back only on request.
@@ -9,22 +9,19 @@ from __future__ import annotations
 import numpy as np
 
 from .. import layouts
+from ...gl.dispatch import LOCAL_SIZE, dispatch_size
 from ...gl.glsl import compute_shader
+from ...gl.lifetime import GlOwner
 
-LOCAL_SIZE = 64
-MAX_GROUPS_X = 65535
-
-
-def dispatch_size(count: int, local_size: int = LOCAL_SIZE) -> tuple[int, int]:
-    """Work groups (x, y) for ``count`` invocations: rows of at most MAX_GROUPS_X groups
-    (every kernel bounds-checks its ``invocation_index()``, common.glsl)."""
-    groups = max(1, -(-count // local_size))
-    rows = -(-groups // MAX_GROUPS_X)
-    return -(-groups // rows), rows
+#: Buffers may not be empty: an empty one still gets this many bytes.
+MIN_BUFFER_BYTES = 16
 
 
 class _GpuBackend:
-    """Buffers by name, bound at fixed bindings, and one compute program per frame."""
+    """Buffers by name, bound at fixed bindings, and one compute program per frame. Every GL
+    call runs with the backend's context current and from the thread that made it
+    (:class:`~gpu_jiggle.gl.lifetime.GlOwner`); the buffers are freed on :meth:`release` or
+    when the backend is garbage-collected."""
 
     name = "gpu"
     SHADER = ""
@@ -34,46 +31,54 @@ class _GpuBackend:
     def __init__(self, chain_set, ctx, sizes):
         self.ctx = ctx
         self.chain_count = chain_set.chain_count
-        self.program = compute_shader(ctx, self.SHADER, {"LOCAL_SIZE": LOCAL_SIZE})
         self.sizes = dict(sizes)
-        # Buffers may not be empty: an empty one still gets 16 bytes.
-        self.buffers = {name: ctx.buffer(reserve=max(size, 16)) for name, size in sizes.items()}
+        self.gl = GlOwner(ctx, f"this solver of {chain_set!r}")
+        with self.gl.current():
+            check_storage_limits(ctx, type(chain_set).__name__, chain_set, self.sizes)
+            self.program = self.gl.track(compute_shader(ctx, self.SHADER, {"LOCAL_SIZE": LOCAL_SIZE}))
+            self.buffers = {name: self.gl.track(ctx.buffer(reserve=max(size, MIN_BUFFER_BYTES)))
+                            for name, size in sizes.items()}
+        self.gl.attach_finalizer(self)
 
     def write_state(self, chain_state, segment_state):
-        self._write("chain_state", chain_state)
-        self._write("segment_state", segment_state)
+        with self.gl.current():
+            self._write("chain_state", chain_state)
+            self._write("segment_state", segment_state)
+
+    def write_outputs(self, joint_output, segment_output):
+        with self.gl.current():
+            self._write("joint_output", joint_output)
+            self._write("segment_output", segment_output)
 
     def upload_rig(self, chain_rig, segment_rig):
-        self._write("chain_rig", chain_rig)
-        self._write("segment_rig", segment_rig)
+        with self.gl.current():
+            self._write("chain_rig", chain_rig)
+            self._write("segment_rig", segment_rig)
 
     def read(self, name):
-        data = self.buffers[name].read(size=self.sizes[name]) if self.sizes[name] else b""
+        with self.gl.current():
+            data = self.buffers[name].read(size=self.sizes[name]) if self.sizes[name] else b""
         return np.frombuffer(data, self.DTYPES[name]).copy()
-
-    def buffer(self, name):
-        """The moderngl buffer behind ``name`` (for drawing straight from the solver's state)."""
-        return self.buffers[name]
 
     def run_frame(self, params):
         if self.chain_count == 0:
             return
-        self._write("params", params)
-        for name, binding in self.BINDINGS.items():
-            self.buffers[name].bind_to_storage_buffer(binding)
-        group_x, group_y = dispatch_size(self.chain_count)
-        self.program.run(group_x=group_x, group_y=group_y)
-        self.ctx.memory_barrier()
+        with self.gl.current():
+            self._write("params", params)
+            for name, binding in self.BINDINGS.items():
+                self.buffers[name].bind_to_storage_buffer(binding)
+            group_x, group_y = dispatch_size(self.chain_count)
+            self.program.run(group_x=group_x, group_y=group_y)
+            self.ctx.memory_barrier()
 
     def release(self):
-        for b in self.buffers.values():
-            b.release()
-        self.program.release()
+        self.gl.release()
 
     def _write(self, name, array):
+        """Upload ``array`` to buffer ``name`` (growing it when needed); the context is current."""
         data = np.ascontiguousarray(array).tobytes()
         if name not in self.buffers:
-            self.buffers[name] = self.ctx.buffer(reserve=max(len(data), 16))
+            self.buffers[name] = self.gl.track(self.ctx.buffer(reserve=max(len(data), MIN_BUFFER_BYTES)))
         elif len(data) > self.buffers[name].size:
             self.buffers[name].orphan(len(data))
         self.sizes[name] = len(data)
@@ -81,64 +86,82 @@ class _GpuBackend:
             self.buffers[name].write(data)
 
 
+def check_storage_limits(ctx, what: str, chain_set, sizes: dict) -> None:
+    """Refuse a chain set whose largest buffer exceeds the context's storage-block size
+    (GL_MAX_SHADER_STORAGE_BLOCK_SIZE; OpenGL 4.3 guarantees 16 MiB, llvmpipe has 128 MiB),
+    before anything is allocated.
+
+    Raises: ValueError naming the buffer, its size, the limit, and what to do."""
+    limit = int(ctx.info.get("GL_MAX_SHADER_STORAGE_BLOCK_SIZE") or 0)
+    if not limit:
+        return
+    name, size = max(sizes.items(), key=lambda item: item[1])
+    if size > limit:
+        raise ValueError(
+            f"chain_set: {what} of {chain_set.chain_count} chains and {chain_set.segment_count} segments needs a "
+            f"{size / 2 ** 20:.0f} MiB {name} buffer; this OpenGL context's storage blocks hold at most "
+            f"{limit / 2 ** 20:.0f} MiB (GL_MAX_SHADER_STORAGE_BLOCK_SIZE): split the chains over several solvers, "
+            f"or use backend='cpu'")
+
+
 class GpuAngleBackend(_GpuBackend):
     """Angle chains in ``angle_chains.comp``. See :mod:`gpu_jiggle.sim.backends` for the interface."""
 
-    SHADER = "angle_chains.comp"
-    BINDINGS = {"params": 0, "chain_rig": 1, "segment_rig": 2, "chain_state": 3, "segment_state": 4,
-                "chain_target": 5, "local_angle": 6, "joint_output": 7, "segment_output": 8}
+    SHADER = "sim/angle_chains.comp"
+    BINDINGS = layouts.ANGLE_BINDINGS
     DTYPES = {"chain_state": layouts.ANGLE_CHAIN_STATE, "segment_state": layouts.ANGLE_SEGMENT_STATE,
               "joint_output": layouts.ANGLE_JOINT_OUTPUT, "segment_output": layouts.ANGLE_SEGMENT_OUTPUT}
 
     def __init__(self, chain_set, ctx):
         c, s = chain_set.chain_count, chain_set.segment_count
         super().__init__(chain_set, ctx, {
-            "params": layouts.FRAME_PARAMS.itemsize + 4 * 64,
-            "chain_rig": c * layouts.CHAIN_RIG.itemsize,
+            "params": layouts.ANGLE_FRAME_PARAMS.itemsize + 4 * layouts.INITIAL_ALPHA_CAPACITY,
+            "chain_rig": c * layouts.ANGLE_CHAIN_RIG.itemsize,
             "segment_rig": s * layouts.ANGLE_SEGMENT_RIG.itemsize,
             "chain_state": c * layouts.ANGLE_CHAIN_STATE.itemsize,
             "segment_state": s * layouts.ANGLE_SEGMENT_STATE.itemsize,
             "chain_target": c * layouts.ANGLE_CHAIN_TARGET.itemsize,
-            "local_angle": s * 4,
+            "local_angle": s * layouts.ANGLE_LOCAL_ANGLE.itemsize,
             "joint_output": (s + c) * layouts.ANGLE_JOINT_OUTPUT.itemsize,
             "segment_output": s * layouts.ANGLE_SEGMENT_OUTPUT.itemsize})
 
     def upload_targets(self, chain_target, local_angle):
-        self._write("chain_target", chain_target)
-        self._write("local_angle", np.asarray(local_angle, np.float32))
+        with self.gl.current():
+            self._write("chain_target", chain_target)
+            self._write("local_angle", np.asarray(local_angle, np.float32))
 
 
 class GpuPointBackend(_GpuBackend):
     """Point chains in ``point_chains.comp``. See :mod:`gpu_jiggle.sim.backends` for the interface."""
 
-    SHADER = "point_chains.comp"
-    BINDINGS = {"params": 0, "chain_rig": 1, "segment_rig": 2, "chain_state": 3, "segment_state": 4,
-                "chain_target": 5, "joint_offset": 6, "joint_output": 7, "segment_output": 8,
-                "spheres": 9, "capsules": 10, "planes": 11}
+    SHADER = "sim/point_chains.comp"
+    BINDINGS = layouts.POINT_BINDINGS
     DTYPES = {"chain_state": layouts.POINT_CHAIN_STATE, "segment_state": layouts.POINT_SEGMENT_STATE,
               "joint_output": layouts.POINT_JOINT_OUTPUT, "segment_output": layouts.POINT_SEGMENT_OUTPUT}
 
     def __init__(self, chain_set, ctx):
         c, s = chain_set.chain_count, chain_set.segment_count
         super().__init__(chain_set, ctx, {
-            "params": layouts.POINT_FRAME_PARAMS.itemsize + 4 * 64,
+            "params": layouts.POINT_FRAME_PARAMS.itemsize + 4 * layouts.INITIAL_ALPHA_CAPACITY,
             "chain_rig": c * layouts.POINT_CHAIN_RIG.itemsize,
             "segment_rig": s * layouts.POINT_SEGMENT_RIG.itemsize,
             "chain_state": c * layouts.POINT_CHAIN_STATE.itemsize,
             "segment_state": s * layouts.POINT_SEGMENT_STATE.itemsize,
             "chain_target": c * layouts.POINT_CHAIN_TARGET.itemsize,
-            "joint_offset": s * 16,
+            "joint_offset": s * layouts.POINT_JOINT_OFFSET.itemsize,
             "joint_output": (s + c) * layouts.POINT_JOINT_OUTPUT.itemsize,
             "segment_output": s * layouts.POINT_SEGMENT_OUTPUT.itemsize,
             "spheres": 0, "capsules": 0, "planes": 0})
 
     def upload_targets(self, chain_target, joint_offset=None):
         """``joint_offset`` None: unchanged since the last upload."""
-        self._write("chain_target", chain_target)
-        if joint_offset is not None:
-            self._write("joint_offset", np.asarray(joint_offset, np.float32))
+        with self.gl.current():
+            self._write("chain_target", chain_target)
+            if joint_offset is not None:
+                self._write("joint_offset", np.asarray(joint_offset, np.float32))
 
     def upload_colliders(self, spheres, capsules, planes):
-        self._write("spheres", spheres)
-        self._write("capsules", capsules)
-        self._write("planes", planes)
+        with self.gl.current():
+            self._write("spheres", spheres)
+            self._write("capsules", capsules)
+            self._write("planes", planes)

@@ -1,4 +1,4 @@
-"""The numpy reference backend: the GLSL kernel ``shaders/angle_chains.comp`` written again in
+"""The numpy reference backend: the GLSL kernel ``shaders/sim/angle_chains.comp`` written again in
 float32 numpy, vectorised over chains, with the same stages and the same operation order.
 
 Chains are walked root to tip by depth: at depth d every chain with more than d segments
@@ -40,9 +40,9 @@ class ReferenceAngleBackend(DepthWalkBackend):
         self.local_angle = np.asarray(local_angle, F).copy()
 
     def run_frame(self, params):
-        size = layouts.FRAME_PARAMS.itemsize
-        header = params[:size].view(layouts.FRAME_PARAMS)[0]
-        s = _FrameScratch(self, header)
+        size = layouts.ANGLE_FRAME_PARAMS.itemsize
+        header = params[:size].view(layouts.ANGLE_FRAME_PARAMS)[0]
+        s = _FrameScratch(self)
         lod = s.lod
         # Frozen chains sit on their targets: a snap every frame.
         s.teleport = np.where(lod == layouts.LOD_FROZEN, np.uint32(layouts.TELEPORT_SNAP), s.teleport)
@@ -109,8 +109,9 @@ class ReferenceAngleBackend(DepthWalkBackend):
         omega = np.where(over & (omega * dd > F(0)), F(0), omega)
         return phi, omega
 
-    def integrate_segment(self, s, seg, phi_parent, alpha, root_acceleration, h):
-        """SPEC section 3, step 2, the segments ``seg`` (one per chain): returns their new φ."""
+    def integrate_segment(self, s, seg, phi_parent, alpha, root_acceleration, gravity, h):
+        """SPEC section 3, step 2, the segments ``seg`` (one per chain, with their chains'
+        (n, 2) root acceleration and gravity): returns their new φ."""
         rig = self.segment_rig[seg]
         last = s.last_local_angle[seg]
         lam = last + alpha * wrap_angle(s.local_angle[seg] - last)
@@ -119,8 +120,8 @@ class ReferenceAngleBackend(DepthWalkBackend):
         omega = s.angular_velocity[seg]
         d = wrap_angle(phi - target_angle)
         ex, ey = np.cos(phi), np.sin(phi)
-        gx = s.gravity[0] - rig["inertia"] * root_acceleration[:, 0]
-        gy = s.gravity[1] - rig["inertia"] * root_acceleration[:, 1]
+        gx = gravity[:, 0] - rig["inertia"] * root_acceleration[:, 0]
+        gy = gravity[:, 1] - rig["inertia"] * root_acceleration[:, 1]
         alpha_ext = (ex * gy - ey * gx) * rig["inv_length"]
         acc = -rig["stiffness"] * d - rig["damping"] * omega + alpha_ext
         omega_new = omega + acc * h
@@ -138,7 +139,7 @@ class ReferenceAngleBackend(DepthWalkBackend):
         acceleration[chains] = self.interpolate_root(s, alpha, chains, inv_path_step)
         phi_parent = s.root_angle.copy()
         for ch, seg in depth:
-            phi_parent[ch] = self.integrate_segment(s, seg, phi_parent[ch], alpha, acceleration[ch], h)
+            phi_parent[ch] = self.integrate_segment(s, seg, phi_parent[ch], alpha, acceleration[ch], s.gravity[ch], h)
 
     def write_output(self, s, sigma):
         """SPEC section 2, "Output at frame time", with each chain's σ (C,)."""
@@ -166,9 +167,9 @@ class ReferenceAngleBackend(DepthWalkBackend):
 class _FrameScratch:
     """Contiguous float32 copies of the state and targets for one frame."""
 
-    def __init__(self, backend, header):
+    def __init__(self, backend):
         cs, ss, tg = backend.chain_state, backend.segment_state, backend.chain_target
-        self.gravity = header["gravity"].astype(F)
+        self.gravity = backend.chain_rig["gravity"].astype(F)
         self.prev_root_position = cs["prev_root_position"].copy()
         self.prev_root_velocity = cs["prev_root_velocity"].copy()
         self.last_root_position = cs["last_root_position"].copy()

@@ -1,4 +1,4 @@
-"""The numpy reference for point chains: ``shaders/point_chains.comp`` written again in
+"""The numpy reference for point chains: ``shaders/sim/point_chains.comp`` written again in
 float32 numpy, vectorised over chains (walked root to tip by depth), with the same stages
 and the same operation order. See :mod:`gpu_jiggle.sim.backends` for the interface.
 """
@@ -175,7 +175,7 @@ class ReferencePointBackend(DepthWalkBackend):
         inv_path_step = F(schedule["inv_path_step"])
         gust_phase = F(schedule["gust_phase"])
         collider_time_scale = F(schedule["collider_time_scale"])
-        gravity = header["gravity"][:3].astype(F)
+        gravity = chain_rig["gravity"][:, :3].astype(F)
         wind = header["wind"].astype(F)
         gust = header["gust"].astype(F)
         gust_direction = header["gust_direction"].astype(F)
@@ -208,7 +208,7 @@ class ReferencePointBackend(DepthWalkBackend):
                 wx = pivot[ch] + x
                 phase = dot(gust[:3], wx) + gust_phase - gust[3] * elapsed
                 w = wind[:3] + wind[3] * gust_direction[:3] * np.sin(phase)[:, None]
-                acc = (-r["stiffness"][:, None] * (x - t) - r["damping"][:, None] * v + gravity) + w
+                acc = (-r["stiffness"][:, None] * (x - t) - r["damping"][:, None] * v + gravity[ch]) + w
                 v = v + acc * h
                 x = x + v * h
                 x, v = self.collide(mask[ch], r["particle_radius"], collider_alpha, pivot[ch], x, v)

@@ -66,5 +66,9 @@ class DepthWalkBackend:
         self.chain_state = chain_state.copy()
         self.segment_state = segment_state.copy()
 
+    def write_outputs(self, joint_output, segment_output):
+        self.joint_output = joint_output.copy()
+        self.segment_output = segment_output.copy()
+
     def read(self, name):
         return getattr(self, name).copy()

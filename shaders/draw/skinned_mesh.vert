@@ -2,7 +2,7 @@
 // A glTF mesh primitive skinned on the GPU (linear blend skinning, glTF 2.0 "Skins"):
 // world position = sum_i weight_i * joint_matrix[joint_i] * bind-pose position, where a joint
 // matrix is world(joint) * inverse_bind(joint), computed on the host each frame
-// (gpu_jiggle/render.py). A primitive without a skin uses u_model (its node's world matrix).
+// (gpu_jiggle/render/scene.py). A primitive without a skin uses u_model (its node's world matrix).
 #define MAX_JOINTS 64
 
 uniform mat4 u_view_projection;             // world -> clip space

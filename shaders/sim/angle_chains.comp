@@ -1,7 +1,7 @@
 #version 430
 // One frame of angle chains (SPEC sections 2, 3 and 5): one invocation per chain walks its
 // segments root to tip, for every substep of the frame, inside this one dispatch.
-// Stages, named as in gpu_jiggle/backends/reference.py: apply_teleport, interpolate_root,
+// Stages, named as in gpu_jiggle/sim/backends/reference_angle.py: apply_teleport, interpolate_root,
 // integrate_segment, limit_angle, write_output.
 #define LOCAL_SIZE 64
 
@@ -16,7 +16,7 @@ Schedule sch;
 
 // SPEC section 5: snap to the current targets, or carry the shape across the jump; then
 // reset P_prev, V_prev and the last targets to this frame's pose.
-void apply_teleport(ChainRig chain, uint c, AngleChainTarget target, uint mode) {
+void apply_teleport(AngleChainRig chain, uint c, AngleChainTarget target, uint mode) {
     float turn = wrap_angle(target.root_angle - chain_state[c].last_root_angle);
     float phi_parent = target.root_angle;
     for (uint i = 0u; i < chain.segment_count; ++i) {
@@ -43,7 +43,7 @@ void apply_teleport(ChainRig chain, uint c, AngleChainTarget target, uint mode) 
 }
 
 // SPEC section 3, step 1. Returns the root acceleration A; sets P (root_position) and Θ.
-// V and A are measured per second of target path (inv_path_step), see clock.StepPlan.
+// V and A are measured per second of target path (inv_path_step), see sim/clock.py StepPlan.
 vec2 interpolate_root(uint c, AngleChainTarget target, float alpha, out vec2 root_position, out float root_angle) {
     AngleChainState cs = chain_state[c];
     root_position = cs.last_root_position + alpha * (target.root_position - cs.last_root_position);
@@ -67,7 +67,7 @@ void limit_angle(float target_angle, float limit, inout float phi, inout float o
 }
 
 // SPEC section 3, step 2, one segment: semi-implicit Euler, velocity first. Returns φ.
-float integrate_segment(uint s, float phi_parent, float alpha, vec2 root_acceleration) {
+float integrate_segment(uint s, float phi_parent, float alpha, vec2 root_acceleration, vec2 gravity) {
     AngleSegmentRig rig = segment_rig[s];
     AngleSegmentState st = segment_state[s];
     float lambda = st.last_local_angle + alpha * wrap_angle(local_angle[s] - st.last_local_angle);
@@ -76,7 +76,7 @@ float integrate_segment(uint s, float phi_parent, float alpha, vec2 root_acceler
     float omega = st.angular_velocity;
     float d = wrap_angle(phi - target_angle);
     vec2 e = vec2(cos(phi), sin(phi));
-    vec2 g_eff = params.gravity - rig.inertia * root_acceleration;
+    vec2 g_eff = gravity - rig.inertia * root_acceleration;
     float alpha_ext = (e.x * g_eff.y - e.y * g_eff.x) * rig.inv_length;
     float acc = -rig.stiffness * d - rig.damping * omega + alpha_ext;
     omega = omega + acc * sch.substep;
@@ -92,7 +92,7 @@ float integrate_segment(uint s, float phi_parent, float alpha, vec2 root_acceler
 
 // SPEC section 2, "Output at frame time": blend the last two substeps with σ, then forward
 // kinematics from this frame's root position; the raw positions start at P_prev.
-void write_output(ChainRig chain, uint c, AngleChainTarget target) {
+void write_output(AngleChainRig chain, uint c, AngleChainTarget target) {
     float sigma = sch.blend;
     vec2 base = target.root_position;
     vec2 raw_base = chain_state[c].prev_root_position;
@@ -115,7 +115,7 @@ void main() {
     if (c >= params.chain_count) {
         return;
     }
-    ChainRig chain = chain_rig[c];
+    AngleChainRig chain = chain_rig[c];
     AngleChainTarget target = chain_target[c];
     sch = target.lod == LOD_HALF ? params.half_rate : params.full_rate;
     if (target.lod == LOD_FROZEN) {
@@ -135,7 +135,8 @@ void main() {
         vec2 root_acceleration = interpolate_root(c, target, alpha, root_position, root_angle);
         float phi_parent = root_angle;
         for (uint i = 0u; i < chain.segment_count; ++i) {
-            phi_parent = integrate_segment(chain.first_segment + i, phi_parent, alpha, root_acceleration);
+            phi_parent = integrate_segment(chain.first_segment + i, phi_parent, alpha, root_acceleration,
+                                           chain.gravity);
         }
     }
     if (sch.substep_count > 0u) {

@@ -1,6 +1,6 @@
 #version 330
 // 2D shapes for the demos: triangles in world space, mapped to clip space by a view rectangle.
-// Vertices come from gpu_jiggle/draw2d.py (thick lines expanded to quads, circles and
+// Vertices come from gpu_jiggle/render/draw2d.py (thick lines expanded to quads, circles and
 // polygons as fans, all on the host), one RGBA colour per vertex.
 
 uniform vec4 u_view;  // the visible world rectangle: (x_min, y_min, x_max, y_max), length unit

@@ -1,6 +1,6 @@
 #version 430
 // First-order lag (SPEC section 6): x ← t + (x - t)·exp(-rate·Δt), rate = ln 2 / half-life.
-// One invocation per value. Stage name as in gpu_jiggle/lag.py: follow.
+// One invocation per value. Stage name as in gpu_jiggle/sim/lag.py: follow.
 #define LOCAL_SIZE 64
 
 layout(local_size_x = LOCAL_SIZE) in;

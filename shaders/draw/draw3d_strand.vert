@@ -1,7 +1,7 @@
 #version 330
 // Strands (hair) as camera-facing ribbons. Each joint of a strand comes twice, once per side
 // (in_offset < 0 and > 0); the ribbon is widened here, across the strand and the view ray,
-// so it faces the camera from any side. Vertices come from gpu_jiggle/draw3d.py.
+// so it faces the camera from any side. Vertices come from gpu_jiggle/render/draw3d.py.
 
 uniform mat4 u_view_projection;  // world -> clip space
 uniform vec3 u_eye;              // camera position, world space

@@ -4,13 +4,13 @@
 // facing direction (a fixed yaw per blade) and tapered to a point at the tip. Positions are
 // relative to the solver's floating origin, as is the camera (see Solver.origin).
 //
-// One indexed draw of triangles for the whole field (gpu_jiggle/chain_draw.py builds the
+// One indexed draw of triangles for the whole field (gpu_jiggle/render/chain_draw.py builds the
 // indices): vertex id = chain × vertices_per_chain + 2k + edge, for joint k and edge 0 or 1.
 // Ids past a chain's last joint repeat its tip.
 #define POINT_DRAW_ONLY 1
 
-#include "common.glsl"
-#include "point_common.glsl"
+#include "sim/common.glsl"
+#include "sim/point_common.glsl"
 #include "point_draw.glsl"
 
 uniform uint vertices_per_chain;  // 2 × the most joints any chain has

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scenarios import RigidBodyStrands, body_path, moving_colliders, random_frame_times, random_point_chain_set
 
 from gpu_jiggle import PointChainSet, Solver
+from gpu_jiggle.verify.scenarios import (RigidBodyStrands, body_path, moving_colliders, random_frame_times,
+                                         random_point_chain_set)
 
 
 def tip_indices(cs):

@@ -7,8 +7,8 @@ import pytest
 from gpu_jiggle.gl import glsl
 
 ROOT = glsl.shader_root()
-COMPUTE = sorted(p.name for p in ROOT.glob("*.comp"))
-VERTEX = sorted(p.name for p in ROOT.glob("*.vert"))
+COMPUTE = sorted(p.relative_to(ROOT).as_posix() for p in ROOT.rglob("*.comp"))
+VERTEX = sorted(p.relative_to(ROOT).as_posix() for p in ROOT.rglob("*.vert"))
 
 
 @pytest.mark.parametrize("name", COMPUTE)
@@ -27,4 +27,4 @@ def test_vertex_shader_compiles(gl, name):
 
 
 def test_there_are_shaders():
-    assert "angle_chains.comp" in COMPUTE and "point_chains.comp" in COMPUTE and len(VERTEX) >= 5
+    assert "sim/angle_chains.comp" in COMPUTE and "sim/point_chains.comp" in COMPUTE and len(VERTEX) >= 5

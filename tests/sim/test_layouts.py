@@ -1,4 +1,5 @@
-"""Each std430 struct in the GLSL agrees with its numpy dtype in gpu_jiggle.sim.layouts."""
+"""Each std430 struct in the GLSL agrees with its numpy dtype in gpu_jiggle.sim.layouts, and
+each storage buffer's binding with its number there."""
 from __future__ import annotations
 
 import re
@@ -39,8 +40,8 @@ def std430_layout(fields, structs=None):
     return out, -(-offset // align_max) * align_max
 
 
-FILES = {"common.glsl": layouts.COMMON_GLSL_STRUCTS, "angle_common.glsl": layouts.GLSL_STRUCTS,
-         "point_common.glsl": layouts.POINT_GLSL_STRUCTS}
+FILES = {"sim/common.glsl": layouts.COMMON_GLSL_STRUCTS, "sim/angle_common.glsl": layouts.ANGLE_GLSL_STRUCTS,
+         "sim/point_common.glsl": layouts.POINT_GLSL_STRUCTS}
 ALL_STRUCTS = {name: fields for f in FILES for name, fields in parse_structs(glsl.read(f)).items()}
 ALL_DTYPES = {name: dtype for structs in FILES.values() for name, dtype in structs.items()}
 CASES = [(f, name) for f, structs in FILES.items() for name in sorted(structs)]
@@ -67,9 +68,30 @@ def test_struct_matches_dtype(filename, name):
         assert dtype.fields[field][0] == (np.dtype((base, shape)) if shape else np.dtype(base)), field
 
 
-@pytest.mark.parametrize("filename", ["angle_common.glsl", "point_common.glsl"])
-def test_teleport_flags_match_the_shader(filename):
-    defines = dict(re.findall(r"#define\s+TELEPORT_(\w+)\s+(\d+)u", glsl.read(filename)))
+def parse_bindings(text):
+    """Buffer variable name → binding number, from ``layout(std430, binding = N) ... { T name[]; }``
+    (the first array of the block names it, e.g. ``chain_rig`` or ``alphas`` after ``params``)."""
+    found = {}
+    for binding, body in re.findall(r"layout\(std430,\s*binding\s*=\s*(\d+)\)[^{]*\{([^}]*)\}", text):
+        names = re.findall(r"\b(\w+)(?:\[\])?;", body)
+        found[names[0]] = int(binding)
+    return found
+
+
+@pytest.mark.parametrize("filename, bindings", [("sim/angle_common.glsl", layouts.ANGLE_BINDINGS),
+                                                ("sim/point_common.glsl", layouts.POINT_BINDINGS)])
+def test_bindings_match_the_shader(filename, bindings):
+    assert parse_bindings(glsl.read(filename)) == bindings
+
+
+def test_drawing_reads_the_solver_buffers_at_their_bindings():
+    defaults = dict(re.findall(r"#define\s+(\w+)_BINDING\s+(\d+)", glsl.read("draw/point_draw.glsl")))
+    assert {name.lower(): int(n) for name, n in defaults.items()} == \
+        {name: layouts.POINT_BINDINGS[name] for name in ("chain_rig", "chain_target", "joint_output")}
+
+
+def test_teleport_flags_match_the_shader():
+    defines = dict(re.findall(r"#define\s+TELEPORT_(\w+)\s+(\d+)u", glsl.read("sim/common.glsl")))
     assert int(defines["NONE"]) == layouts.TELEPORT_NONE
     assert int(defines["SNAP"]) == layouts.TELEPORT_SNAP
     assert int(defines["KEEP_SHAPE"]) == layouts.TELEPORT_KEEP_SHAPE
@@ -77,12 +99,12 @@ def test_teleport_flags_match_the_shader(filename):
 
 def test_shader_errors_name_the_file(gl):
     with pytest.raises(glsl.ShaderCompileError, match=r"angle_chains.comp"):
-        glsl.compute_shader(gl, "angle_chains.comp", {"LOCAL_SIZE": "not_a_number"})
+        glsl.compute_shader(gl, "sim/angle_chains.comp", {"LOCAL_SIZE": "not_a_number"})
     with pytest.raises(KeyError, match="NO_SUCH_DEFINE"):
-        glsl.source("angle_chains.comp", {"NO_SUCH_DEFINE": 1})
+        glsl.source("sim/angle_chains.comp", {"NO_SUCH_DEFINE": 1})
 
 
 def test_lod_values_match_the_shader():
-    defines = dict(re.findall(r"#define\s+LOD_(\w+)\s+(\d+)u", glsl.read("common.glsl")))
+    defines = dict(re.findall(r"#define\s+LOD_(\w+)\s+(\d+)u", glsl.read("sim/common.glsl")))
     assert (int(defines["FULL"]), int(defines["HALF"]), int(defines["FROZEN"])) == \
         (layouts.LOD_FULL, layouts.LOD_HALF, layouts.LOD_FROZEN)

@@ -1,7 +1,7 @@
 #version 430
 // One frame of point chains (SPEC sections 2, 4 and 5): one invocation per chain walks its
 // particles root to tip, for every substep of the frame, inside this one dispatch.
-// Stages, named as in gpu_jiggle/backends/reference_points.py: apply_teleport,
+// Stages, named as in gpu_jiggle/sim/backends/reference_point.py: apply_teleport,
 // interpolate_pivot, follow_parent, integrate_particle, collide, limit_distance,
 // enforce_length, keep_outside, write_output.
 #define LOCAL_SIZE 64
@@ -95,8 +95,8 @@ vec3 wind_at(vec3 x, float elapsed) {
 }
 
 // Semi-implicit Euler toward the target t (SPEC 4, step 2).
-void integrate_particle(PointSegmentRig rig, vec3 t, vec3 wind, inout vec3 x, inout vec3 v) {
-    vec3 acc = -rig.stiffness * (x - t) - rig.damping * v + params.gravity.xyz + wind;
+void integrate_particle(PointSegmentRig rig, vec3 t, vec3 gravity, vec3 wind, inout vec3 x, inout vec3 v) {
+    vec3 acc = -rig.stiffness * (x - t) - rig.damping * v + gravity + wind;
     v = v + acc * sch.substep;
     x = x + v * sch.substep;
 }
@@ -337,7 +337,7 @@ void main() {
             // put in the world moves by -Δp; world influence w keeps the fraction w of that.
             vec3 x = st.position.xyz - influence * moved;
             vec3 v = st.velocity.xyz;
-            integrate_particle(rig, t, wind_at(pivot + x, elapsed), x, v);
+            integrate_particle(rig, t, chain.gravity.xyz, wind_at(pivot + x, elapsed), x, v);
             collide(chain.collider_mask, rig.particle_radius, collider_alpha, pivot, x, v);
             limit_distance(rig.max_distance, t, x, v);
             enforce_length(rig.rest_length, base, v_base, x, v);

@@ -47,10 +47,10 @@ def test_a_million_point_segments_on_the_gpu(gl):
 def test_more_work_groups_than_one_row_holds(gl, monkeypatch):
     """Chains beyond 65535 work groups go on further rows of the dispatch grid; shown here
     with rows of 3 groups (192 chains), against the reference."""
-    from gpu_jiggle.sim.backends import gpu
+    from gpu_jiggle.gl import dispatch
 
-    monkeypatch.setattr(gpu, "MAX_GROUPS_X", 3)
-    assert gpu.dispatch_size(1000) == (3, 6)
+    monkeypatch.setattr(dispatch, "MAX_GROUPS_X", 3)
+    assert dispatch.dispatch_size(1000) == (3, 6)
     rng = np.random.default_rng(2)
     cs = AngleChainSet(rng.integers(1, 4, 1000), 0.2, 2.0, 0.5, gravity=(0.0, -9.8))
     solvers = [Solver(cs, backend=b) for b in ("cpu", "gpu")]
@@ -63,7 +63,7 @@ def test_more_work_groups_than_one_row_holds(gl, monkeypatch):
 
 
 def test_dispatch_rows_for_the_largest_sets():
-    from gpu_jiggle.sim.backends.gpu import MAX_GROUPS_X, dispatch_size
+    from gpu_jiggle.gl.dispatch import MAX_GROUPS_X, dispatch_size
 
     x, y = dispatch_size(4_194_241)
     assert y == 2 and x * y * 64 >= 4_194_241 and x <= MAX_GROUPS_X

@@ -1,6 +1,6 @@
 #version 330
 // Lit meshes for the 3D demos: spheres, capsules and the ground, as triangles in world space.
-// Vertices come from gpu_jiggle/draw3d.py (meshes generated and placed on the host).
+// Vertices come from gpu_jiggle/render/draw3d.py (meshes generated and placed on the host).
 
 uniform mat4 u_view_projection;  // world -> clip space
 

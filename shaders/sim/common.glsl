@@ -11,6 +11,12 @@ float wrap_angle(float a) {
     return a - TWO_PI * floor((a + PI) * INV_TWO_PI);
 }
 
+// Teleport flag per chain (per frame, SPEC section 5): none, snap onto the targets, or carry
+// the chain's shape across the jump.
+#define TELEPORT_NONE 0u
+#define TELEPORT_SNAP 1u
+#define TELEPORT_KEEP_SHAPE 2u
+
 // Level of detail per chain (per frame): every frame at the substep h, every second frame at
 // 2h with both frames' time (so the motion keeps its speed at half the cost), or frozen on
 // its animated targets.
@@ -18,7 +24,7 @@ float wrap_angle(float a) {
 #define LOD_HALF 1u
 #define LOD_FROZEN 2u
 
-// The substeps one level of detail runs in this frame (see gpu_jiggle.clock.StepPlan).
+// The substeps one level of detail runs in this frame (see gpu_jiggle.sim.clock.StepPlan).
 // substep: h in seconds; inv_path_step: 1 / seconds of target path per substep; blend: σ of
 // the frame-time output; gust_phase: point chains' wind phase at the first substep;
 // collider_time_scale: this schedule's span over the full-rate span, which the colliders'

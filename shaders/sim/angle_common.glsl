@@ -1,16 +1,16 @@
 // Buffers of the angle-chain kernel (SPEC section 3). Every struct here has a numpy
-// structured dtype of the same name in gpu_jiggle/layouts.py; tests/test_layouts.py checks
-// that the two agree field by field.
+// structured dtype of the same name in gpu_jiggle/sim/layouts.py, and every buffer its binding
+// there (ANGLE_BINDINGS); tests/sim/test_layouts.py checks that the two agree.
 
-#define TELEPORT_NONE 0u
-#define TELEPORT_SNAP 1u
-#define TELEPORT_KEEP_SHAPE 2u
-
-struct ChainRig {
+// gravity: g of this chain, length/s², world.
+struct AngleChainRig {
     uint first_segment;
     uint segment_count;
     uint first_joint;
     uint pad0;
+    vec2 gravity;
+    float pad1;
+    float pad2;
 };
 
 struct AngleSegmentRig {
@@ -54,15 +54,13 @@ struct AngleChainTarget {
 };
 
 // The alphas of level of detail l start at alphas[l * alpha_stride].
-struct FrameParams {
+struct AngleFrameParams {
     uint chain_count;
     uint alpha_stride;
     uint pad0;
     uint pad1;
     Schedule full_rate;
     Schedule half_rate;
-    vec2 gravity;
-    vec2 pad2;
 };
 
 struct AngleJointOutput {
@@ -75,8 +73,8 @@ struct AngleSegmentOutput {
     float angular_velocity;
 };
 
-layout(std430, binding = 0) readonly buffer FrameBuffer { FrameParams params; float alphas[]; };
-layout(std430, binding = 1) readonly buffer ChainRigBuffer { ChainRig chain_rig[]; };
+layout(std430, binding = 0) readonly buffer FrameBuffer { AngleFrameParams params; float alphas[]; };
+layout(std430, binding = 1) readonly buffer ChainRigBuffer { AngleChainRig chain_rig[]; };
 layout(std430, binding = 2) readonly buffer SegmentRigBuffer { AngleSegmentRig segment_rig[]; };
 layout(std430, binding = 3) buffer ChainStateBuffer { AngleChainState chain_state[]; };
 layout(std430, binding = 4) buffer SegmentStateBuffer { AngleSegmentState segment_state[]; };

@@ -5,9 +5,9 @@ import re
 
 import numpy as np
 import pytest
-from scenarios import RigidBodyStrands, body_path, moving_colliders, random_point_chain_set
 
 from gpu_jiggle import AngleChainSet, PointChainSet, Solver
+from gpu_jiggle.verify.scenarios import RigidBodyStrands, body_path, moving_colliders, random_point_chain_set
 
 
 def strands_solver(backend, levels):

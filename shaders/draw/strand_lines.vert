@@ -4,8 +4,8 @@
 // feedback). Positions are relative to the solver's floating origin, as is the camera.
 #define POINT_DRAW_ONLY 1
 
-#include "common.glsl"
-#include "point_common.glsl"
+#include "sim/common.glsl"
+#include "sim/point_common.glsl"
 #include "point_draw.glsl"
 
 uniform mat4 view_projection;

@@ -33,7 +33,9 @@ def chain_set(**overrides):
     ({"angle_limit": 0.0}, "angle_limit[0] = 0.0"),
     ({"angle_limit": NAN}, "angle_limit[0] = nan"),
     ({"gravity": (0, NAN)}, "gravity[1] = nan"),
-    ({"gravity": (0, 0, -9.8)}, "gravity: expected shape (2,)"),
+    ({"gravity": (0, 0, -9.8)}, "gravity: expected one vector (2,) for every chain or one per chain (2, 2), got shape (3,)"),
+    ({"gravity": [(0, -9.8)] * 3}, "gravity: expected one vector (2,) for every chain or one per chain (2, 2), got shape (3, 2)"),
+    ({"gravity": [(0, -9.8), (0, np.inf)]}, "gravity[1, 1] = inf"),
 ])
 def test_chain_set_refuses(overrides, message):
     with pytest.raises(ValueError, match=re.escape(message)):

@@ -5,12 +5,12 @@
 // vec4 per segment). Positions are relative to the solver's floating origin. Colour with
 // strand_lines.frag.
 //
-// One indexed draw of lines for all chains (gpu_jiggle/chain_draw.py builds the indices):
+// One indexed draw of lines for all chains (gpu_jiggle/render/chain_draw.py builds the indices):
 // vertex id = chain × joints_per_chain + joint; ids past a chain's tip repeat it.
 #define POINT_DRAW_ONLY 1
 
-#include "common.glsl"
-#include "point_common.glsl"
+#include "sim/common.glsl"
+#include "sim/point_common.glsl"
 #include "point_draw.glsl"
 
 #ifndef JOINT_OFFSET_BINDING

@@ -1,14 +1,11 @@
 // Buffers of the point-chain kernel (SPEC section 4). Every struct here has a numpy
-// structured dtype of the same name in gpu_jiggle/layouts.py; tests/test_layouts.py checks
-// that the two agree field by field.
+// structured dtype of the same name in gpu_jiggle/sim/layouts.py, and every buffer its binding
+// there (POINT_BINDINGS); tests/sim/test_layouts.py checks that the two agree.
 //
 // Positions reach the shader relative to the solver's floating origin (float64 on the host,
 // SPEC 4.4), and the particles are kept relative to their chain's pivot.
 
-#define TELEPORT_NONE 0u
-#define TELEPORT_SNAP 1u
-#define TELEPORT_KEEP_SHAPE 2u
-
+// gravity: xyz g of this chain, length/s², world; w unused (0).
 struct PointChainRig {
     uint first_segment;
     uint segment_count;
@@ -18,6 +15,7 @@ struct PointChainRig {
     float pad0;
     float pad1;
     float pad2;
+    vec4 gravity;
 };
 
 struct PointSegmentRig {
@@ -88,7 +86,7 @@ struct PlaneCollider {
     uint pad2;
 };
 
-// gravity.xyz; wind: xyz uniform acceleration w0, w gust amplitude A; gust: xyz wave vector
+// wind: xyz uniform acceleration w0, w gust amplitude A; gust: xyz wave vector
 // κ, w angular frequency 2π·f_w; gust_direction: xyz unit u. Each schedule holds its gust
 // phase κ·origin - 2π·f_w·t at its first substep (host float64, reduced mod 2π). The
 // alphas of level of detail l start at alphas[l * alpha_stride].
@@ -103,7 +101,6 @@ struct PointFrameParams {
     uint pad2;
     Schedule full_rate;
     Schedule half_rate;
-    vec4 gravity;
     vec4 wind;
     vec4 gust;
     vec4 gust_direction;

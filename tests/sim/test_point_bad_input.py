@@ -28,7 +28,8 @@ def point_set(**overrides):
     ({"particle_radius": -0.01}, ValueError, "particle_radius[0] = -0.01"),
     ({"max_distance": [1, 1, 1, 1, 0]}, ValueError, "max_distance[4] = 0.0"),
     ({"frequency": NAN}, ValueError, "frequency[0] = nan"),
-    ({"gravity": (0, -9.8)}, ValueError, "gravity: expected shape (3,)"),
+    ({"gravity": (0, -9.8)}, ValueError, "gravity: expected one vector (3,) for every chain or one per chain (2, 3)"),
+    ({"gravity": [(0, -9.8, 0)] * 3}, ValueError, "one per chain (2, 3), got shape (3, 3)"),
     ({"segment_counts": [0]}, ValueError, "segment_counts[0] = 0"),
 ])
 def test_point_chain_set_refuses(overrides, error, message):
@@ -50,7 +51,6 @@ def moving_solver(backend):
 BAD_CALLS = [
     (lambda s: s.set_pose(joint_positions=np.zeros((6, 3))), ValueError, "joint_positions: expected shape (7, 3)"),
     (lambda s: s.set_pose(joint_positions=np.full((7, 3), NAN)), ValueError, "joint_positions[0, 0] = nan"),
-    (lambda s: s.set_pose(np.zeros((7, 3))), TypeError, "set_pose(joint_positions=(J, 3))"),
     (lambda s: s.set_colliders(spheres=[[0, 0, 0, -1.0]]), ValueError, "spheres[0, 3] = -1.0: expected a radius >= 0"),
     (lambda s: s.set_colliders(spheres=[[0, 0, 0]]), ValueError, "spheres: expected shape (any, 4)"),
     (lambda s: s.set_colliders(spheres=[[0, 0, 0, 1]], sphere_groups=[32]), ValueError, "sphere_groups[0] = 32"),
@@ -65,7 +65,7 @@ BAD_CALLS = [
     (lambda s: s.set_parameters(frequency=100.0), ValueError, "largest stable frequency"),
     (lambda s: s.rebase([0, NAN, 0]), ValueError, "origin[1] = nan"),
     (lambda s: s.advance(-1.0), ValueError, "frame_dt = -1.0"),
-    (lambda s: s.angles(), TypeError, "angles is for angle chains"),
+    (lambda s: s.angles(), AttributeError, "angles is for angle chains (AngleSolver); this PointSolver"),
 ]
 
 
@@ -80,12 +80,29 @@ def test_plane_normals_close_to_unit_are_normalised(backend):
     assert np.linalg.norm(s.state()["colliders"].planes[0, :3]) == pytest.approx(1.0, abs=1e-12)
 
 
-def test_angle_solver_refuses_point_calls():
-    s = Solver(AngleChainSet([2], 1.0, 2.0, 0.5), backend="cpu")
-    for call in (lambda: s.set_colliders(), lambda: s.set_wind(), lambda: s.velocities(), lambda: s.rebase([0, 0, 0]),
-                 lambda: s.set_pose(joint_positions=np.zeros((3, 3)))):
-        with pytest.raises(TypeError, match="point chains"):
-            call()
+def test_each_kind_has_only_its_own_methods():
+    angle = Solver(AngleChainSet([2], 1.0, 2.0, 0.5), backend="cpu")
+    point = Solver(PointChainSet([2], 2.0, 0.5), backend="cpu")
+    assert (type(angle).__name__, type(point).__name__) == ("AngleSolver", "PointSolver")
+    assert isinstance(angle, Solver) and isinstance(point, Solver)
+    point_only = {"set_colliders", "set_wind", "velocities", "rebase", "segment_rotations", "origin", "rest_lengths"}
+    angle_only = {"angles", "angular_velocities"}
+    assert not point_only & set(dir(angle)) and not angle_only & set(dir(point))
+    for name in point_only - {"origin", "rest_lengths"}:
+        with pytest.raises(AttributeError, match=f"{name} is for point chains"):
+            getattr(angle, name)()
+    with pytest.raises(TypeError, match="joint_positions"):
+        angle.set_pose(joint_positions=np.zeros((3, 3)))
+
+
+def test_point_pose_may_be_given_by_position(backend):
+    a, b = Solver(PointChainSet([2], 2.0, 0.5), backend=backend), Solver(PointChainSet([2], 2.0, 0.5), backend=backend)
+    joints = np.array([[0, 0, 0], [0, -1, 0], [0, -2, 0.0]])
+    a.set_pose(joints)
+    b.set_pose(joint_positions=joints)
+    for s in (a, b):
+        s.advance(1 / 60)
+    np.testing.assert_array_equal(a.positions(), b.positions())
 
 
 def test_rebase_keeps_the_motion(backend):

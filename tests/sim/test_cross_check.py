@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scenarios import RandomRootMotion, random_angle_chain_set, random_frame_times
 
 from gpu_jiggle import AngleChainSet, Solver
+from gpu_jiggle.verify.scenarios import RandomRootMotion, random_angle_chain_set, random_frame_times
 
 
 def angle_difference(a, b):

@@ -13,9 +13,10 @@ the median; both printed).
 from __future__ import annotations
 
 import numpy as np
-from scenarios import RigidBodyStrands, body_path, moving_colliders, random_frame_times, random_point_chain_set
 
 from gpu_jiggle import Solver
+from gpu_jiggle.verify.scenarios import (RigidBodyStrands, body_path, moving_colliders, random_frame_times,
+                                         random_point_chain_set)
 
 
 def chain_length_per_joint(chain_set, rest_lengths):
