@@ -1,7 +1,8 @@
 """glTF 2.0 characters: nodes, skins, skinned meshes, textures and animation clips.
 
 ``Character.load(path)`` reads a ``.gltf`` (JSON, with embedded ``data:`` or external
-buffers and images) or a ``.glb`` (binary) file through pygltflib's object model and gives
+buffers and images) or a ``.glb`` (binary) file with the standard ``json`` module and our
+own checked reading (:mod:`.gltf_io`, :mod:`.gltf_access`, :mod:`.gltf_check`), and gives
 numpy arrays:
 
 - ``character.skeleton``: a :class:`~gpu_jiggle.character.skeleton.Skeleton` of every node (names,
@@ -20,40 +21,29 @@ For skinning, glTF ignores the mesh node's own transform: a vertex goes to world
 ``Σ weight_i · world(joint_i) · inverse_bind_i · v`` (see
 :meth:`Skin.skinning_matrices`).
 
-Errors name the file: a missing file or external buffer raises ``FileNotFoundError``; a
-truncated, malformed or non-glTF file, a buffer shorter than its declared length, or an
-accessor reaching past its buffer view raises ``ValueError``.
+Files from anywhere can be loaded: what the loader guarantees (URIs confined to the
+model's folder, bounded reads, every index, length and type checked before an array is
+made, resource limits in :class:`GltfLimits`) is listed in :mod:`.gltf_io`. Errors name the
+file: a missing file (the model, or a buffer or image in its folder) raises
+``FileNotFoundError``; anything else a :class:`GltfError` (a ``ValueError``) with the JSON
+pointer of the offending value.
 """
 from __future__ import annotations
 
-import base64
-import io
-import json
-import struct
-import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import pygltflib
 
 from . import quat
-from .animation import INTERPOLATIONS, PATHS, Channel, Clip, Sampler
+from .animation import Channel, Clip, Sampler
+from .gltf_access import (COMPONENT_DTYPES, NORMALIZED_SCALE, TYPE_WIDTHS, check_accessors,  # noqa: F401
+                          check_views, read_accessor)
+from .gltf_check import check_document
+from .gltf_image import IMAGE_FORMATS, decode_image, image_bytes  # noqa: F401
+from .gltf_io import (CHUNK_BIN, CHUNK_JSON, GLB_MAGIC, Budget, GltfError, GltfLimits,  # noqa: F401
+                      fail, pointer, read_buffers, read_container, show)
 from .skeleton import Pose, Skeleton
-
-GLB_MAGIC = b"glTF"
-CHUNK_JSON = 0x4E4F534A
-CHUNK_BIN = 0x004E4942
-
-COMPONENT_DTYPES = {5120: np.int8, 5121: np.uint8, 5122: np.int16, 5123: np.uint16, 5125: np.uint32,
-                    5126: np.float32}
-TYPE_WIDTHS = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT2": 4, "MAT3": 9, "MAT4": 16}
-NORMALIZED_SCALE = {5120: 127.0, 5121: 255.0, 5122: 32767.0, 5123: 65535.0}
-
-
-class GltfError(ValueError):
-    """A file that is not valid glTF 2.0 (a ``ValueError`` naming the file)."""
-
 
 @dataclass
 class Skin:
@@ -96,55 +86,52 @@ class MeshPrimitive:
 class Character:
     """A loaded glTF file; see the module docstring. Use :meth:`load`.
 
+    Args:
+        path: the file (names it in errors; relative URIs are read from its folder).
+        raw_json: the parsed JSON document. buffers: each buffer's bytes, ``byteLength`` long.
+        limits: :class:`GltfLimits` (the defaults when None).
+
     Attributes:
-        path: Path. document: the pygltflib ``GLTF2`` object. json: the file's JSON as a
-        dict, exactly as read (for writing a modified copy). buffers: list of bytes, each
-        buffer's data. skeleton, skins, meshes, clips (list of Clip).
+        path: Path. json: the file's JSON as a dict, exactly as read (for writing a
+        modified copy). buffers: list of bytes, each buffer's data. image_data: {image
+        index: bytes} of the images textures use, as read (checked URIs, capped sizes).
+        accessor_layouts, buffer_views: the checked accessors and buffer views (Layout, View).
+        limits: the GltfLimits of the load. skeleton, skins, meshes, clips.
+
+    Raises:
+        GltfError: see :mod:`.gltf_check` and :mod:`.gltf_access`.
     """
 
-    def __init__(self, path, document, raw_json, buffers):
+    def __init__(self, path, raw_json, buffers, limits: GltfLimits | None = None, _budget: Budget | None = None):
         self.path = Path(path)
-        self.document = document
         self.json = raw_json
         self.buffers = buffers
+        self.limits = limits or GltfLimits()
+        self._budget = _budget or Budget(self.limits)
+        self.buffer_views = check_views(self.path, raw_json, buffers)
+        self.accessor_layouts = check_accessors(self.path, raw_json, self.buffer_views, self.limits)
+        used_images = check_document(self.path, raw_json, self.accessor_layouts, self.buffer_views, self.limits)
+        self.image_data = {i: image_bytes(self, i) for i in sorted(used_images)}
         self.skeleton = _skeleton(self)
-        self.skins = [_skin(self, i, s) for i, s in enumerate(document.skins or [])]
-        self.clips = [_clip(self, i, a) for i, a in enumerate(document.animations or [])]
+        self.skins = [_skin(self, i, s) for i, s in enumerate(raw_json.get("skins", []))]
+        self.clips = [_clip(self, i, a) for i, a in enumerate(raw_json.get("animations", []))]
         self._images = {}
         self.meshes = _meshes(self)
+        self._budget = None  # the budget is for loading; later reads are the caller's
 
     @classmethod
-    def load(cls, path) -> "Character":
-        """Read a ``.gltf`` or ``.glb`` file (see the module docstring for the errors)."""
+    def load(cls, path, *, limits: GltfLimits | None = None) -> "Character":
+        """Read a ``.gltf`` or ``.glb`` file; ``limits`` raises or lowers the resource
+        limits (see the module docstring for the errors)."""
         path = Path(path)
-        if not path.is_file():
-            raise FileNotFoundError(f"{path}: no such glTF file")
-        data = path.read_bytes()
-        if data[:4] == GLB_MAGIC:
-            text, blob = _split_glb(path, data)
-        else:
-            blob = None
-            try:
-                text = data.decode("utf-8-sig")
-            except UnicodeDecodeError:
-                raise GltfError(f"{path}: not a glTF file (neither glTF JSON nor binary glTF with the "
-                                f"'glTF' magic)") from None
+        limits = limits or GltfLimits()
+        budget = Budget(limits)
+        raw, blob = read_container(path, limits, budget)
+        buffers = read_buffers(path, raw, blob, budget)
         try:
-            raw = json.loads(text)
-        except json.JSONDecodeError as exc:
-            kind = "the JSON chunk of this binary glTF" if blob is not None else "this file"
-            raise GltfError(f"{path}: not a glTF file: {kind} is not valid JSON ({exc}); "
-                            f"a truncated or damaged file?") from None
-        _check_json(path, raw)
-        try:
-            document = pygltflib.GLTF2.from_json(text, infer_missing=True)
-        except (AttributeError, TypeError, KeyError, ValueError) as exc:
-            raise GltfError(f"{path}: malformed glTF: {type(exc).__name__}: {exc}") from None
-        buffers = [_buffer_bytes(path, i, b, blob) for i, b in enumerate(document.buffers or [])]
-        try:
-            return cls(path, document, raw, buffers)
-        except (IndexError, KeyError, TypeError, AttributeError) as exc:
-            raise GltfError(f"{path}: malformed glTF: {type(exc).__name__}: {exc}") from None
+            return cls(path, raw, buffers, limits, budget)
+        except (IndexError, KeyError, TypeError, AttributeError, OverflowError, RecursionError) as exc:
+            raise GltfError(f"{path}: malformed glTF: {type(exc).__name__}: {exc}", path) from None
 
     # -- names ------------------------------------------------------------------------------
     @property
@@ -176,9 +163,10 @@ class Character:
         return read_accessor(self, index)
 
     def image(self, index: int) -> np.ndarray:
-        """Image ``index`` decoded to (H, W, 4) uint8 RGBA (Pillow)."""
+        """Image ``index`` decoded to (H, W, 4) uint8 RGBA (Pillow; PNG, JPEG or WebP, at
+        most ``limits.max_image_pixels`` pixels)."""
         if index not in self._images:
-            self._images[index] = _decode_image(self, index)
+            self._images[index] = decode_image(self, index)
         return self._images[index]
 
     def __repr__(self):
@@ -186,312 +174,165 @@ class Character:
                 f"meshes={len(self.meshes)}, clips={self.clip_names})")
 
 
-def load(path) -> Character:
+def load(path, *, limits: GltfLimits | None = None) -> Character:
     """Shorthand for :meth:`Character.load`."""
-    return Character.load(path)
-
-
-# -- file level ------------------------------------------------------------------------------
-def _split_glb(path, data: bytes):
-    """(JSON text, BIN chunk bytes or None) of a binary glTF, checking every length."""
-    if len(data) < 12:
-        raise GltfError(f"{path}: truncated binary glTF: {len(data)} bytes, shorter than the 12-byte header")
-    _, version, length = struct.unpack_from("<4sII", data, 0)
-    if version != 2:
-        raise GltfError(f"{path}: binary glTF version {version}; only version 2 is supported")
-    if length > len(data):
-        raise GltfError(f"{path}: truncated binary glTF: the header says {length} bytes, the file has {len(data)}")
-    offset, text, blob = 12, None, None
-    while offset < length:
-        if offset + 8 > length:
-            raise GltfError(f"{path}: truncated binary glTF: a chunk header at byte {offset} is cut off")
-        chunk_length, chunk_type = struct.unpack_from("<II", data, offset)
-        start = offset + 8
-        if start + chunk_length > length:
-            raise GltfError(f"{path}: truncated binary glTF: a chunk of {chunk_length} bytes at byte {start} "
-                            f"runs past the end ({length} bytes)")
-        chunk = data[start:start + chunk_length]
-        if chunk_type == CHUNK_JSON and text is None:
-            try:
-                text = chunk.decode("utf-8")
-            except UnicodeDecodeError:
-                raise GltfError(f"{path}: the JSON chunk of this binary glTF is not UTF-8") from None
-        elif chunk_type == CHUNK_BIN and blob is None and text is not None:
-            blob = chunk
-        offset = start + chunk_length
-    if text is None:
-        raise GltfError(f"{path}: binary glTF without a JSON chunk")
-    return text, blob
-
-
-def _check_json(path, raw):
-    if not isinstance(raw, dict) or not isinstance(raw.get("asset"), dict):
-        raise GltfError(f"{path}: not a glTF file: the JSON has no 'asset' object")
-    version = str(raw["asset"].get("version", ""))
-    if not version.startswith("2."):
-        raise GltfError(f"{path}: glTF asset version {version!r}; only glTF 2.x is supported")
-    for key in ("nodes", "meshes", "skins", "animations", "accessors", "bufferViews", "buffers", "images",
-                "materials", "textures", "scenes"):
-        if key in raw and not (isinstance(raw[key], list) and all(isinstance(x, dict) for x in raw[key])):
-            raise GltfError(f"{path}: malformed glTF: '{key}' must be a list of objects")
-
-
-def _data_uri(uri: str) -> bytes:
-    header, _, payload = uri.partition(",")
-    if ";base64" in header:
-        return base64.b64decode(payload, validate=False)
-    return urllib.parse.unquote_to_bytes(payload)
-
-
-def _external(path: Path, uri: str, what: str) -> bytes:
-    target = path.parent / urllib.parse.unquote(uri)
-    if not target.is_file():
-        raise FileNotFoundError(f"{path}: {what} refers to {uri!r}, but {target} does not exist")
-    return target.read_bytes()
-
-
-def _buffer_bytes(path, index, buffer, blob) -> bytes:
-    uri = buffer.uri
-    what = f"buffer {index}"
-    if uri is None:
-        if index != 0 or blob is None:
-            raise GltfError(f"{path}: {what} has no uri and there is no binary chunk to take it from")
-        data = blob
-    elif uri.startswith("data:"):
-        try:
-            data = _data_uri(uri)
-        except (ValueError, TypeError) as exc:
-            raise GltfError(f"{path}: {what}: bad data URI ({exc})") from None
-    else:
-        data = _external(path, uri, what)
-    length = buffer.byteLength
-    if not isinstance(length, int) or length < 0:
-        raise GltfError(f"{path}: {what} has no valid byteLength ({length!r})")
-    if len(data) < length:
-        raise GltfError(f"{path}: {what} holds {len(data)} bytes but declares byteLength {length}: "
-                        f"a truncated file or buffer?")
-    return data[:length]
-
-
-# -- accessors --------------------------------------------------------------------------------
-def _view_bytes(character, view_index, what):
-    doc = character.document
-    path = character.path
-    views = doc.bufferViews or []
-    if not isinstance(view_index, int) or not 0 <= view_index < len(views):
-        raise GltfError(f"{path}: {what} refers to bufferView {view_index!r}, which does not exist")
-    view = views[view_index]
-    if not isinstance(view.buffer, int) or not 0 <= view.buffer < len(character.buffers):
-        raise GltfError(f"{path}: bufferView {view_index} refers to buffer {view.buffer!r}, which does not exist")
-    data = character.buffers[view.buffer]
-    start = view.byteOffset or 0
-    end = start + (view.byteLength or 0)
-    if end > len(data):
-        raise GltfError(f"{path}: bufferView {view_index} (bytes {start}..{end}) runs past the end of buffer "
-                        f"{view.buffer} ({len(data)} bytes)")
-    return data[start:end], view.byteStride
-
-
-def _strided(character, view_index, offset, count, dtype, width, what):
-    raw, stride = _view_bytes(character, view_index, what)
-    item = np.dtype(dtype).itemsize * width
-    stride = stride or item
-    need = offset + stride * (count - 1) + item if count else 0
-    if need > len(raw):
-        raise GltfError(f"{character.path}: {what} needs {need} bytes of bufferView {view_index}, "
-                        f"which has {len(raw)}")
-    if count == 0:
-        return np.zeros((0, width), dtype)
-    buf = np.frombuffer(raw, np.uint8, count=need - offset, offset=offset)
-    rows = np.lib.stride_tricks.as_strided(buf, shape=(count, item), strides=(stride, 1))
-    return np.ascontiguousarray(rows).view(dtype).reshape(count, width)
-
-
-def read_accessor(character, index: int) -> np.ndarray:
-    """See :meth:`Character.accessor`."""
-    doc = character.document
-    path = character.path
-    accessors = doc.accessors or []
-    if not isinstance(index, int) or not 0 <= index < len(accessors):
-        raise GltfError(f"{path}: accessor {index!r} does not exist (the file has {len(accessors)})")
-    a = accessors[index]
-    what = f"accessor {index}"
-    if a.componentType not in COMPONENT_DTYPES or a.type not in TYPE_WIDTHS:
-        raise GltfError(f"{path}: {what} has componentType {a.componentType!r} and type {a.type!r}, "
-                        f"which glTF 2.0 does not define")
-    dtype = COMPONENT_DTYPES[a.componentType]
-    width = TYPE_WIDTHS[a.type]
-    count = a.count if isinstance(a.count, int) and a.count >= 0 else None
-    if count is None:
-        raise GltfError(f"{path}: {what} has no valid count ({a.count!r})")
-    if a.type.startswith("MAT") and np.dtype(dtype).itemsize < 4:
-        raise GltfError(f"{path}: {what}: matrices of 1- and 2-byte components (column padding) are not supported")
-    if a.bufferView is None:
-        values = np.zeros((count, width), dtype)
-    else:
-        values = _strided(character, a.bufferView, a.byteOffset or 0, count, dtype, width, what)
-    if a.sparse is not None and a.sparse.count:
-        values = values.copy()
-        sp = a.sparse
-        index_dtype = COMPONENT_DTYPES.get(sp.indices.componentType)
-        if index_dtype is None:
-            raise GltfError(f"{path}: {what}: sparse indices of componentType {sp.indices.componentType!r}")
-        where = _strided(character, sp.indices.bufferView, sp.indices.byteOffset or 0, sp.count, index_dtype, 1,
-                         f"{what} (sparse indices)")[:, 0].astype(np.int64)
-        if where.size and (where.min() < 0 or where.max() >= count):
-            raise GltfError(f"{path}: {what}: a sparse index lies outside 0..{count - 1}")
-        values[where] = _strided(character, sp.values.bufferView, sp.values.byteOffset or 0, sp.count, dtype,
-                                 width, f"{what} (sparse values)")
-    if a.normalized and a.componentType in NORMALIZED_SCALE:
-        values = np.maximum(values.astype(np.float32) / np.float32(NORMALIZED_SCALE[a.componentType]), -1.0)
-    if a.type == "SCALAR":
-        return values[:, 0]
-    if a.type.startswith("MAT"):
-        n = int(round(width ** 0.5))
-        return np.swapaxes(values.reshape(count, n, n), 1, 2)
-    return values
+    return Character.load(path, limits=limits)
 
 
 # -- nodes, skins, clips ----------------------------------------------------------------------
 def _skeleton(character) -> Skeleton:
-    nodes = character.document.nodes or []
+    """All nodes (their fields checked by :mod:`.gltf_check`): names, one parent each, and
+    rest transforms (a ``matrix`` decomposed into finite T, R, S, section 3.5.3)."""
+    path = character.path
+    nodes = character.json.get("nodes", [])
     n = len(nodes)
-    names = [node.name if node.name else f"node{i}" for i, node in enumerate(nodes)]
-    parents = np.full(n, -1, np.int64)
+    names = [node.get("name") or f"node{i}" for i, node in enumerate(nodes)]
+    parents = [-1] * n
     for i, node in enumerate(nodes):
-        for c in node.children or []:
-            if not isinstance(c, int) or not 0 <= c < n:
-                raise GltfError(f"{character.path}: node {i} ({names[i]!r}) has child {c!r}, which is not a node")
+        for k, c in enumerate(node.get("children") or []):
             if parents[c] >= 0:
-                raise GltfError(f"{character.path}: node {c} ({names[c]!r}) has two parents, "
-                                f"{parents[c]} and {i}")
+                raise fail(path, pointer("nodes", i, "children", k), f"node {c} ({names[c]!r}) has two parents, "
+                                                                    f"{parents[c]} and {i}")
             parents[c] = i
     translation = np.zeros((n, 3))
     rotation = np.tile(quat.IDENTITY, (n, 1))
     scale = np.ones((n, 3))
-    for i, node in enumerate(nodes):
-        if node.matrix is not None:
-            m = np.asarray(node.matrix, np.float64).reshape(4, 4).T  # column-major in the file
-            translation[i], rotation[i], scale[i] = quat.decompose(m)
-            continue
-        if node.translation is not None:
-            translation[i] = node.translation
-        if node.rotation is not None:
-            rotation[i] = quat.normalize(np.asarray(node.rotation, np.float64))
-        if node.scale is not None:
-            scale[i] = node.scale
+    with_matrix = [i for i, node in enumerate(nodes) if node.get("matrix") is not None]
+    if with_matrix:
+        m = np.asarray([nodes[i]["matrix"] for i in with_matrix], np.float64).reshape(-1, 4, 4)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            t, r, s = quat.decompose(np.swapaxes(m, 1, 2))  # column-major in the file
+        bad = ~(np.isfinite(t).all(1) & np.isfinite(r).all(1) & np.isfinite(s).all(1))
+        if bad.any():
+            i = with_matrix[int(np.flatnonzero(bad)[0])]
+            raise fail(path, pointer("nodes", i, "matrix"), f"node {i} matrix {show(nodes[i]['matrix'])} has no "
+                                                            f"finite translation, rotation and scale")
+        translation[with_matrix], rotation[with_matrix], scale[with_matrix] = t, r, s
+    for key, out in (("translation", translation), ("rotation", rotation), ("scale", scale)):
+        which = [i for i, node in enumerate(nodes) if node.get(key) is not None and node.get("matrix") is None]
+        if which:
+            out[which] = np.asarray([nodes[i][key] for i in which], np.float64)
+    which = [i for i, node in enumerate(nodes) if node.get("rotation") is not None and node.get("matrix") is None]
+    if which:
+        with np.errstate(over="ignore", invalid="ignore"):
+            length = np.linalg.norm(rotation[which], axis=1)
+        if not np.isfinite(length).all():
+            i = which[int(np.flatnonzero(~np.isfinite(length))[0])]
+            raise fail(path, pointer("nodes", i, "rotation"), f"node {i} rotation {show(nodes[i]['rotation'])} "
+                                                              f"is too large to be a unit quaternion")
+        rotation[which] = quat.normalize(rotation[which])
     try:
-        return Skeleton(names, parents, Pose(translation, rotation, scale))
+        return Skeleton(names, np.asarray(parents, np.int64), Pose(translation, rotation, scale))
     except ValueError as exc:
-        raise GltfError(f"{character.path}: {exc}") from None
+        raise GltfError(f"{path}: {exc} (at /nodes)", path, "/nodes") from None
 
 
 def _skin(character, index, skin) -> Skin:
-    n = character.skeleton.node_count
-    joints = np.asarray(skin.joints or [], np.int64)
-    bad = (joints < 0) | (joints >= n)
-    if bad.any():
-        raise GltfError(f"{character.path}: skin {index} names joint {int(joints[bad][0])}, which is not a node")
-    if skin.inverseBindMatrices is None:
+    joints = np.asarray(skin["joints"], np.int64)
+    if skin.get("inverseBindMatrices") is None:
         ibm = np.tile(np.eye(4), (len(joints), 1, 1))
     else:
-        ibm = read_accessor(character, skin.inverseBindMatrices).astype(np.float64)
-        if ibm.shape != (len(joints), 4, 4):
-            raise GltfError(f"{character.path}: skin {index} has {len(joints)} joints but "
-                            f"{ibm.shape[0]} inverse bind matrices")
-    return Skin(skin.name or f"skin{index}", joints, ibm, skin.skeleton)
+        ibm = read_accessor(character, skin["inverseBindMatrices"]).astype(np.float64)
+        if not np.isfinite(ibm).all():
+            raise fail(character.path, pointer("skins", index, "inverseBindMatrices"),
+                       f"skin {index} has inverse bind matrices that are not finite")
+    return Skin(skin.get("name") or f"skin{index}", joints, ibm, skin.get("skeleton"))
 
 
 def _clip(character, index, animation) -> Clip:
     path = character.path
-    name = animation.name if animation.name else f"animation{index}"
-    samplers = animation.samplers or []
+    name = animation.get("name") or f"animation{index}"
+    samplers = animation.get("samplers") or []
+    longest = float(character.limits.max_clip_seconds)
     cache = {}
     channels = []
-    for k, ch in enumerate(animation.channels or []):
-        target = ch.target
-        where = f"animation {name!r} channel {k}"
-        if target is None or target.node is None:
+    for ch in animation.get("channels") or []:
+        target = ch["target"]
+        if target.get("node") is None:
             continue  # a channel without a node targets an extension; nothing to play here
-        if target.path not in PATHS:
-            raise GltfError(f"{path}: {where} animates {target.path!r}; glTF 2.0 paths are {', '.join(PATHS)}")
-        if not 0 <= target.node < character.skeleton.node_count:
-            raise GltfError(f"{path}: {where} targets node {target.node}, which does not exist")
-        if not isinstance(ch.sampler, int) or not 0 <= ch.sampler < len(samplers):
-            raise GltfError(f"{path}: {where} uses sampler {ch.sampler!r}, which does not exist")
-        if ch.sampler not in cache:
-            s = samplers[ch.sampler]
-            interpolation = s.interpolation or "LINEAR"
-            if interpolation not in INTERPOLATIONS:
-                raise GltfError(f"{path}: {where}: interpolation {interpolation!r}; expected one of "
-                                f"{', '.join(INTERPOLATIONS)}")
-            times = read_accessor(character, s.input).astype(np.float64)
-            values = read_accessor(character, s.output).astype(np.float64)
+        s = ch["sampler"]
+        if s not in cache:
+            sampler = samplers[s]
+            where = pointer("animations", index, "samplers", s)
+            times = read_accessor(character, sampler["input"]).astype(np.float64)
+            bad = ~(np.isfinite(times) & (times >= 0) & (times <= longest))
+            if bad.any():
+                raise fail(path, where + "/input", f"animation {name!r} sampler {s}: accessor {sampler['input']} has "
+                                                   f"key time {float(times[bad][0])!r} s; glTF 2.0 requires times "
+                                                   f">= 0 and this loader at most {longest:g} s "
+                                                   f"(GltfLimits.max_clip_seconds)")
+            values = read_accessor(character, sampler["output"]).astype(np.float64)
             try:
-                cache[ch.sampler] = Sampler(times, values, interpolation)
+                cache[s] = Sampler(times, values, sampler.get("interpolation", "LINEAR"))
             except ValueError as exc:
-                raise GltfError(f"{path}: {where}: {exc}") from None
-        channels.append(Channel(int(target.node), target.path, cache[ch.sampler]))
+                raise fail(path, where, f"animation {name!r} sampler {s}: {exc}") from None
+        channels.append(Channel(int(target["node"]), target["path"], cache[s]))
     return Clip(name, channels)
 
 
 # -- meshes -----------------------------------------------------------------------------------
 def _meshes(character) -> list[MeshPrimitive]:
-    doc = character.document
+    meshes = character.json.get("meshes", [])
     out = []
-    for node_index, node in enumerate(doc.nodes or []):
-        if node.mesh is None:
+    for node_index, node in enumerate(character.json.get("nodes", [])):
+        if node.get("mesh") is None:
             continue
-        if not 0 <= node.mesh < len(doc.meshes or []):
-            raise GltfError(f"{character.path}: node {node_index} refers to mesh {node.mesh}, which does not exist")
-        mesh = doc.meshes[node.mesh]
-        for p_index, prim in enumerate(mesh.primitives or []):
-            out.append(_primitive(character, node_index, node, mesh, p_index, prim))
+        mesh = meshes[node["mesh"]]
+        for p_index, prim in enumerate(mesh["primitives"]):
+            out.append(_primitive(character, node_index, node, node["mesh"], mesh, p_index, prim))
     return out
 
 
-def _attribute(character, prim, name):
-    index = getattr(prim.attributes, name, None)
-    return None if index is None else read_accessor(character, index)
+def _primitive(character, node_index, node, m, mesh, p_index, prim) -> MeshPrimitive:
+    path = character.path
+    where = pointer("meshes", m, "primitives", p_index)
+    label = mesh.get("name")
+    attributes = prim["attributes"]
 
+    def attribute(name):
+        index = attributes.get(name)
+        return None if index is None else read_accessor(character, index)
 
-def _primitive(character, node_index, node, mesh, p_index, prim) -> MeshPrimitive:
-    positions = _attribute(character, prim, "POSITION")
+    positions = attribute("POSITION")
     if positions is None:
-        raise GltfError(f"{character.path}: mesh {mesh.name!r} primitive {p_index} has no POSITION")
+        raise fail(path, where + "/attributes", f"mesh {label!r} primitive {p_index} has no POSITION")
     positions = positions.astype(np.float32)
     count = len(positions)
-    indices = (np.arange(count, dtype=np.uint32) if prim.indices is None
-               else read_accessor(character, prim.indices).astype(np.uint32))
+    indices = (np.arange(count, dtype=np.uint32) if prim.get("indices") is None
+               else read_accessor(character, prim["indices"]).astype(np.uint32))
     if indices.size and indices.max() >= count:
-        raise GltfError(f"{character.path}: mesh {mesh.name!r} primitive {p_index} has an index "
-                        f"{int(indices.max())} past its {count} vertices")
-    mode = 4 if prim.mode is None else int(prim.mode)
-    normals = _attribute(character, prim, "NORMAL")
+        raise fail(path, where + "/indices", f"mesh {label!r} primitive {p_index} has an index "
+                                             f"{int(indices.max())} past its {count} vertices")
+    mode = prim.get("mode", 4)
+    normals = attribute("NORMAL")
     if normals is None:
         normals = vertex_normals(positions, indices if mode == 4 else np.zeros(0, np.uint32))
     normals = normals.astype(np.float32)
-    uvs = _attribute(character, prim, "TEXCOORD_0")
-    joints = _attribute(character, prim, "JOINTS_0")
-    weights = _attribute(character, prim, "WEIGHTS_0")
+    uvs = attribute("TEXCOORD_0")
+    joints = attribute("JOINTS_0")
+    skin = node.get("skin")
+    if joints is not None and skin is not None and joints.size:
+        have = len(character.skins[skin].joints)
+        if int(joints.max()) >= have:
+            raise fail(path, where + "/attributes/JOINTS_0", f"JOINTS_0 holds joint {int(joints.max())}, but node "
+                                                             f"{node_index}'s skin {skin} has {have} joints")
+    weights = attribute("WEIGHTS_0")
     if weights is not None:
         weights = weights.astype(np.float32)
         total = weights.sum(axis=1, keepdims=True)
         weights = np.where(total > 0, weights / np.where(total > 0, total, 1.0), weights)
     factor = np.ones(4, np.float32)
     texture = None
-    materials = character.document.materials or []
-    if prim.material is not None and 0 <= prim.material < len(materials):
-        pbr = materials[prim.material].pbrMetallicRoughness
-        if pbr is not None:
-            if pbr.baseColorFactor is not None:
-                factor = np.asarray(pbr.baseColorFactor, np.float32)
-            if pbr.baseColorTexture is not None:
-                textures = character.document.textures or []
-                t = pbr.baseColorTexture.index
-                if t is not None and 0 <= t < len(textures) and textures[t].source is not None:
-                    texture = character.image(textures[t].source)
-    return MeshPrimitive(name=f"{mesh.name or 'mesh'}[{p_index}]", node=node_index, skin=node.skin, mode=mode,
+    if prim.get("material") is not None:
+        pbr = character.json["materials"][prim["material"]].get("pbrMetallicRoughness") or {}
+        if pbr.get("baseColorFactor") is not None:
+            factor = np.asarray(pbr["baseColorFactor"], np.float32)
+        info = pbr.get("baseColorTexture") or {}
+        if info.get("index") is not None:
+            source = character.json["textures"][info["index"]].get("source")
+            if source is not None:
+                texture = character.image(source)
+    return MeshPrimitive(name=f"{label or 'mesh'}[{p_index}]", node=node_index, skin=skin, mode=mode,
                          positions=positions, normals=normals,
                          uvs=None if uvs is None else uvs.astype(np.float32),
                          joints=None if joints is None else joints.astype(np.uint16),
@@ -511,26 +352,3 @@ def vertex_normals(positions, indices) -> np.ndarray:
     n = np.linalg.norm(acc, axis=1, keepdims=True)
     out = np.where(n > 1e-20, acc / np.where(n > 1e-20, n, 1.0), [[0.0, 1.0, 0.0]])
     return out.astype(np.float32)
-
-
-def _decode_image(character, index) -> np.ndarray:
-    from PIL import Image, UnidentifiedImageError
-
-    images = character.document.images or []
-    if not 0 <= index < len(images):
-        raise GltfError(f"{character.path}: image {index} does not exist")
-    img = images[index]
-    what = f"image {index}"
-    if img.bufferView is not None:
-        data, _ = _view_bytes(character, img.bufferView, what)
-    elif img.uri is None:
-        raise GltfError(f"{character.path}: {what} has neither a uri nor a bufferView")
-    elif img.uri.startswith("data:"):
-        data = _data_uri(img.uri)
-    else:
-        data = _external(character.path, img.uri, what)
-    try:
-        with Image.open(io.BytesIO(bytes(data))) as im:
-            return np.asarray(im.convert("RGBA"), np.uint8).copy()
-    except (UnidentifiedImageError, OSError, ValueError) as exc:
-        raise GltfError(f"{character.path}: {what} cannot be decoded ({exc})") from None

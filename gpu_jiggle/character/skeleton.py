@@ -65,22 +65,28 @@ class Skeleton:
             self._index.setdefault(name, i)
 
     def _parent_first_order(self) -> np.ndarray:
+        """Node indices sorted by depth (stable). Each node is walked up to a node of known
+        depth once, so this is linear in the node count; a node met twice on one walk is a
+        cycle."""
         n = len(self.names)
-        depth = np.full(n, -1)
+        parents = self.parents.tolist()
+        depth = [-1] * n
+        walked_from = [-1] * n
         for start in range(n):
             path = []
             i = start
             while i != -1 and depth[i] < 0:
-                if i in path:
+                if walked_from[i] == start:
                     raise ValueError(f"node {i} ({self.names[i]!r}) is its own ancestor: the node "
                                      f"hierarchy has a cycle")
+                walked_from[i] = start
                 path.append(i)
-                i = int(self.parents[i])
+                i = parents[i]
             d = -1 if i == -1 else depth[i]
             for j in reversed(path):
                 d += 1
                 depth[j] = d
-        return np.argsort(depth, kind="stable")
+        return np.argsort(np.asarray(depth, np.int64), kind="stable")
 
     @property
     def node_count(self) -> int:
