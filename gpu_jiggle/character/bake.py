@@ -21,23 +21,31 @@ with ``P = round(preroll · fps)`` frames of preroll, frames P .. P + n - 1 reco
 
 The output is a ``.glb`` (buffer 0 becomes the binary chunk, other buffers and external
 images become ``data:`` URIs so the file stands alone) or a ``.gltf`` with every buffer
-as a ``data:`` URI.
+as a ``data:`` URI. What is embedded is only what :meth:`Character.load
+<gpu_jiggle.character.gltf.Character.load>` read and accepted (``character.buffers``,
+``character.image_data``); the bake opens no file of the model's. An external image that no
+texture uses is left out of the copy (texture ``source`` indices renumbered), since the
+loader never reads it. The output is written whole or not at all: into a temporary file in
+the same folder, renamed over ``out`` once complete.
 """
 from __future__ import annotations
 
 import base64
+import contextlib
 import copy
 import json
 import math
+import os
+import secrets
 import struct
 import time as _time
-import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from .gltf import CHUNK_BIN, CHUNK_JSON, GLB_MAGIC, Character
+from .gltf_io import is_data_uri
 from .pipeline import Pipeline
 from .rig import Rig
 
@@ -107,6 +115,7 @@ def bake(character: Character, rig: Rig, clip: str, fps: float, out, preroll: fl
     Raises:
         ValueError: an unknown clip (listing the clips), fps ≤ 0, a bad preroll, a rig
         without joint chains, or an output name that is neither .glb nor .gltf.
+        OSError: the output cannot be written (``out`` is then as it was).
     """
     start = _time.perf_counter()
     out = Path(out)
@@ -117,12 +126,12 @@ def bake(character: Character, rig: Rig, clip: str, fps: float, out, preroll: fl
     index = character.clip_index(name)
     times, rotations, used = bake_frames(character, rig, name, fps, preroll, backend, context)
     doc, blob = _with_keyframes(character, index, times, rotations)
-    out.parent.mkdir(parents=True, exist_ok=True)
     if suffix == ".glb":
-        out.write_bytes(_glb(doc, blob))
+        data = _glb(doc, blob)
     else:
         doc["buffers"][0]["uri"] = _data_uri(blob)
-        out.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+        data = json.dumps(doc, indent=2).encode("utf-8")
+    write_whole(out, data)
     return BakeResult(out, name, times, rotations, used, _time.perf_counter() - start)
 
 
@@ -141,6 +150,78 @@ def _pad(data: bytes, fill: bytes = b"\0") -> bytes:
     return data + fill * (-len(data) % 4)
 
 
+def write_whole(out: Path, data: bytes) -> None:
+    """Write ``data`` to ``out`` whole or not at all: a new temporary file in ``out``'s
+    folder (mode 0o666 less the umask), flushed to disk, then ``os.replace`` d onto ``out``
+    (atomic within one file system); on any error the temporary file is removed."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        tmp = out.with_name(f".{out.name}.{secrets.token_hex(6)}.tmp")
+        try:
+            fd = os.open(tmp, flags, 0o666)
+            break
+        except FileExistsError:
+            continue
+    else:
+        raise FileExistsError(f"{out}: no free temporary name in {out.parent}")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, out)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _image_mime(data: bytes, declared) -> str:
+    """The image's ``mimeType``, or the type its first bytes show (PNG, JPEG, WebP)."""
+    if isinstance(declared, str) and declared:
+        return declared
+    if data[:8] == b"\x89PNG\r\n\x1a\n":
+        return "image/png"
+    if data[:3] == b"\xff\xd8\xff":
+        return "image/jpeg"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    return "application/octet-stream"
+
+
+def _embed_images(character, doc: dict) -> None:
+    """External images that textures use become ``data:`` URIs of the bytes the loader
+    read (``character.image_data``); external images no texture uses are dropped and the
+    texture ``source`` indices (and texture extensions' ``source``) renumbered."""
+    images = doc.get("images")
+    if not images:
+        return
+    kept, renumber = [], {}
+    for i, img in enumerate(images):
+        uri = img.get("uri")
+        if uri is not None and img.get("bufferView") is None and not is_data_uri(uri):
+            data = character.image_data.get(i)
+            if data is None:
+                continue  # unused and never read: nothing of it goes into the copy
+            img["uri"] = _data_uri(data, _image_mime(data, img.get("mimeType")))
+        renumber[i] = len(kept)
+        kept.append(img)
+    if len(kept) == len(images):
+        return
+    if kept:
+        doc["images"] = kept
+    else:
+        del doc["images"]
+    for texture in doc.get("textures", []):
+        if texture.get("source") is not None:
+            texture["source"] = renumber[texture["source"]]
+        for ext in (texture.get("extensions") or {}).values():
+            if isinstance(ext, dict) and ext.get("source") is not None:
+                ext["source"] = renumber[ext["source"]]
+
+
 def _with_keyframes(character, anim_index, times, rotations):
     """(the new JSON dict, buffer 0's new bytes): old JSON objects kept, new accessors,
     buffer views and samplers appended, the chain joints' rotation channels repointed."""
@@ -155,11 +236,7 @@ def _with_keyframes(character, anim_index, times, rotations):
             b["uri"] = _data_uri(character.buffers[i])
         else:
             b.pop("uri", None)
-    for img in doc.get("images", []):
-        uri = img.get("uri")
-        if uri is not None and not uri.startswith("data:"):
-            data = (character.path.parent / urllib.parse.unquote(uri)).read_bytes()
-            img["uri"] = _data_uri(data, img.get("mimeType", "image/png"))
+    _embed_images(character, doc)
     accessors = doc.setdefault("accessors", [])
     views = doc.setdefault("bufferViews", [])
 
@@ -210,41 +287,3 @@ def _glb(doc: dict, blob: bytes) -> bytes:
         parts += [struct.pack("<II", len(body), CHUNK_BIN), body]
     payload = b"".join(parts)
     return GLB_MAGIC + struct.pack("<II", 2, 12 + len(payload)) + payload
-
-
-# -- the `gpu-jiggle bake` command -----------------------------------------------------------
-def add_command(sub) -> None:
-    """Register ``bake`` on an argparse subparsers object (see :mod:`gpu_jiggle.app.cli`)."""
-    p = sub.add_parser("bake", help="bake spring motion into a copy of a glTF file as rotation keyframes",
-                       description="Play an animation through keyframes -> springs with a TOML rig and write a "
-                                   "copy of the glTF file whose animation carries the chain joints' rotations "
-                                   "after springs as keyframes; everything else is copied unchanged.")
-    p.add_argument("model", metavar="MODEL", help="the .gltf or .glb file")
-    p.add_argument("--rig", required=True, metavar="RIG", help="the TOML rig (e.g. rigs/fox.toml)")
-    p.add_argument("--animation", required=True, metavar="NAME", help="the animation (clip) to bake")
-    p.add_argument("--fps", type=float, default=30.0, metavar="F", help="keyframes per second (default 30)")
-    p.add_argument("--out", required=True, metavar="OUT", help="the copy to write (.glb or .gltf)")
-    p.add_argument("--preroll", type=float, default=DEFAULT_PREROLL, metavar="SECONDS",
-                   help=f"seconds of the looping clip simulated before recording (default {DEFAULT_PREROLL:g})")
-    p.add_argument("--backend", choices=("auto", "gpu", "cpu"), default="auto",
-                   help="spring solver: gpu (GLSL compute), cpu (numpy reference) or auto (default)")
-    p.set_defaults(run=run_command)
-
-
-def run_command(args) -> int:
-    """``gpu-jiggle bake``: 0 on success, 2 with a one-line message for bad input."""
-    import sys
-
-    from .rig import load_rig
-
-    try:
-        character = Character.load(args.model)
-        rig = load_rig(args.rig, character.skeleton)
-        result = bake(character, rig, args.animation, args.fps, args.out, preroll=args.preroll, backend=args.backend)
-    except (FileNotFoundError, ValueError, RuntimeError) as exc:
-        print(f"gpu-jiggle bake: {exc}", file=sys.stderr)
-        return 2
-    joints = ", ".join(character.skeleton.names[n] for n in result.rotations)
-    print(f"baked {result.clip!r}: {len(result.times)} keys at {args.fps:g} fps for {len(result.rotations)} joints "
-          f"({joints}) on the {result.backend} backend in {result.seconds:.2f} s -> {result.path}")
-    return 0

@@ -1,6 +1,6 @@
 """Combed hair on a sphere head, as the hair demos (02, 04) build their rest shapes: roots
 spread over a scalp, strands grown from them along a comb direction and kept out of the
-body, and the scalp's triangles to draw under them.
+body. (The scalp's triangles to draw under them: :func:`gpu_jiggle.render.draw3d.scalp_triangles`.)
 
 Everything is in the head frame (origin at the head's centre, the head a sphere), in the
 caller's length unit; a hairline is a function telling which unit directions from the
@@ -19,8 +19,7 @@ import math
 
 import numpy as np
 
-__all__ = ["fibonacci_sphere", "scalp_directions", "head_frame_obstacles", "push_out", "grow_strands",
-           "scalp_triangles"]
+__all__ = ["fibonacci_sphere", "scalp_directions", "head_frame_obstacles", "push_out", "grow_strands"]
 
 RELAXATIONS = 4  # push out of the body, then back onto the segment's length, this many times per segment
 
@@ -106,14 +105,3 @@ def grow_strands(roots: np.ndarray, direction: np.ndarray, counts: np.ndarray, s
         direction = direction + turn * flow(p)
     joints = np.stack(joints, axis=1)  # (C, most + 1, 3)
     return np.concatenate([joints[c, :n + 1] for c, n in enumerate(counts)])
-
-
-def scalp_triangles(on_scalp, stacks: int = 24, slices: int = 40) -> np.ndarray:
-    """(3·T, 3) unit normals, head frame: the triangles of a sphere inside the hairline
-    ``on_scalp`` (judged at each triangle's centre), to draw in the hair's colour under the
-    strands."""
-    from ..render.draw3d import unit_sphere_triangles
-
-    sphere = unit_sphere_triangles(stacks, slices).reshape(-1, 3, 3)
-    centroid = sphere.mean(axis=1)
-    return sphere[on_scalp(centroid / np.linalg.norm(centroid, axis=1, keepdims=True))].reshape(-1, 3)

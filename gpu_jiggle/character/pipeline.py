@@ -22,8 +22,8 @@ Each :meth:`Pipeline.step` runs the four stages in this order, each also callabl
 2. :meth:`Pipeline.apply_constraints`: look-at and two-bone IK (the rig's enabled ones, or
    those passed in), changing local joint rotations. This is the pose the springs follow.
 3. :meth:`Pipeline.apply_springs`: the spring chains' joints and the procedural strands'
-   points, taken from the constrained pose's world matrices, go to the
-   :class:`~gpu_jiggle.Solver` (one per distinct gravity vector), with the rig's colliders
+   points, taken from the constrained pose's world matrices, go to the character's one
+   :class:`~gpu_jiggle.PointSolver` (``rig.chain_set``, gravity per chain), with the rig's colliders
    placed on their joints; the solver advances by the frame's dt; each chain joint's local
    rotation is then replaced so that its bone turns by the solver's segment rotation
    (``new world rotation = segment_rotation · animated world rotation``). Joints outside
@@ -42,8 +42,8 @@ Between steps, without reaching into the solvers:
 - :meth:`Pipeline.teleport` says the character jumps before the next step: the chains are
   carried across (or snapped, ``keep_shape=False``) and the colliders start where they are
   instead of sweeping through the jump (SPEC 5);
-- :meth:`Pipeline.solvers` and :meth:`Pipeline.solver_of` give the live
-  :class:`~gpu_jiggle.Solver` s for read-backs.
+- :attr:`Pipeline.solver` and :meth:`Pipeline.solver_of` give the live
+  :class:`~gpu_jiggle.PointSolver` for read-backs.
 """
 from __future__ import annotations
 
@@ -53,31 +53,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import quat
-from ..sim.chains import PointChainSet
 from .ik3d import look_at, two_bone_ik_3d
-from .rig import LookAtSpec, Rig, TwoBoneIKSpec
+from .rig import LIVE_PARAMETERS, ColliderShapes, LookAtSpec, Rig, TwoBoneIKSpec
 from .skeleton import Pose
-from ..sim.solver import Solver, check_stable
+from ..sim.solver import Solver
+from ..sim.spring import check_stable
+from ..sim.validation import InputError
 
 STAGES = ("keyframes", "constraints", "springs", "skinning")
-# what Pipeline.set_parameters changes: per segment, except world_influence (per chain);
-# gravity is not among them (it decides which solver a chain runs in: rig.solver_groups)
-LIVE_PARAMETERS = ("frequency", "damping_ratio", "particle_radius", "max_distance", "world_influence")
-
-
-@dataclass
-class ColliderShapes:
-    """The rig's colliders at one frame, world space.
-
-    Attributes:
-        spheres: (K, 4) float64, centre and radius. sphere_names: K names.
-        capsules: (M, 7) float64, two ends and radius. capsule_names: M names.
-    """
-
-    spheres: np.ndarray
-    sphere_names: list
-    capsules: np.ndarray
-    capsule_names: list
 
 
 @dataclass
@@ -152,38 +135,40 @@ class Pipeline:
         self.springs = bool(springs) and rig is not None and bool(rig.chains)
         self.backend_name = backend
         self.context = context
-        self._solvers = None
-        self._groups = []
+        self._solver = None
         self._teleport = None  # keep_shape of a teleport asked for, done by the next step
         self._rest = self.skeleton.rest_pose()
 
     # -- life cycle -------------------------------------------------------------------------
-    def _make_solvers(self):
+    def _make_solver(self, origin):
+        """The character's solver, its floating origin (SPEC 4.4) on ``origin``: the first
+        chain's pivot at the first step."""
         rig = self.rig
-        self._groups = rig.solver_groups()
-        self._solvers = [Solver(chain_set, backend=self.backend_name, substep=rig.substep,
-                                max_substeps=rig.max_substeps, context=self.context)
-                         for chain_set, _ in self._groups]
+        self._solver = Solver(rig.chain_set, backend=self.backend_name, substep=rig.substep,
+                              max_substeps=rig.max_substeps, context=self.context, origin=origin)
 
     @property
     def backend(self) -> str | None:
-        """The backend the solvers run on (``"gpu"``/``"cpu"``), None before the first step."""
-        return self._solvers[0].backend if self._solvers else None
+        """The backend the solver runs on (``"gpu"``/``"cpu"``), None before the first step."""
+        return self._solver.backend if self._solver else None
+
+    @property
+    def solver(self):
+        """The live :class:`~gpu_jiggle.PointSolver` of every rig chain (``rig.chain_set``, chain
+        i of the solver = ``rig.chains[i]``), or None before the first step with springs and
+        after :meth:`reset`."""
+        return self._solver
 
     def solvers(self) -> list:
-        """The live :class:`~gpu_jiggle.Solver` s, one per group of ``rig.solver_groups()``
-        (empty before the first step with springs, and after :meth:`reset`)."""
-        return list(self._solvers or [])
+        """``[solver]``, or ``[]`` before the first step with springs (see :attr:`solver`)."""
+        return [] if self._solver is None else [self._solver]
 
     def solver_of(self, chain_name: str):
         """``(solver, index)``: the live solver running the rig chain ``chain_name`` (e.g.
-        ``"tail"``, ``"mane[2]"``) and the chain's index among that solver's chains, or
-        None before the first step with springs. ValueError for an unknown name."""
+        ``"tail"``, ``"mane[2]"``) and the chain's index among its chains, or None before the
+        first step with springs. ValueError for an unknown name."""
         index = self._chain_indices(chain_name, groups=False)[0]
-        for solver, (_, members) in zip(self._solvers or [], self._groups):
-            if index in members:
-                return solver, members.index(index)
-        return None
+        return None if self._solver is None else (self._solver, index)
 
     def set_parameters(self, chain_name: str, **changes) -> None:
         """Change spring values of one rig chain, or of every strand of a strand group, from
@@ -195,16 +180,17 @@ class Pipeline:
             changes: any of ``frequency`` (Hz, > 0), ``damping_ratio`` (≥ 0),
                 ``particle_radius`` (≥ 0) and ``max_distance`` (> 0), lengths in the model's
                 unit, each a scalar or one value per segment of the chain; ``world_influence``,
-                a scalar in [0, 1].
+                a scalar in [0, 1]; ``gravity``, (3,) world, length/s².
 
-        The rig's chain specs take the new values too, so a :meth:`reset` (or another
-        pipeline on the same rig, when it next makes its solvers) keeps them.
+        The rig takes the new values too (``rig.chain_set``), so a :meth:`reset` (or another
+        pipeline on the same rig, when it next makes its solver) keeps them. The values are
+        validated once, by the solver, and a refusal names the chain.
 
         Raises:
             ValueError: an unknown chain, a bad value, or f/ζ the rig's substep cannot keep
                 stable (the message names the chain and gives the largest stable f).
             TypeError: an unknown parameter, or non-numbers. A refused change leaves the
-                rig and the solvers as they were.
+                rig and the solver as they were.
         """
         members = self._chain_indices(chain_name, groups=True)
         unknown = [k for k in changes if k not in LIVE_PARAMETERS]
@@ -213,30 +199,17 @@ class Pipeline:
                             f"{', '.join(LIVE_PARAMETERS)}")
         if not changes:
             return
-        chains = self.rig.chains
-        new = {}  # chain index -> {parameter: its new value, as ChainSpec holds it}
-        for i in members:  # each chain checked alone: indices in messages are along that chain
-            c = chains[i]
-            try:
-                one = PointChainSet(segment_counts=[c.segments],
-                                    **{k: changes.get(k, getattr(c, k)) for k in LIVE_PARAMETERS})
-                check_stable(one, self.rig.substep)
-            except (TypeError, ValueError) as exc:
-                raise type(exc)(f"{c.name}: {exc}") from None
-            new[i] = {k: float(one.world_influence[0]) if k == "world_influence" else np.array(getattr(one, k))
-                      for k in changes}
-        updates = []
-        for solver, (_, group) in zip(self._solvers or [], self._groups):
-            if any(i in new for i in group):
-                values = [new.get(i) or {k: getattr(chains[i], k) for k in changes} for i in group]
-                kwargs = {k: np.hstack([v[k] for v in values]) for k in changes}
-                solver.chain_set.replace(**kwargs)  # every solver checked before any one changes
-                updates.append((solver, kwargs))
-        for solver, kwargs in updates:
-            solver.set_parameters(**kwargs)
-        for i, values in new.items():
-            for k, v in values.items():
-                setattr(chains[i], k, v)
+        new = self.rig.changed_parameters(members, changes)
+        try:
+            if self._solver is not None:
+                self._solver.set_parameters(**new)
+                chain_set = self._solver.chain_set
+            else:
+                chain_set = self.rig.chain_set.replace(**new)
+                check_stable(chain_set.frequency, chain_set.damping_ratio, self.rig.substep)
+        except InputError as exc:
+            raise ValueError(self.rig.refusal(exc)) from None
+        self.rig.chain_set = chain_set
 
     def teleport(self, keep_shape: bool = True) -> None:
         """Say that the character jumps before the next step (SPEC 5): that step flags every
@@ -246,7 +219,7 @@ class Pipeline:
         after a reset) there is nothing to carry: the chains start on their pose anyway."""
         if not isinstance(keep_shape, (bool, np.bool_)):
             raise TypeError(f"keep_shape: expected a bool, got {type(keep_shape).__name__}")
-        if self._solvers is not None:
+        if self._solver is not None:
             self._teleport = bool(keep_shape)
 
     def reset(self) -> None:
@@ -254,22 +227,18 @@ class Pipeline:
         self.release()
 
     def release(self) -> None:
-        """Free the solvers (GPU buffers) now; a later step makes new ones."""
-        for s in self._solvers or []:
-            s.release()
-        self._solvers = None
+        """Free the solver (GPU buffers) now; a later step makes a new one."""
+        if self._solver is not None:
+            self._solver.release()
+        self._solver = None
         self._teleport = None
 
     def _chain_indices(self, chain_name, groups: bool) -> list:
         """Indices into ``rig.chains`` of the chain ``chain_name`` (or, with ``groups``, of
         the strand group of that name); ValueError naming the rig's chains."""
-        chains = self.rig.chains if self.rig is not None else []
-        found = [i for i, c in enumerate(chains) if c.name == chain_name or (groups and c.group == chain_name)]
-        if not found:
-            names = list(dict.fromkeys([n for c in chains for n in ((c.group, c.name) if groups else (c.name,))]))
-            raise ValueError(f"chain_name = {chain_name!r}: no such chain"
-                             f"{' or strand group' if groups else ''} in the rig; it has: {', '.join(names) or 'none'}")
-        return found
+        if self.rig is None:
+            raise ValueError(f"chain_name = {chain_name!r}: no such chain in the rig; it has: none")
+        return self.rig.chain_indices(chain_name, groups)
 
     def __enter__(self):
         return self
@@ -303,71 +272,30 @@ class Pipeline:
                 _set_world_rotation(sk, pose, rot, c.mid, quat.multiply(ik.mid_rotation, old_mid))
         return pose
 
-    def chain_targets(self, world) -> list:
-        """Each rig chain's joints in world space (pivot first) from node world matrices:
-        skeleton joints plus the virtual tip, or a strand's rest points on its joint."""
-        out = []
-        for c in self.rig.chains:
-            if c.kind == "joints":
-                pts = world[c.nodes, :3, 3]
-                tip = world[c.nodes[-1]] @ np.append(c.local_points[0], 1.0)
-                out.append(np.vstack([pts, tip[None, :3]]))
-            else:
-                m = world[c.nodes[0]]
-                out.append(c.local_points @ m[:3, :3].T + m[:3, 3])
-        return out
-
-    def collider_shapes(self, world) -> ColliderShapes:
-        """The rig's colliders placed on their joints' world matrices."""
-        spheres, sphere_names, capsules, capsule_names = [], [], [], []
-        for c in self.rig.colliders if self.rig is not None else []:
-            m = world[c.node]
-            scale = float(np.mean(np.linalg.norm(m[:3, :3], axis=0)))
-            a = m[:3, :3] @ c.offset + m[:3, 3]
-            if c.shape == "sphere":
-                spheres.append([*a, c.radius * scale])
-                sphere_names.append(c.name)
-            else:
-                b = m[:3, :3] @ c.end + m[:3, 3]
-                capsules.append([*a, *b, c.radius * scale])
-                capsule_names.append(c.name)
-        return ColliderShapes(np.asarray(spheres, np.float64).reshape(-1, 4), sphere_names,
-                              np.asarray(capsules, np.float64).reshape(-1, 7), capsule_names)
-
-    def _collider_groups(self):
-        groups = {c.name: c.group for c in self.rig.colliders}
-        return groups
-
     def apply_springs(self, pose: Pose, dt: float):
         """Stage 3: advance the springs by ``dt`` seconds toward ``pose`` (the constrained
         pose); returns ``(final pose, details)`` where details holds chain_targets,
         chain_positions, segment_rotations, colliders and substeps."""
         sk = self.skeleton
         world = sk.world_matrices(pose)
-        targets = self.chain_targets(world)
-        shapes = self.collider_shapes(world)
-        if self._solvers is None:
-            self._make_solvers()
+        targets = self.rig.chain_targets(world)
+        shapes = self.rig.collider_shapes(world)
+        if self._solver is None:
+            self._make_solver(origin=targets[0][0])
         teleport, self._teleport = self._teleport, None
-        groups = self._collider_groups()
-        sphere_groups = [groups[n] for n in shapes.sphere_names]
-        capsule_groups = [groups[n] for n in shapes.capsule_names]
-        positions = [None] * len(self.rig.chains)
-        rotations = [None] * len(self.rig.chains)
-        substeps = 0
-        for solver, (chain_set, members) in zip(self._solvers, self._groups):
-            if teleport is not None:
-                solver.teleport(keep_shape=teleport)
-            solver.set_pose(joint_positions=np.concatenate([targets[i] for i in members]))
-            solver.set_colliders(spheres=shapes.spheres, sphere_groups=sphere_groups,
-                                 capsules=shapes.capsules, capsule_groups=capsule_groups,
-                                 snap=teleport is not None)
-            substeps = solver.advance(dt)
-            p = solver.positions()
-            r = solver.segment_rotations()
-            for i, js, ss in zip(members, chain_set.joint_slices(), chain_set.chain_slices()):
-                positions[i] = p[js]
-                rotations[i] = r[ss]
+        groups = self.rig.collider_groups()
+        solver = self._solver
+        if teleport is not None:
+            solver.teleport(keep_shape=teleport)
+        solver.set_pose(joint_positions=np.concatenate(targets))
+        solver.set_colliders(spheres=shapes.spheres, sphere_groups=[groups[n] for n in shapes.sphere_names],
+                             capsules=shapes.capsules, capsule_groups=[groups[n] for n in shapes.capsule_names],
+                             snap=teleport is not None)
+        substeps = solver.advance(dt)
+        p, r = solver.positions(), solver.segment_rotations()
+        chain_set = solver.chain_set
+        positions = [p[js] for js in chain_set.joint_slices()]
+        rotations = [r[ss] for ss in chain_set.chain_slices()]
         final = pose.copy()
         rot = sk.world_rotations(pose)
         for c, q in zip(self.rig.chains, rotations):
@@ -407,8 +335,8 @@ class Pipeline:
         constrained_world = sk.world_matrices(constrained) if self.constraints else keyed_world
         clip_time = self.clip.local_time(time, self.loop) if self.clip is not None else 0.0
         if not self.springs:
-            shapes = self.collider_shapes(constrained_world) if self.rig is not None else None
-            targets = self.chain_targets(constrained_world) if self.rig is not None else []
+            shapes = self.rig.collider_shapes(constrained_world) if self.rig is not None else None
+            targets = self.rig.chain_targets(constrained_world) if self.rig is not None else []
             return Frame(time, clip_time, constrained, keyed_world, constrained_world, constrained_world,
                          self.skin(constrained_world), chain_targets=targets, chain_positions=targets,
                          strands=[t for t, c in zip(targets, self.rig.chains if self.rig else []) if c.kind == "strand"],

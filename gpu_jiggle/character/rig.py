@@ -64,11 +64,19 @@ end = "b_LeftFoot01_017"
 target = [...]; sweep = [...]; sweep_hz = ...; pole = [...] (optional, world); enabled = true
 ```
 
-Errors are ``ValueError`` s that name the rig file, the table (``chain 'tail'``) and the key:
-unknown keys; unknown joints (listing the skeleton's joints); joints that are not parent
-and child; a joint repeated in a chain (a cycle) or used by two chains; and the numbers of
-SPEC section 7 (f > 0, ζ ≥ 0, ρ ≥ 0, D > 0, w in [0, 1], finite values, and f/ζ stable
-for the substep, with the largest stable f in the message).
+Errors are :class:`RigError` s (``ValueError``) that name the rig file, the table
+(``chain 'tail'``) and the key: unknown keys; values of the wrong type (a string for a
+number, a table that is not one); unknown joints (listing the skeleton's joints); joints
+that are not parent and child; a joint repeated in a chain (a cycle) or used by two chains;
+integers beyond their bounds and numbers beyond float32 range; and the numbers of SPEC
+section 7 (f > 0, ζ ≥ 0, ρ ≥ 0, D > 0, w in [0, 1], finite values, and f/ζ stable for the
+substep, with the largest stable f in the message). The spring values of all chains become
+one :class:`~gpu_jiggle.PointChainSet` (``rig.chain_set``, gravity per chain), validated
+once, at load; the pipeline runs it in one solver.
+
+Bounds on what a small file may ask for: ``max_substeps`` ≤
+:data:`gpu_jiggle.sim.clock.MAX_SUBSTEPS`, at most :data:`MAX_COLLIDERS` colliders, and at
+most :data:`MAX_RIG_SEGMENTS` segments over all chains and strands.
 """
 from __future__ import annotations
 
@@ -79,28 +87,28 @@ from pathlib import Path
 
 import numpy as np
 
-from . import quat
+from ..extras import require
+from ..sim import validation
 from ..sim.chains import PointChainSet
 from .skeleton import Skeleton
-from ..sim.spring import is_stable, stable_frequency
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
+    tomllib = require("tomli", "reading a TOML rig on Python 3.10")
 
-SPRING_KEYS = ("frequency", "damping_ratio", "gravity", "particle_radius", "max_distance", "world_influence",
-               "colliders")
-CHAIN_KEYS = ("name", "joints", "tip_length", "tip_axis") + SPRING_KEYS
-STRAND_KEYS = ("name", "joint", "count", "segments", "length", "root", "root_end", "direction", "spread_deg",
-               "fan_axis", "draw", "width") + SPRING_KEYS
-COLLIDER_KEYS = ("name", "joint", "shape", "offset", "end", "radius")
-LOOK_AT_KEYS = ("name", "joint", "aim_axis", "target", "sweep", "sweep_hz", "max_angle_deg", "weight", "enabled")
-TWO_BONE_KEYS = ("name", "root", "mid", "end", "target", "sweep", "sweep_hz", "pole", "enabled")
-SOLVER_KEYS = ("substep", "max_substeps")
-TOP_KEYS = ("solver", "chain", "strands", "collider", "look_at", "two_bone_ik")
-DRAW_STYLES = ("lines", "ribbons")
+#: The most colliders a rig may attach (one collider group, a bit of the 32-bit mask, each).
 MAX_COLLIDERS = 32
+#: The most segments over all of a rig's chains and strands (raise it for a bigger rig).
+MAX_RIG_SEGMENTS = 1_000_000
+#: The largest rig file read (bytes).
+MAX_RIG_FILE_BYTES = 16 * 1024 * 1024
+
+
+#: What ``Pipeline.set_parameters`` may change, per chain: these per segment, except the
+#: per-chain ones below (their shape per chain).
+LIVE_PARAMETERS = ("frequency", "damping_ratio", "particle_radius", "max_distance", "world_influence", "gravity")
+PER_CHAIN_PARAMETERS = {"world_influence": (), "gravity": (3,)}
 
 
 class RigError(ValueError):
@@ -118,10 +126,14 @@ class ChainSpec:
         segments: number of segments (joints: n, the last one ending at the virtual tip).
         local_points: strands: (segments + 1, 3) rest points in the parent joint's space;
             joints: (1, 3) the virtual tip in the last joint's space.
-        frequency, damping_ratio, particle_radius, max_distance: (segments,) float64.
-        gravity: (3,) float64 world. world_influence: float. collider_mask: int (32 bits).
         group: the strand group's name (strands), else the chain's name.
         draw, width: drawing hints for strands.
+        index: the chain's index in ``rig.chain_set`` (and in ``rig.chains``).
+
+    The spring values are read from the rig's chain set (one store, changed by
+    ``Pipeline.set_parameters``): ``frequency``, ``damping_ratio``, ``particle_radius``,
+    ``max_distance`` ((segments,) float64), ``gravity`` ((3,) float64, world),
+    ``world_influence`` (float) and ``collider_mask`` (int, 32 bits).
     """
 
     name: str
@@ -129,17 +141,24 @@ class ChainSpec:
     nodes: np.ndarray
     segments: int
     local_points: np.ndarray
-    frequency: np.ndarray
-    damping_ratio: np.ndarray
-    particle_radius: np.ndarray
-    max_distance: np.ndarray
-    gravity: np.ndarray
-    world_influence: float
-    collider_mask: int
     group: str = ""
     draw: str = "lines"
     width: float = 1.0
+    index: int = 0
+    rig: "Rig" = field(default=None, repr=False, compare=False)
 
+    def _segments(self, name):
+        cs = self.rig.chain_set
+        first = int(cs.first_segment[self.index])
+        return np.array(getattr(cs, name)[first:first + self.segments])
+
+    frequency = property(lambda self: self._segments("frequency"))
+    damping_ratio = property(lambda self: self._segments("damping_ratio"))
+    particle_radius = property(lambda self: self._segments("particle_radius"))
+    max_distance = property(lambda self: self._segments("max_distance"))
+    gravity = property(lambda self: np.array(self.rig.chain_set.gravity[self.index]))
+    world_influence = property(lambda self: float(self.rig.chain_set.world_influence[self.index]))
+    collider_mask = property(lambda self: int(self.rig.chain_set.collider_mask[self.index]))
 
 @dataclass
 class ColliderSpec:
@@ -202,6 +221,21 @@ class TwoBoneIKSpec(_MovingTarget):
 
 
 @dataclass
+class ColliderShapes:
+    """The rig's colliders at one frame, world space.
+
+    Attributes:
+        spheres: (K, 4) float64, centre and radius. sphere_names: K names.
+        capsules: (M, 7) float64, two ends and radius. capsule_names: M names.
+    """
+
+    spheres: np.ndarray
+    sphere_names: list
+    capsules: np.ndarray
+    capsule_names: list
+
+
+@dataclass
 class Rig:
     """A checked rig (see the module docstring).
 
@@ -209,6 +243,8 @@ class Rig:
         source: where it came from (a path or ``"<dict>"``).
         substep, max_substeps: the solver's clock.
         chains: list of :class:`ChainSpec` (joint chains first, in file order, then strands).
+        chain_set: the :class:`~gpu_jiggle.PointChainSet` of every chain's springs, in the
+            order of ``chains`` (gravity per chain).
         colliders: list of :class:`ColliderSpec`.
         constraints: list of :class:`LookAtSpec` / :class:`TwoBoneIKSpec`, in file order.
     """
@@ -217,6 +253,7 @@ class Rig:
     substep: float
     max_substeps: int
     chains: list = field(default_factory=list)
+    chain_set: PointChainSet = None
     colliders: list = field(default_factory=list)
     constraints: list = field(default_factory=list)
 
@@ -236,326 +273,120 @@ class Rig:
     def enabled_constraints(self):
         return [c for c in self.constraints if c.enabled]
 
-    def solver_groups(self):
-        """Chains grouped by gravity (the solver's gravity is one vector per solver):
-        a list of ``(PointChainSet, chain indices)``."""
-        groups = {}
-        for i, c in enumerate(self.chains):
-            groups.setdefault(tuple(c.gravity.tolist()), []).append(i)
+    def chain_indices(self, name: str, groups: bool = False) -> list[int]:
+        """Indices into ``chains`` of the chain ``name`` (with ``groups``: also every strand
+        of the strand group of that name).
+
+        Raises: ValueError naming the rig's chains (and groups) when there is none."""
+        found = [i for i, c in enumerate(self.chains) if c.name == name or (groups and c.group == name)]
+        if not found:
+            names = list(dict.fromkeys([n for c in self.chains for n in ((c.group, c.name) if groups else (c.name,))]))
+            raise ValueError(f"chain_name = {name!r}: no such chain{' or strand group' if groups else ''} in the "
+                             f"rig; it has: {', '.join(names) or 'none'}")
+        return found
+
+
+    # -- on a pose -------------------------------------------------------------------------
+    def chain_targets(self, world) -> list:
+        """Each rig chain's joints in world space (pivot first) from node world matrices:
+        skeleton joints plus the virtual tip, or a strand's rest points on its joint."""
         out = []
-        for gravity, members in groups.items():
-            cs = [self.chains[i] for i in members]
-            out.append((PointChainSet(
-                segment_counts=[c.segments for c in cs],
-                frequency=np.concatenate([c.frequency for c in cs]),
-                damping_ratio=np.concatenate([c.damping_ratio for c in cs]),
-                particle_radius=np.concatenate([c.particle_radius for c in cs]),
-                max_distance=np.concatenate([c.max_distance for c in cs]),
-                world_influence=[c.world_influence for c in cs],
-                collider_mask=[c.collider_mask for c in cs],
-                gravity=gravity), members))
+        for c in self.chains:
+            if c.kind == "joints":
+                pts = world[c.nodes, :3, 3]
+                tip = world[c.nodes[-1]] @ np.append(c.local_points[0], 1.0)
+                out.append(np.vstack([pts, tip[None, :3]]))
+            else:
+                m = world[c.nodes[0]]
+                out.append(c.local_points @ m[:3, :3].T + m[:3, 3])
         return out
+
+    def collider_shapes(self, world) -> ColliderShapes:
+        """The rig's colliders placed on their joints' world matrices."""
+        spheres, sphere_names, capsules, capsule_names = [], [], [], []
+        for c in self.colliders:
+            m = world[c.node]
+            scale = float(np.mean(np.linalg.norm(m[:3, :3], axis=0)))
+            a = m[:3, :3] @ c.offset + m[:3, 3]
+            if c.shape == "sphere":
+                spheres.append([*a, c.radius * scale])
+                sphere_names.append(c.name)
+            else:
+                b = m[:3, :3] @ c.end + m[:3, 3]
+                capsules.append([*a, *b, c.radius * scale])
+                capsule_names.append(c.name)
+        return ColliderShapes(np.asarray(spheres, np.float64).reshape(-1, 4), sphere_names,
+                              np.asarray(capsules, np.float64).reshape(-1, 7), capsule_names)
+
+    def collider_groups(self) -> dict:
+        """Collider name → its collider group (0..31)."""
+        return {c.name: c.group for c in self.colliders}
+
+    # -- live changes ------------------------------------------------------------------------
+    def changed_parameters(self, members, changes: dict) -> dict:
+        """The chain set's arrays with the chains ``members`` (indices) given ``changes``
+        (name → a scalar or one value per segment; per-chain names: their shape), for
+        ``chain_set.replace``. Only shapes are checked here; the values are validated once,
+        by the chain set. Raises: ValueError/TypeError for a wrong shape or a non-number,
+        naming the chain."""
+        cs = self.chain_set
+        new = {}
+        for key, value in changes.items():
+            current = np.array(getattr(cs, key), dtype=np.float64)
+            for i in members:
+                chain = self.chains[i]
+                rows = i if key in PER_CHAIN_PARAMETERS else slice(int(cs.first_segment[i]),
+                                                                    int(cs.first_segment[i]) + chain.segments)
+                try:
+                    current[rows] = _chain_values(key, value, chain.segments)
+                except (TypeError, ValueError) as exc:
+                    raise type(exc)(f"{chain.name}: {exc}") from None
+            new[key] = current
+        return new
+
+    def refusal(self, exc) -> str:
+        """Words for the chain set's refusal ``exc`` (an InputError), naming the chain and the
+        index within it: ``"tail: frequency[2] = 80.0 Hz ... is unstable ..."``."""
+        chain, local = self.chain_set.locate(exc.argument, exc.index)
+        return f"{self.chains[chain].name}: {exc.describe('' if local is None else f'[{local}]')}"
+
+
+def _chain_values(key, value, segments):
+    """``value`` for one chain: a scalar or one per segment (per-chain keys: their shape)."""
+    if key in PER_CHAIN_PARAMETERS:
+        return validation.float_array(key, value, PER_CHAIN_PARAMETERS[key], finite=False)
+    a = validation.float_array(key, value, finite=False)
+    if a.ndim == 0 or a.shape == (segments,):
+        return a
+    raise ValueError(f"{key}: expected a scalar or one value per segment ({segments},), got shape {a.shape}")
 
 
 def load_rig(path, skeleton: Skeleton) -> Rig:
-    """Read and check a TOML rig against ``skeleton`` (a :class:`~gpu_jiggle.character.skeleton.Skeleton`,
-    e.g. ``character.skeleton``).
+    """Read and check a TOML rig against ``skeleton`` (a
+    :class:`~gpu_jiggle.character.skeleton.Skeleton`, e.g. ``character.skeleton``).
 
     Raises:
-        FileNotFoundError: no such file. RigError (a ValueError): bad TOML or a bad rig.
+        FileNotFoundError: no such file. RigError (a ValueError): bad TOML, a file over
+        :data:`MAX_RIG_FILE_BYTES`, or a bad rig.
     """
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such rig file")
+    with open(path, "rb") as f:
+        raw = f.read(MAX_RIG_FILE_BYTES + 1)
+    if len(raw) > MAX_RIG_FILE_BYTES:
+        raise RigError(f"{path}: larger than {MAX_RIG_FILE_BYTES} bytes; not read as a rig")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as exc:
         raise RigError(f"{path}: not valid TOML: {exc}") from None
     return rig_from_dict(data, skeleton, str(path))
 
 
 def rig_from_dict(data: dict, skeleton: Skeleton, source: str = "<dict>") -> Rig:
-    """Check a rig given as a dict (the TOML's structure) against ``skeleton``."""
-    return _Reader(source, skeleton).read(data)
+    """Check a rig given as a dict (the TOML's structure) against ``skeleton``.
 
+    Raises: RigError (a ValueError) naming ``source``, the table and the key."""
+    from .rig_reader import RigReader
 
-class _Reader:
-    def __init__(self, source, skeleton):
-        self.source = source
-        self.skeleton = skeleton
-
-    def fail(self, where, message):
-        raise RigError(f"{self.source}: {where}: {message}")
-
-    # -- values ---------------------------------------------------------------------------
-    def keys(self, where, table, allowed):
-        if not isinstance(table, dict):
-            self.fail(where, f"expected a table, got {type(table).__name__}")
-        unknown = [k for k in table if k not in allowed]
-        if unknown:
-            self.fail(where, f"unknown key {unknown[0]!r}; expected one of {', '.join(allowed)}")
-
-    def number(self, where, table, key, default=None, check=None, expected="", integer=False):
-        if key not in table:
-            if default is None:
-                self.fail(where, f"missing {key!r}")
-            return default
-        v = table[key]
-        ok_type = isinstance(v, int) if integer else isinstance(v, (int, float))
-        if isinstance(v, bool) or not ok_type:
-            self.fail(where, f"{key} = {v!r}: expected {'an integer' if integer else 'a number'}")
-        if not math.isfinite(v) or (check is not None and not check(v)):
-            self.fail(where, f"{key} = {v!r}: expected {expected or 'a finite number'}")
-        return v
-
-    def vector(self, where, table, key, default=None, nonzero=False):
-        if key not in table:
-            if default is None:
-                self.fail(where, f"missing {key!r}")
-            return np.asarray(default, np.float64)
-        v = table[key]
-        if (not isinstance(v, list) or len(v) != 3
-                or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v)):
-            self.fail(where, f"{key} = {v!r}: expected three numbers [x, y, z]")
-        a = np.asarray(v, np.float64)
-        if not np.all(np.isfinite(a)):
-            self.fail(where, f"{key} = {v!r}: expected finite numbers")
-        if nonzero and not np.linalg.norm(a) > 0:
-            self.fail(where, f"{key} = {v!r}: expected a direction of length > 0")
-        return a
-
-    def per_segment(self, where, table, key, segments, default, check, expected):
-        v = table.get(key, default)
-        values = v if isinstance(v, list) else [v]
-        if isinstance(v, list) and len(v) != segments:
-            self.fail(where, f"{key} has {len(v)} values; expected one, or one per segment ({segments})")
-        for i, x in enumerate(values):
-            if isinstance(x, bool) or not isinstance(x, (int, float)):
-                self.fail(where, f"{key}{f'[{i}]' if isinstance(v, list) else ''} = {x!r}: expected a number")
-            if math.isnan(x) or not check(x):
-                self.fail(where, f"{key}{f'[{i}]' if isinstance(v, list) else ''} = {x!r}: expected {expected}")
-        return np.broadcast_to(np.asarray(values, np.float64), (segments,)).copy()
-
-    def joint(self, where, name, key="joint"):
-        if not isinstance(name, str):
-            self.fail(where, f"{key} = {name!r}: expected a joint name (a string)")
-        names = self.skeleton.names
-        if name not in names:
-            self.fail(where, f"unknown joint {name!r}; the skeleton's joints are: {', '.join(names)}")
-        return self.skeleton.index(name)
-
-    # -- tables ---------------------------------------------------------------------------
-    def read(self, data) -> Rig:
-        self.keys("top level", data, TOP_KEYS)
-        solver = data.get("solver", {})
-        self.keys("[solver]", solver, SOLVER_KEYS)
-        substep = float(self.number("[solver]", solver, "substep", 1.0 / 120.0, lambda x: x > 0, "a number > 0"))
-        max_substeps = int(self.number("[solver]", solver, "max_substeps", 8, lambda x: x >= 1,
-                                       "an integer >= 1", integer=True))
-        rig = Rig(self.source, substep, max_substeps)
-        colliders = self.tables(data, "collider")
-        if len(colliders) > MAX_COLLIDERS:
-            self.fail("[[collider]]", f"{len(colliders)} colliders; at most {MAX_COLLIDERS} (one collider group each)")
-        for i, table in enumerate(colliders):
-            rig.colliders.append(self.collider(i, table, rig.colliders))
-        collider_names = [c.name for c in rig.colliders]
-        used = {}
-        for i, table in enumerate(self.tables(data, "chain")):
-            rig.chains.append(self.chain(i, table, collider_names, substep, used))
-        for i, table in enumerate(self.tables(data, "strands")):
-            rig.chains.extend(self.strands(i, table, collider_names, substep))
-        names = [c.name for c in rig.chains]
-        for n in names:
-            if names.count(n) > 1:
-                self.fail(f"chain {n!r}", "two chains or strand groups have this name")
-        for i, table in enumerate(self.tables(data, "look_at")):
-            rig.constraints.append(self.look_at(i, table))
-        for i, table in enumerate(self.tables(data, "two_bone_ik")):
-            rig.constraints.append(self.two_bone(i, table))
-        return rig
-
-    def tables(self, data, key):
-        v = data.get(key, [])
-        if not isinstance(v, list):
-            self.fail(f"[[{key}]]", f"expected an array of tables ([[{key}]]), got {type(v).__name__}")
-        return v
-
-    def name(self, kind, i, table):
-        n = table.get("name", f"{kind}{i}")
-        if not isinstance(n, str) or not n:
-            self.fail(f"[[{kind}]] {i}", f"name = {n!r}: expected a non-empty string")
-        return n
-
-    def springs(self, where, table, segments, collider_names, substep):
-        if "frequency" not in table:
-            self.fail(where, "missing 'frequency' (Hz)")
-        f = self.per_segment(where, table, "frequency", segments, None,
-                             lambda x: math.isfinite(x) and x > 0, "a finite value > 0 (Hz)")
-        z = self.per_segment(where, table, "damping_ratio", segments, 0.5,
-                             lambda x: math.isfinite(x) and x >= 0, "a finite value >= 0")
-        ok = is_stable(f, z, substep)
-        if not ok.all():
-            i = int(np.flatnonzero(~ok)[0])
-            self.fail(where, f"frequency = {float(f[i])!r} Hz with damping_ratio = {float(z[i])!r} is unstable for the substep "
-                             f"{substep!r} s: the largest stable frequency for that damping ratio is "
-                             f"{stable_frequency(z[i], substep):.4g} Hz (SPEC section 1); lower the frequency, "
-                             f"or the [solver] substep")
-        radius = self.per_segment(where, table, "particle_radius", segments, 0.0,
-                                  lambda x: math.isfinite(x) and x >= 0, "a finite value >= 0")
-        distance = self.per_segment(where, table, "max_distance", segments, math.inf, lambda x: x > 0,
-                                    "a value > 0")
-        gravity = self.vector(where, table, "gravity", (0.0, 0.0, 0.0))
-        influence = float(self.number(where, table, "world_influence", 1.0, lambda x: 0 <= x <= 1,
-                                      "a value in [0, 1]"))
-        names = table.get("colliders", collider_names)
-        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-            self.fail(where, f"colliders = {names!r}: expected a list of collider names")
-        mask = 0
-        for n in names:
-            if n not in collider_names:
-                self.fail(where, f"unknown collider {n!r}; the rig's colliders are: "
-                                 f"{', '.join(collider_names) or 'none'}")
-            mask |= 1 << collider_names.index(n)
-        return dict(frequency=f, damping_ratio=z, particle_radius=radius, max_distance=distance, gravity=gravity,
-                    world_influence=influence, collider_mask=mask)
-
-    def chain(self, i, table, collider_names, substep, used) -> ChainSpec:
-        name = self.name("chain", i, table)
-        where = f"chain {name!r}"
-        self.keys(where, table, CHAIN_KEYS)
-        joints = table.get("joints")
-        if not isinstance(joints, list) or not joints:
-            self.fail(where, f"joints = {joints!r}: expected a list of joint names, pivot first")
-        nodes = [self.joint(where, j, "joints") for j in joints]
-        sk = self.skeleton
-        for k, (j, node) in enumerate(zip(joints, nodes)):
-            if joints.index(j) != k:
-                self.fail(where, f"joint {j!r} appears twice (positions {joints.index(j)} and {k}): "
-                                 f"a chain cannot loop back on itself")
-            if node in used:
-                self.fail(where, f"joint {j!r} is already driven by chain {used[node]!r}")
-            if k and sk.parents[node] != nodes[k - 1]:
-                parent = sk.parents[node]
-                actual = "it is a root" if parent < 0 else f"its parent is {sk.names[parent]!r}"
-                children = [sk.names[c] for c in sk.children(nodes[k - 1])]
-                self.fail(where, f"joint {j!r} (position {k}) is not a child of {joints[k - 1]!r}: {actual}; "
-                                 f"the children of {joints[k - 1]!r} are: {', '.join(children) or 'none'}")
-        for node in nodes:
-            used[node] = name
-        rest = sk.world_matrices(sk.rest_pose())
-        last = nodes[-1]
-        if "tip_axis" in table:
-            axis = self.vector(where, table, "tip_axis", nonzero=True)
-        elif np.linalg.norm(sk.rest.translation[last]) > 0:
-            axis = sk.rest.translation[last]
-        else:
-            self.fail(where, f"tip_axis is needed: the last joint {joints[-1]!r} has no offset from its parent "
-                             f"to take the bone axis from")
-        axis = axis / np.linalg.norm(axis)
-        if "tip_length" in table:
-            tip_length = float(self.number(where, table, "tip_length", check=lambda x: x > 0, expected="a value > 0"))
-        elif len(nodes) > 1:
-            tip_length = float(np.linalg.norm(rest[nodes[-1], :3, 3] - rest[nodes[-2], :3, 3]))
-            scale = float(np.linalg.norm(rest[last, :3, :3] @ axis))
-            tip_length = tip_length / scale if scale > 0 else tip_length
-        else:
-            self.fail(where, "tip_length is needed for a chain of one joint (there is no previous segment)")
-        if not tip_length > 0:
-            self.fail(where, f"the previous segment has length {tip_length!r}; give tip_length")
-        segments = len(nodes)
-        params = self.springs(where, table, segments, collider_names, substep)
-        return ChainSpec(name=name, kind="joints", nodes=np.asarray(nodes, np.int64), segments=segments,
-                         local_points=(axis * tip_length)[None], group=name, **params)
-
-    def strands(self, i, table, collider_names, substep) -> list[ChainSpec]:
-        name = self.name("strands", i, table)
-        where = f"strands {name!r}"
-        self.keys(where, table, STRAND_KEYS)
-        node = self.joint(where, table.get("joint"))
-        count = int(self.number(where, table, "count", 1, lambda x: x >= 1, "an integer >= 1", integer=True))
-        segments = int(self.number(where, table, "segments", None, lambda x: x >= 1, "an integer >= 1",
-                                   integer=True))
-        length = float(self.number(where, table, "length", None, lambda x: x > 0, "a value > 0"))
-        root = self.vector(where, table, "root", (0.0, 0.0, 0.0))
-        root_end = self.vector(where, table, "root_end") if "root_end" in table else None
-        direction = self.vector(where, table, "direction", nonzero=True)
-        direction = direction / np.linalg.norm(direction)
-        spread = math.radians(float(self.number(where, table, "spread_deg", 0.0, lambda x: 0 <= x <= 360,
-                                                "a value in [0, 360] degrees")))
-        if "fan_axis" in table:
-            fan = self.vector(where, table, "fan_axis", nonzero=True)
-        elif root_end is not None and np.linalg.norm(root_end - root) > 0:
-            fan = root_end - root
-        else:
-            helper = np.array([1.0, 0.0, 0.0]) if abs(direction[0]) < 0.9 else np.array([0.0, 0.0, 1.0])
-            fan = np.cross(direction, helper)
-        draw = table.get("draw", "lines")
-        if draw not in DRAW_STYLES:
-            self.fail(where, f"draw = {draw!r}: expected one of {', '.join(DRAW_STYLES)}")
-        width = float(self.number(where, table, "width", 1.0, lambda x: x > 0, "a value > 0"))
-        params = self.springs(where, table, segments, collider_names, substep)
-        out = []
-        steps = np.arange(segments + 1)[:, None] * (length / segments)
-        for k in range(count):
-            u = 0.5 if count == 1 else k / (count - 1)
-            start = root if root_end is None else root + (root_end - root) * u
-            angle = spread * (u - 0.5) if count > 1 else 0.0
-            d = quat.rotate(quat.from_axis_angle(fan, angle), direction)
-            out.append(ChainSpec(name=f"{name}[{k}]" if count > 1 else name, kind="strand",
-                                 nodes=np.asarray([node], np.int64), segments=segments,
-                                 local_points=start + steps * d, group=name, draw=draw, width=width, **params))
-        return out
-
-    def collider(self, i, table, existing) -> ColliderSpec:
-        name = self.name("collider", i, table)
-        where = f"collider {name!r}"
-        self.keys(where, table, COLLIDER_KEYS)
-        if any(c.name == name for c in existing):
-            self.fail(where, "two colliders have this name")
-        node = self.joint(where, table.get("joint"))
-        shape = table.get("shape", "sphere")
-        if shape not in ("sphere", "capsule"):
-            self.fail(where, f"shape = {shape!r}: expected 'sphere' or 'capsule'")
-        offset = self.vector(where, table, "offset", (0.0, 0.0, 0.0))
-        if shape == "capsule":
-            end = self.vector(where, table, "end")
-        elif "end" in table:
-            self.fail(where, "end is for capsules; a sphere has only offset and radius")
-        else:
-            end = offset.copy()
-        radius = float(self.number(where, table, "radius", None, lambda x: x >= 0, "a finite value >= 0"))
-        return ColliderSpec(name, node, shape, offset, end, radius, len(existing))
-
-    def moving_target(self, where, table):
-        target = self.vector(where, table, "target")
-        sweep = self.vector(where, table, "sweep", (0.0, 0.0, 0.0))
-        hz = float(self.number(where, table, "sweep_hz", 0.0, lambda x: x >= 0, "a value >= 0 (Hz)"))
-        enabled = table.get("enabled", True)
-        if not isinstance(enabled, bool):
-            self.fail(where, f"enabled = {enabled!r}: expected true or false")
-        return target, sweep, hz, enabled
-
-    def look_at(self, i, table) -> LookAtSpec:
-        name = self.name("look_at", i, table)
-        where = f"look_at {name!r}"
-        self.keys(where, table, LOOK_AT_KEYS)
-        node = self.joint(where, table.get("joint"))
-        axis = self.vector(where, table, "aim_axis", nonzero=True)
-        target, sweep, hz, enabled = self.moving_target(where, table)
-        limit = float(self.number(where, table, "max_angle_deg", 180.0, lambda x: 0 < x <= 180,
-                                  "a value in (0, 180] degrees"))
-        weight = float(self.number(where, table, "weight", 1.0, lambda x: 0 <= x <= 1, "a value in [0, 1]"))
-        return LookAtSpec(name, node, axis, target, sweep, hz, math.radians(limit), weight, enabled)
-
-    def two_bone(self, i, table) -> TwoBoneIKSpec:
-        name = self.name("two_bone_ik", i, table)
-        where = f"two_bone_ik {name!r}"
-        self.keys(where, table, TWO_BONE_KEYS)
-        nodes = [self.joint(where, table.get(k), k) for k in ("root", "mid", "end")]
-        sk = self.skeleton
-        for (a, b), (ka, kb) in zip(((nodes[0], nodes[1]), (nodes[1], nodes[2])), (("root", "mid"), ("mid", "end"))):
-            if sk.parents[b] != a:
-                self.fail(where, f"{kb} {sk.names[b]!r} is not a child of {ka} {sk.names[a]!r}")
-        target, sweep, hz, enabled = self.moving_target(where, table)
-        pole = self.vector(where, table, "pole") if "pole" in table else None
-        return TwoBoneIKSpec(name, nodes[0], nodes[1], nodes[2], target, sweep, hz, pole, enabled)
+    return RigReader(source, skeleton).read(data)

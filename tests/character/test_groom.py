@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpu_jiggle.character.groom import (fibonacci_sphere, grow_strands, head_frame_obstacles, push_out, scalp_directions,
-                              scalp_triangles)
+from gpu_jiggle.character.groom import fibonacci_sphere, grow_strands, head_frame_obstacles, push_out, scalp_directions
+from gpu_jiggle.render.draw3d import scalp_triangles
 
 
 def upper_half(d):

@@ -128,7 +128,7 @@ def test_bake_command_bad_input(tmp_path, capsys):
     rig_text = FOX_RIG.read_text()
     (tmp_path / "joint.toml").write_text(rig_text.replace('"b_Tail02_013"', '"b_Tail2"'))
     err = _fails(capsys, [str(FOX), "--rig", str(tmp_path / "joint.toml"), "--animation", "Run", "--out", "x.glb"],
-                 "chain 'tail': unknown joint 'b_Tail2'; the skeleton's joints are: ")
+                 "chain 'tail': unknown joint 'b_Tail2'; did you mean 'b_Tail02_013'? The skeleton's joints are: ")
     assert "b_Tail02_013" in err
     (tmp_path / "numbers.toml").write_text(rig_text.replace("damping_ratio = [0.5, 0.4, 0.35]",
                                                             "damping_ratio = [0.5, -0.4, 0.35]"))

@@ -1,0 +1,374 @@
+"""Reading a rig's TOML tables (:func:`gpu_jiggle.character.rig.rig_from_dict`): every value
+type-checked and bounded with the file, the table and the key in the message, the spring
+values of all chains collected into one :class:`~gpu_jiggle.PointChainSet` and validated
+once, by the chain set and the stability check (SPEC sections 1 and 7), whose refusals are
+told in the rig's own terms (``chain 'tail': frequency[1] = 0.0``)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import quat
+from .rig import (MAX_COLLIDERS, MAX_RIG_SEGMENTS, ChainSpec, ColliderSpec, LookAtSpec, Rig, RigError,
+                  TwoBoneIKSpec)
+from ..sim.chains import PointChainSet
+from ..sim.clock import MAX_SUBSTEPS
+from ..sim.spring import UnstableSpringError, check_stable
+from ..sim.validation import FLOAT32_MAX, InputError, unknown_name
+
+SPRING_KEYS = ("frequency", "damping_ratio", "gravity", "particle_radius", "max_distance", "world_influence",
+               "colliders")
+CHAIN_KEYS = ("name", "joints", "tip_length", "tip_axis") + SPRING_KEYS
+STRAND_KEYS = ("name", "joint", "count", "segments", "length", "root", "root_end", "direction", "spread_deg",
+               "fan_axis", "draw", "width") + SPRING_KEYS
+COLLIDER_KEYS = ("name", "joint", "shape", "offset", "end", "radius")
+LOOK_AT_KEYS = ("name", "joint", "aim_axis", "target", "sweep", "sweep_hz", "max_angle_deg", "weight", "enabled")
+TWO_BONE_KEYS = ("name", "root", "mid", "end", "target", "sweep", "sweep_hz", "pole", "enabled")
+SOLVER_KEYS = ("substep", "max_substeps")
+TOP_KEYS = ("solver", "chain", "strands", "collider", "look_at", "two_bone_ik")
+DRAW_STYLES = ("lines", "ribbons")
+#: Per-segment spring keys (a number, or one per segment) and their defaults; "frequency" has none.
+PER_SEGMENT_DEFAULTS = {"frequency": None, "damping_ratio": 0.5, "particle_radius": 0.0, "max_distance": math.inf}
+
+
+class RigReader:
+    """Reads one rig (see :mod:`gpu_jiggle.character.rig` for the format)."""
+
+    def __init__(self, source, skeleton):
+        self.source = source
+        self.skeleton = skeleton
+        self.segment_total = 0
+        self.springs = []   # per chain: (where, table, {key: value as read}) in chain order
+
+    def fail(self, where, message):
+        raise RigError(f"{self.source}: {where}: {message}")
+
+    # -- values ---------------------------------------------------------------------------
+    def keys(self, where, table, allowed):
+        if not isinstance(table, dict):
+            self.fail(where, f"expected a table, got {type(table).__name__}")
+        unknown = [k for k in table if k not in allowed]
+        if unknown:
+            self.fail(where, f"unknown key {unknown[0]!r}; expected one of {', '.join(allowed)}")
+
+    def number(self, where, table, key, default=None, check=None, expected="", integer=False):
+        """``table[key]`` (or ``default``): an int, or with ``integer=False`` also a float,
+        finite and within float32 range, passing ``check``."""
+        if key not in table:
+            if default is None:
+                self.fail(where, f"missing {key!r}")
+            return default
+        v = table[key]
+        ok_type = isinstance(v, int) if integer else isinstance(v, (int, float))
+        if isinstance(v, bool) or not ok_type:
+            self.fail(where, f"{key} = {_short(v)}: expected {'an integer' if integer else 'a number'}")
+        if not _in_float32_range(v) or (check is not None and not check(v)):
+            self.fail(where, f"{key} = {_short(v)}: expected {expected or 'a finite number'}"
+                             f"{'' if _in_float32_range(v) else ' within float32 range'}")
+        return v
+
+    def vector(self, where, table, key, default=None, nonzero=False):
+        if key not in table:
+            if default is None:
+                self.fail(where, f"missing {key!r}")
+            return np.asarray(default, np.float64)
+        v = table[key]
+        if (not isinstance(v, list) or len(v) != 3
+                or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v)):
+            self.fail(where, f"{key} = {_short(v)}: expected three numbers [x, y, z]")
+        if not all(_in_float32_range(x) for x in v):
+            self.fail(where, f"{key} = {_short(v)}: expected finite numbers within float32 range")
+        a = np.asarray(v, np.float64)
+        if nonzero and not np.linalg.norm(a) > 0:
+            self.fail(where, f"{key} = {v!r}: expected a direction of length > 0")
+        return a
+
+    def per_segment(self, where, table, key, segments):
+        """A number or a list of ``segments`` numbers (types and count only: the values are
+        checked by the chain set)."""
+        v = table.get(key, PER_SEGMENT_DEFAULTS[key])
+        values = v if isinstance(v, list) else [v]
+        if isinstance(v, list) and len(v) != segments:
+            self.fail(where, f"{key} has {len(v)} values; expected one, or one per segment ({segments})")
+        for i, x in enumerate(values):
+            if isinstance(x, bool) or not isinstance(x, (int, float)) or (isinstance(x, int) and not _in_float32_range(x)):
+                self.fail(where, f"{key}{f'[{i}]' if isinstance(v, list) else ''} = {_short(x)}: expected a number")
+        return np.broadcast_to(np.asarray(values, np.float64), (segments,))
+
+    def joint(self, where, name, key="joint"):
+        if not isinstance(name, str):
+            self.fail(where, f"{key} = {_short(name)}: expected a joint name (a string)")
+        try:
+            return self.skeleton.index(name)
+        except ValueError:
+            self.fail(where, unknown_name("joint", name, self.skeleton.names).replace(
+                "valid names are", "skeleton's joints are"))
+
+    # -- tables ---------------------------------------------------------------------------
+    def read(self, data) -> Rig:
+        self.keys("top level", data, TOP_KEYS)
+        solver = data.get("solver", {})
+        self.keys("[solver]", solver, SOLVER_KEYS)
+        substep = float(self.number("[solver]", solver, "substep", 1.0 / 120.0, lambda x: x > 0, "a number > 0"))
+        max_substeps = int(self.number("[solver]", solver, "max_substeps", 8, lambda x: 1 <= x <= MAX_SUBSTEPS,
+                                       f"an integer in [1, {MAX_SUBSTEPS}]", integer=True))
+        rig = Rig(self.source, substep, max_substeps)
+        colliders = self.tables(data, "collider")
+        if len(colliders) > MAX_COLLIDERS:
+            self.fail("[[collider]]", f"{len(colliders)} colliders; at most {MAX_COLLIDERS} (one collider group each)")
+        for i, table in enumerate(colliders):
+            rig.colliders.append(self.collider(i, table, rig.colliders))
+        collider_names = [c.name for c in rig.colliders]
+        used = {}
+        for i, table in enumerate(self.tables(data, "chain")):
+            rig.chains.append(self.chain(i, table, collider_names, used))
+        for i, table in enumerate(self.tables(data, "strands")):
+            rig.chains.extend(self.strands(i, table, collider_names))
+        names = [c.name for c in rig.chains]
+        seen = set()
+        for n in names:
+            if n in seen:
+                self.fail(f"chain {n!r}", "two chains or strand groups have this name")
+            seen.add(n)
+        for i, c in enumerate(rig.chains):
+            c.index, c.rig = i, rig
+        rig.chain_set = self.chain_set(rig.chains, substep)
+        for i, table in enumerate(self.tables(data, "look_at")):
+            rig.constraints.append(self.look_at(i, table))
+        for i, table in enumerate(self.tables(data, "two_bone_ik")):
+            rig.constraints.append(self.two_bone(i, table))
+        return rig
+
+    def tables(self, data, key):
+        v = data.get(key, [])
+        if not isinstance(v, list):
+            self.fail(f"[[{key}]]", f"expected an array of tables ([[{key}]]), got {type(v).__name__}")
+        for i, table in enumerate(v):
+            if not isinstance(table, dict):
+                self.fail(f"[[{key}]] {i}", f"expected a table, got {type(table).__name__} {_short(table)}")
+        return v
+
+    def name(self, kind, i, table):
+        n = table.get("name", f"{kind}{i}")
+        if not isinstance(n, str) or not n:
+            self.fail(f"[[{kind}]] {i}", f"name = {_short(n)}: expected a non-empty string")
+        return n
+
+    def count_segments(self, where, segments):
+        self.segment_total += segments
+        if self.segment_total > MAX_RIG_SEGMENTS:
+            self.fail(where, f"the rig's chains and strands have {self.segment_total} segments so far; at most "
+                             f"{MAX_RIG_SEGMENTS} (gpu_jiggle.character.rig.MAX_RIG_SEGMENTS)")
+
+    def add_springs(self, where, table, specs, collider_names):
+        """Read a table's spring values (types only) for its chains ``specs``."""
+        if "frequency" not in table:
+            self.fail(where, "missing 'frequency' (Hz)")
+        segments = specs[0].segments
+        values = {key: self.per_segment(where, table, key, segments) for key in PER_SEGMENT_DEFAULTS}
+        values["gravity"] = self.vector(where, table, "gravity", (0.0, 0.0, 0.0))
+        values["world_influence"] = self.number(where, table, "world_influence", 1.0)
+        names = table.get("colliders", collider_names)
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            self.fail(where, f"colliders = {_short(names)}: expected a list of collider names")
+        mask = 0
+        for n in names:
+            if n not in collider_names:
+                self.fail(where, f"unknown collider {_short(n)}; the rig's colliders are: "
+                                 f"{', '.join(collider_names) or 'none'}")
+            mask |= 1 << collider_names.index(n)
+        values["collider_mask"] = mask
+        self.springs.extend((where, table, values) for _ in specs)
+
+    def chain_set(self, chains, substep) -> PointChainSet:
+        """Every chain's springs as one PointChainSet, validated once (and stable for the
+        substep); a refusal names the table and key it came from."""
+        counts = [c.segments for c in chains]
+        per = {key: [v[key] for _, _, v in self.springs] for key in ("gravity", "world_influence", "collider_mask")}
+        per_segment = {key: np.concatenate([v[key] for _, _, v in self.springs]) if chains else np.zeros(0)
+                       for key in PER_SEGMENT_DEFAULTS}
+        topology = PointChainSet(counts, 1.0, 0.0)  # to locate a refused value's chain
+        try:
+            chain_set = PointChainSet(counts, per_segment["frequency"], per_segment["damping_ratio"],
+                                      particle_radius=per_segment["particle_radius"],
+                                      max_distance=per_segment["max_distance"],
+                                      world_influence=np.asarray(per["world_influence"], np.float64),
+                                      collider_mask=per["collider_mask"],
+                                      gravity=np.asarray(per["gravity"], np.float64).reshape(len(chains), 3))
+            check_stable(chain_set.frequency, chain_set.damping_ratio, substep)
+        except InputError as exc:
+            self.refuse(exc, topology)
+        return chain_set
+
+    def refuse(self, exc, chain_set):
+        """Raise the RigError for the chain set's refusal ``exc``, in the rig's terms: the
+        table and key the value came from, its index only where the table gave a list."""
+        chain, local = chain_set.locate(exc.argument, exc.index)
+        where, table, _ = self.springs[chain]
+        given = table.get(exc.argument)
+        index = f"[{local}]" if isinstance(given, list) and local is not None else ""
+        if isinstance(exc, UnstableSpringError):
+            self.fail(where, exc.describe(index, remedy="the [solver] substep"))
+        self.fail(where, exc.describe(index))
+
+    def chain(self, i, table, collider_names, used) -> ChainSpec:
+        name = self.name("chain", i, table)
+        where = f"chain {name!r}"
+        self.keys(where, table, CHAIN_KEYS)
+        joints = table.get("joints")
+        if not isinstance(joints, list) or not joints:
+            self.fail(where, f"joints = {_short(joints)}: expected a list of joint names, pivot first")
+        self.count_segments(where, len(joints))
+        nodes = [self.joint(where, j, "joints") for j in joints]
+        sk = self.skeleton
+        position = {}
+        for k, (j, node) in enumerate(zip(joints, nodes)):
+            if j in position:
+                self.fail(where, f"joint {j!r} appears twice (positions {position[j]} and {k}): "
+                                 f"a chain cannot loop back on itself")
+            position[j] = k
+            if node in used:
+                self.fail(where, f"joint {j!r} is already driven by chain {used[node]!r}")
+            if k and sk.parents[node] != nodes[k - 1]:
+                parent = sk.parents[node]
+                actual = "it is a root" if parent < 0 else f"its parent is {sk.names[parent]!r}"
+                children = [sk.names[c] for c in sk.children(nodes[k - 1])]
+                self.fail(where, f"joint {j!r} (position {k}) is not a child of {joints[k - 1]!r}: {actual}; "
+                                 f"the children of {joints[k - 1]!r} are: {', '.join(children) or 'none'}")
+        for node in nodes:
+            used[node] = name
+        rest = sk.world_matrices(sk.rest_pose())
+        last = nodes[-1]
+        if "tip_axis" in table:
+            axis = self.vector(where, table, "tip_axis", nonzero=True)
+        elif np.linalg.norm(sk.rest.translation[last]) > 0:
+            axis = sk.rest.translation[last]
+        else:
+            self.fail(where, f"tip_axis is needed: the last joint {joints[-1]!r} has no offset from its parent "
+                             f"to take the bone axis from")
+        axis = axis / np.linalg.norm(axis)
+        if "tip_length" in table:
+            tip_length = float(self.number(where, table, "tip_length", check=lambda x: x > 0, expected="a value > 0"))
+        elif len(nodes) > 1:
+            tip_length = float(np.linalg.norm(rest[nodes[-1], :3, 3] - rest[nodes[-2], :3, 3]))
+            scale = float(np.linalg.norm(rest[last, :3, :3] @ axis))
+            tip_length = tip_length / scale if scale > 0 else tip_length
+        else:
+            self.fail(where, "tip_length is needed for a chain of one joint (there is no previous segment)")
+        if not tip_length > 0:
+            self.fail(where, f"the previous segment has length {tip_length!r}; give tip_length")
+        segments = len(nodes)
+        spec = ChainSpec(name=name, kind="joints", nodes=np.asarray(nodes, np.int64), segments=segments,
+                         local_points=(axis * tip_length)[None], group=name)
+        self.add_springs(where, table, [spec], collider_names)
+        return spec
+
+    def strands(self, i, table, collider_names) -> list[ChainSpec]:
+        name = self.name("strands", i, table)
+        where = f"strands {name!r}"
+        self.keys(where, table, STRAND_KEYS)
+        node = self.joint(where, table.get("joint"))
+        count = int(self.number(where, table, "count", 1, lambda x: 1 <= x <= MAX_RIG_SEGMENTS,
+                                f"an integer in [1, {MAX_RIG_SEGMENTS}]", integer=True))
+        segments = int(self.number(where, table, "segments", None, lambda x: 1 <= x <= MAX_RIG_SEGMENTS,
+                                   f"an integer in [1, {MAX_RIG_SEGMENTS}]", integer=True))
+        self.count_segments(where, count * segments)
+        length = float(self.number(where, table, "length", None, lambda x: x > 0, "a value > 0"))
+        root = self.vector(where, table, "root", (0.0, 0.0, 0.0))
+        root_end = self.vector(where, table, "root_end") if "root_end" in table else None
+        direction = self.vector(where, table, "direction", nonzero=True)
+        direction = direction / np.linalg.norm(direction)
+        spread = math.radians(float(self.number(where, table, "spread_deg", 0.0, lambda x: 0 <= x <= 360,
+                                                "a value in [0, 360] degrees")))
+        if "fan_axis" in table:
+            fan = self.vector(where, table, "fan_axis", nonzero=True)
+        elif root_end is not None and np.linalg.norm(root_end - root) > 0:
+            fan = root_end - root
+        else:
+            helper = np.array([1.0, 0.0, 0.0]) if abs(direction[0]) < 0.9 else np.array([0.0, 0.0, 1.0])
+            fan = np.cross(direction, helper)
+        draw = table.get("draw", "lines")
+        if draw not in DRAW_STYLES:
+            self.fail(where, f"draw = {_short(draw)}: expected one of {', '.join(DRAW_STYLES)}")
+        width = float(self.number(where, table, "width", 1.0, lambda x: x > 0, "a value > 0"))
+        out = []
+        steps = np.arange(segments + 1)[:, None] * (length / segments)
+        for k in range(count):
+            u = 0.5 if count == 1 else k / (count - 1)
+            start = root if root_end is None else root + (root_end - root) * u
+            angle = spread * (u - 0.5) if count > 1 else 0.0
+            d = quat.rotate(quat.from_axis_angle(fan, angle), direction)
+            out.append(ChainSpec(name=f"{name}[{k}]" if count > 1 else name, kind="strand",
+                                 nodes=np.asarray([node], np.int64), segments=segments,
+                                 local_points=start + steps * d, group=name, draw=draw, width=width))
+        self.add_springs(where, table, out, collider_names)
+        return out
+
+    def collider(self, i, table, existing) -> ColliderSpec:
+        name = self.name("collider", i, table)
+        where = f"collider {name!r}"
+        self.keys(where, table, COLLIDER_KEYS)
+        if any(c.name == name for c in existing):
+            self.fail(where, "two colliders have this name")
+        node = self.joint(where, table.get("joint"))
+        shape = table.get("shape", "sphere")
+        if shape not in ("sphere", "capsule"):
+            self.fail(where, f"shape = {_short(shape)}: expected 'sphere' or 'capsule'")
+        offset = self.vector(where, table, "offset", (0.0, 0.0, 0.0))
+        if shape == "capsule":
+            end = self.vector(where, table, "end")
+        elif "end" in table:
+            self.fail(where, "end is for capsules; a sphere has only offset and radius")
+        else:
+            end = offset.copy()
+        radius = float(self.number(where, table, "radius", None, lambda x: x >= 0, "a finite value >= 0"))
+        return ColliderSpec(name, node, shape, offset, end, radius, len(existing))
+
+    def moving_target(self, where, table):
+        target = self.vector(where, table, "target")
+        sweep = self.vector(where, table, "sweep", (0.0, 0.0, 0.0))
+        hz = float(self.number(where, table, "sweep_hz", 0.0, lambda x: x >= 0, "a value >= 0 (Hz)"))
+        enabled = table.get("enabled", True)
+        if not isinstance(enabled, bool):
+            self.fail(where, f"enabled = {_short(enabled)}: expected true or false")
+        return target, sweep, hz, enabled
+
+    def look_at(self, i, table) -> LookAtSpec:
+        name = self.name("look_at", i, table)
+        where = f"look_at {name!r}"
+        self.keys(where, table, LOOK_AT_KEYS)
+        node = self.joint(where, table.get("joint"))
+        axis = self.vector(where, table, "aim_axis", nonzero=True)
+        target, sweep, hz, enabled = self.moving_target(where, table)
+        limit = float(self.number(where, table, "max_angle_deg", 180.0, lambda x: 0 < x <= 180,
+                                  "a value in (0, 180] degrees"))
+        weight = float(self.number(where, table, "weight", 1.0, lambda x: 0 <= x <= 1, "a value in [0, 1]"))
+        return LookAtSpec(name, node, axis, target, sweep, hz, math.radians(limit), weight, enabled)
+
+    def two_bone(self, i, table) -> TwoBoneIKSpec:
+        name = self.name("two_bone_ik", i, table)
+        where = f"two_bone_ik {name!r}"
+        self.keys(where, table, TWO_BONE_KEYS)
+        nodes = [self.joint(where, table.get(k), k) for k in ("root", "mid", "end")]
+        sk = self.skeleton
+        for (a, b), (ka, kb) in zip(((nodes[0], nodes[1]), (nodes[1], nodes[2])), (("root", "mid"), ("mid", "end"))):
+            if sk.parents[b] != a:
+                self.fail(where, f"{kb} {sk.names[b]!r} is not a child of {ka} {sk.names[a]!r}")
+        target, sweep, hz, enabled = self.moving_target(where, table)
+        pole = self.vector(where, table, "pole") if "pole" in table else None
+        return TwoBoneIKSpec(name, nodes[0], nodes[1], nodes[2], target, sweep, hz, pole, enabled)
+
+
+def _in_float32_range(x) -> bool:
+    """A finite number no larger in magnitude than float32's largest (big ints included)."""
+    try:
+        return math.isfinite(x) and abs(x) <= FLOAT32_MAX
+    except OverflowError:  # an int too large for a float
+        return False
+
+
+def _short(value, limit: int = 60) -> str:
+    """``repr(value)``, cut to ``limit`` characters (a hostile file's value may be huge)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
