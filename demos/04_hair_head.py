@@ -37,8 +37,8 @@ import numpy as np
 
 from gpu_jiggle import LagFollower, PointChainSet, Solver
 from gpu_jiggle.render.chain_draw import ChainDrawer
-from gpu_jiggle.render.draw3d import Camera, Renderer
-from gpu_jiggle.character.groom import grow_strands, head_frame_obstacles, scalp_directions, scalp_triangles
+from gpu_jiggle.render.draw3d import Camera, Renderer, scalp_triangles
+from gpu_jiggle.character.groom import grow_strands, head_frame_obstacles, scalp_directions
 from gpu_jiggle.character.keyframes import KeyframeTrack
 from gpu_jiggle.app.viewer import Demo, Parameter, demo_parser, parse_demo_args, run
 

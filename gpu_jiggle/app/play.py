@@ -2,7 +2,7 @@
 
 The window, the frame loop, the tuning panel (Dear ImGui when imgui-bundle works here, else
 a text panel and keys), the frame-rate cap, pause and single step come from
-:mod:`gpu_jiggle.app.viewer`; the scene is drawn by :class:`gpu_jiggle.app.render.CharacterView`.
+:mod:`gpu_jiggle.app.viewer`; the scene is drawn by :class:`gpu_jiggle.render.scene.CharacterView`.
 This module adds the character: :class:`CharacterPlayer`, the demo object the viewer runs.
 
 ```python
@@ -27,12 +27,23 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from .render import CharacterView, make_pipeline, one_line, open_character
-from .viewer import FPS_CAPS, Parameter
+from ..character.travel import make_pipeline
+from ..render.scene import CharacterView
+from .shared import one_line, open_character, parse_travel
+from .viewer.session import FPS_CAPS, Parameter
 
 __all__ = ["CharacterPlayer", "play", "add_command", "run_command"]
 
 WRAP_SIZES = 200.0  # the travel jumps back (a teleport, unseen) after this many body sizes
+FREQUENCY_RANGE = (0.5, 20.0)      # Hz, a chain's frequency slider
+FREQUENCY_STEP = 1.1               # a key press multiplies the frequency by this
+DAMPING_RANGE = (0.0, 2.0)         # a chain's damping-ratio slider
+DAMPING_STEP = 0.05                # a key press adds this to the damping ratio
+TELEPORT_SIZES = (1.5, 0.0, 2.0)   # T jumps this far (world x, y, z), in body sizes
+ORBIT_RADIANS_PER_PIXEL = 0.008    # mouse drag → camera turn
+ELEVATION_RANGE_DEGREES = (-5.0, 80.0)
+ZOOM_PER_STEP = 1.1                # one scroll step
+ZOOM_RANGE = (0.2, 8.0)
 
 
 class CharacterPlayer:
@@ -40,9 +51,9 @@ class CharacterPlayer:
 
     Args:
         ctx: the window's moderngl context (solvers and drawing share it).
-        character, rig: loaded (see :func:`gpu_jiggle.app.render.open_character`).
+        character, rig: loaded (see :func:`gpu_jiggle.app.shared.open_character`).
         clip: the starting animation's name (default: the first).
-        backend: the spring solver's. travel: as :func:`gpu_jiggle.app.render.make_pipeline`.
+        backend: the spring solver's. travel: as :func:`gpu_jiggle.character.travel.make_pipeline`.
     """
 
     name = "play"
@@ -78,10 +89,10 @@ class CharacterPlayer:
         self.parameters.append(Parameter("travel", "travel forward", True, kind="toggle", letter="M"))
         for group, members in self.groups.items():
             f, z = self._base[members[0]]
-            self.parameters.append(Parameter(f"frequency:{group}", f"{group} f (Hz)", float(f[0]), 0.5, 20.0, log=True,
-                                             step=1.1, fmt="%.2f"))
-            self.parameters.append(Parameter(f"damping:{group}", f"{group} damping ratio", float(z[0]), 0.0, 2.0,
-                                             step=0.05, fmt="%.2f"))
+            self.parameters.append(Parameter(f"frequency:{group}", f"{group} f (Hz)", float(f[0]), *FREQUENCY_RANGE,
+                                             log=True, step=FREQUENCY_STEP, fmt="%.2f"))
+            self.parameters.append(Parameter(f"damping:{group}", f"{group} damping ratio", float(z[0]), *DAMPING_RANGE,
+                                             step=DAMPING_STEP, fmt="%.2f"))
         self._start_clip()
 
     # -- the clip and its pipeline -------------------------------------------------------------
@@ -152,7 +163,7 @@ class CharacterPlayer:
 
     def teleport(self) -> None:
         size = self.view.framing.size
-        self.pipeline.teleport((1.5 * size, 0.0, 2.0 * size))
+        self.pipeline.teleport(tuple(k * size for k in TELEPORT_SIZES))
 
     def status(self) -> list:
         clip = self.clip
@@ -165,12 +176,13 @@ class CharacterPlayer:
 
     def orbit(self, dx: float, dy: float) -> None:
         framing = self.view.framing
-        framing.azimuth -= 0.008 * dx
-        framing.elevation = min(max(framing.elevation + 0.008 * dy, math.radians(-5.0)), math.radians(80.0))
+        low, high = (math.radians(a) for a in ELEVATION_RANGE_DEGREES)
+        framing.azimuth -= ORBIT_RADIANS_PER_PIXEL * dx
+        framing.elevation = min(max(framing.elevation + ORBIT_RADIANS_PER_PIXEL * dy, low), high)
 
     def zoom(self, steps: float) -> None:
         framing = self.view.framing
-        framing.zoom = min(max(framing.zoom * 1.1 ** steps, 0.2), 8.0)
+        framing.zoom = min(max(framing.zoom * ZOOM_PER_STEP ** steps, ZOOM_RANGE[0]), ZOOM_RANGE[1])
 
     def pointer(self, x: float, y: float) -> None:
         pass
@@ -192,7 +204,7 @@ def play(model, rig, animation: str | None = None, size=(1280, 720), fps_cap=60,
         FileNotFoundError, ValueError: a missing or invalid model or rig, an unknown clip
         (the message lists the clips). RuntimeError: no display or no OpenGL 4.3 window.
     """
-    from .viewer import open_window, run_window
+    from .viewer.window import open_window, run_window
 
     if fps_cap not in FPS_CAPS:
         raise ValueError(f"fps_cap = {fps_cap!r}: expected one of 30, 60, 144 or None (uncapped)")
@@ -214,7 +226,7 @@ def play(model, rig, animation: str | None = None, size=(1280, 720), fps_cap=60,
 
 def add_command(sub) -> None:
     """Register ``play`` on an argparse subparsers object (see :mod:`gpu_jiggle.app.cli`)."""
-    from .viewer import argument_type, parse_fps_cap, parse_frame_list, parse_size
+    from .viewer.args import argument_type, parse_fps_cap, parse_frame_list, parse_size
 
     size, cap, frame_list = (argument_type(f) for f in (parse_size, parse_fps_cap, parse_frame_list))
     p = sub.add_parser("play", help="a glTF character and its springs in a window (orbit, clips, live tuning)",
@@ -250,12 +262,7 @@ def run_command(args) -> int:
     try:
         if args.frames is not None and args.frames < 1:
             raise ValueError(f"--frames {args.frames}: expected at least 1")
-        travel = args.travel
-        if travel != "auto":
-            try:
-                travel = float(travel)
-            except ValueError:
-                raise ValueError(f"--travel {args.travel!r}: expected 'auto' or a number") from None
+        travel = parse_travel(args.travel)
         return play(args.model, args.rig, animation=args.animation, size=args.size, fps_cap=args.fps_cap,
                     backend=args.backend, travel=travel, debug=args.debug, frames=args.frames,
                     screenshot=args.screenshot, screenshot_frames=args.screenshot_frames, samples=args.samples,

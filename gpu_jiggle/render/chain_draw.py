@@ -27,11 +27,14 @@ import numpy as np
 from .draw3d import Camera
 from .draw2d import rgba
 from ..gl.glsl import program
+from ..sim import layouts
 
 __all__ = ["ChainDrawer", "relative_camera", "BINDINGS"]
 
-#: Solver buffer → the storage-buffer binding the drawing shaders read it at.
-BINDINGS = {"chain_rig": 1, "chain_target": 5, "joint_offset": 6, "joint_output": 7}
+#: Solver buffer → the storage-buffer binding the drawing shaders read it at: the solver's own
+#: (``shaders/draw/point_draw.glsl`` defaults to the point kernel's bindings).
+BINDINGS = {name: layouts.POINT_BINDINGS[name]
+            for name in ("chain_rig", "chain_target", "joint_offset", "joint_output")}
 
 
 def relative_camera(camera: Camera, origin) -> Camera:
@@ -62,9 +65,9 @@ class ChainDrawer:
     def __init__(self, ctx):
         self.ctx = ctx
         self.programs = {
-            "grass": program(ctx, "grass_blade.vert", "grass_blade.frag"),
-            "hair": program(ctx, "hair_strand.vert", "hair_strand.frag"),
-            "lines": program(ctx, "chain_lines.vert", "strand_lines.frag"),
+            "grass": program(ctx, "draw/grass_blade.vert", "draw/grass_blade.frag"),
+            "hair": program(ctx, "draw/hair_strand.vert", "draw/hair_strand.frag"),
+            "lines": program(ctx, "draw/chain_lines.vert", "draw/strand_lines.frag"),
         }
         # (layout, stride) → (the segment counts it was built for, index buffer,
         #                     vertex arrays by program, index count)

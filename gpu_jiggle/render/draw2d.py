@@ -88,7 +88,7 @@ class Renderer:
         if circle_segments < 3:
             raise ValueError(f"circle_segments = {circle_segments!r}: expected an integer >= 3")
         self.ctx = ctx
-        self.program = program(ctx, "draw2d.vert", "draw2d.frag")
+        self.program = program(ctx, "draw/draw2d.vert", "draw/draw2d.frag")
         turn = np.linspace(0.0, 2.0 * np.pi, circle_segments + 1)
         self._unit_circle = np.stack([np.cos(turn), np.sin(turn)], axis=1)  # (n + 1, 2), closed
         self._vbo = None

@@ -31,7 +31,8 @@ from .draw2d import rgba
 from ..gl.glsl import program
 from ..gl.offscreen import OffscreenTarget
 
-__all__ = ["Camera", "Renderer", "OffscreenTarget", "rgba", "look_at", "perspective", "unit_sphere_triangles"]
+__all__ = ["Camera", "Renderer", "OffscreenTarget", "rgba", "look_at", "perspective", "unit_sphere_triangles",
+           "scalp_triangles"]
 
 # Mesh vertex: position (3 float32, world), normal (3, world, unit), colour (4, RGBA), tile (1,
 # length unit; > 0 checkers the surface on world xz).
@@ -143,6 +144,15 @@ def unit_sphere_triangles(stacks: int = 16, slices: int = 28) -> np.ndarray:
     return normals
 
 
+def scalp_triangles(on_scalp, stacks: int = 24, slices: int = 40) -> np.ndarray:
+    """(3·T, 3) unit normals, head frame: the triangles of a sphere inside the hairline
+    ``on_scalp`` (judged at each triangle's centre), to draw in the hair's colour under the
+    strands."""
+    sphere = unit_sphere_triangles(stacks, slices).reshape(-1, 3, 3)
+    centroid = sphere.mean(axis=1)
+    return sphere[on_scalp(centroid / np.linalg.norm(centroid, axis=1, keepdims=True))].reshape(-1, 3)
+
+
 def _frame_from_y(axis: np.ndarray) -> np.ndarray:
     """(3, 3) rotation whose columns are x', y' = axis (unit), z': local y maps onto ``axis``."""
     helper = np.array([1.0, 0.0, 0.0]) if abs(axis[0]) < 0.9 else np.array([0.0, 0.0, 1.0])
@@ -167,8 +177,8 @@ class Renderer:
         if stacks < 2 or stacks % 2 or slices < 3:
             raise ValueError(f"stacks = {stacks!r}, slices = {slices!r}: expected an even stacks >= 2 and slices >= 3")
         self.ctx = ctx
-        self.mesh_program = program(ctx, "draw3d_mesh.vert", "draw3d_mesh.frag")
-        self.strand_program = program(ctx, "draw3d_strand.vert", "draw3d_strand.frag")
+        self.mesh_program = program(ctx, "draw/draw3d_mesh.vert", "draw/draw3d_mesh.frag")
+        self.strand_program = program(ctx, "draw/draw3d_strand.vert", "draw/draw3d_strand.frag")
         self._round_normals, self._round_upper = _round_template(stacks, slices)
         self._meshes: list[np.ndarray] = []
         self._strands: list[tuple[np.ndarray, np.ndarray]] = []

@@ -1,11 +1,13 @@
 """The ``gpu-jiggle`` command, run as ``python -m gpu_jiggle`` in a subprocess (and in-process
-where a missing OpenGL context has to be simulated)."""
+where a missing OpenGL context or a failing command has to be simulated)."""
 from __future__ import annotations
 
 import subprocess
 import sys
 
-from gpu_jiggle.app import cli
+import pytest
+
+from gpu_jiggle.app import bake, cli, info
 from gpu_jiggle.gl import context as gl_context_module
 
 CHECK_TITLES = ["1 free decay", "2 rest", "3 frame rates", "4 wraparound", "5 teleport", "6 cross-check",
@@ -98,16 +100,66 @@ def test_no_command_is_a_usage_error():
 
 
 def test_failed_check_exits_1(monkeypatch, tmp_path, capsys):
-    from gpu_jiggle.verify import checks as verify
+    from gpu_jiggle.verify import CheckResult, runner
 
     def broken(backend):
-        return verify.CheckResult("broken", "9 broken", 2.0, 1.0, False, "a figure over its limit")
+        return CheckResult("broken", "9 broken", 2.0, 1.0, False, "a figure over its limit")
 
     def crashing(backend):
         raise ValueError("boom")
 
-    monkeypatch.setattr(verify, "CHECKS", (broken, crashing))
+    monkeypatch.setattr(runner, "CHECKS", (broken, crashing))
     assert cli.main(["verify", "--backend", "cpu", "--out", str(tmp_path)]) == 1
     out = capsys.readouterr().out
     assert "9 broken" in out and "FAIL" in out
     assert "error: ValueError: boom" in out
+
+
+def _out_of_memory(args):
+    raise MemoryError("Unable to allocate 8.00 GiB for an array with shape (1073741824,)")
+
+
+def test_out_of_memory_is_one_line_and_exits_2(monkeypatch, capsys):
+    monkeypatch.setattr(info, "cmd_info", _out_of_memory)
+    assert cli.main(["info"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.splitlines()
+    assert len(lines) == 1, captured.err
+    assert lines[0].startswith("gpu-jiggle info: MemoryError: Unable to allocate 8.00 GiB")
+    assert "Traceback" not in captured.err
+
+
+def test_unexpected_error_is_one_line_and_exits_2(monkeypatch, capsys, tmp_path):
+    def crashing(args):
+        raise ZeroDivisionError("float division by zero\nin the frame loop")
+
+    monkeypatch.setattr(bake, "run_command", crashing)
+    args = ["bake", "model.glb", "--rig", "rig.toml", "--animation", "Run", "--out", str(tmp_path / "out.glb")]
+    assert cli.main(args) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("gpu-jiggle bake: ZeroDivisionError: float division by zero in the frame loop")
+
+
+def test_debug_prints_the_traceback(monkeypatch, capsys):
+    monkeypatch.setattr(info, "cmd_info", _out_of_memory)
+    assert cli.main(["--debug", "info"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("Traceback (most recent call last):")
+    assert "_out_of_memory" in err
+    assert err.rstrip().endswith("MemoryError: Unable to allocate 8.00 GiB for an array with shape (1073741824,)")
+
+
+RENDER_ARGS = ["model.glb", "--rig", "rig.toml", "--animation", "Run", "--out", "out.mp4"]
+
+
+@pytest.mark.parametrize("argv, show_traceback, draw_debug", [
+    (["--debug", "render", *RENDER_ARGS], True, False),
+    (["render", *RENDER_ARGS, "--debug"], False, True),
+])
+def test_global_debug_is_not_renders_debug_view(argv, show_traceback, draw_debug):
+    """``gpu-jiggle --debug`` asks for tracebacks; ``render --debug`` for render's debug view."""
+    args = cli.build_parser().parse_args(argv)
+    assert args.show_traceback is show_traceback
+    assert args.debug is draw_debug

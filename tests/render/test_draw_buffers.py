@@ -19,7 +19,7 @@ def test_vertex_shader_reads_the_read_back_positions(gl):
         s.set_pose(joint_positions=local + far + [0.1 * np.sin(f / 5), 0, 0.02 * f])
         s.set_lod(rng.integers(0, 3, len(counts)))
         s.advance(1 / 60 + 0.003 * (f % 3))
-    program = glsl.program(gl, "strand_lines.vert", None, varyings=["world_position"])
+    program = glsl.program(gl, "draw/strand_lines.vert", None, varyings=["world_position"])
     program["view_projection"].write(np.eye(4, dtype="f4").tobytes())
     buffers = s.gpu_buffers()
     for name, binding in (("chain_rig", 1), ("chain_target", 5), ("joint_output", 7)):

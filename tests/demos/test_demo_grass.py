@@ -40,7 +40,7 @@ def test_grass_ribbons_draw_the_read_back_positions(gl, demo):
         s.advance(1 / 60 + 0.004 * (f % 3))
     counts = s.chain_set.segment_counts
     per_chain = 2 * (int(counts.max()) + 1)
-    program = glsl.program(gl, "grass_blade.vert", None, varyings=["joint_world", "world_position"])
+    program = glsl.program(gl, "draw/grass_blade.vert", None, varyings=["joint_world", "world_position"])
     program["vertices_per_chain"].value = per_chain
     program["view_projection"].write(np.eye(4, dtype="f4").tobytes())
     program["root_width"].value = (0.02, 0.03)

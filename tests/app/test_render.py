@@ -11,8 +11,11 @@ from PIL import Image
 
 from gpu_jiggle.app import cli
 from gpu_jiggle.render.draw3d import Camera, OffscreenTarget
-from gpu_jiggle.app.render import (Framing, SkinnedMeshes, ground_speed, make_pipeline, open_character, output_kind, render,
-                               skin_on_host)
+from gpu_jiggle.app.render import render
+from gpu_jiggle.app.shared import open_character
+from gpu_jiggle.character.travel import ground_speed, make_pipeline
+from gpu_jiggle.render.scene import Framing, SkinnedMeshes, skin_on_host
+from gpu_jiggle.render.video import output_kind
 
 from demo_support import FOX, FOX_RIG as RIG, fox_dark_brown, fox_orange, middle
 
@@ -173,6 +176,49 @@ def test_bad_output_suffix(tmp_path, capsys):
     rc = cli.main(["render", str(FOX), "--rig", str(RIG), "--animation", "Run", "--out", str(tmp_path / "x.avi")])
     assert rc == 2
     assert "expected a .mp4 or .gif file, or a folder" in capsys.readouterr().err
+
+
+def _fox_with_a_long_clip(path, last_key: float):
+    """The Fox with one more clip, "Long": the Run's channels and a key on the head at
+    ``last_key`` s (its rest rotation held), so the clip lasts ``last_key`` seconds."""
+    import base64
+    import json
+
+    doc = json.loads(FOX.read_text(encoding="utf-8"))
+    head = next(i for i, node in enumerate(doc["nodes"]) if node.get("name") == "b_Head_05")
+    times = np.array([0.0, last_key], np.float32)
+    rotations = np.tile(np.asarray(doc["nodes"][head].get("rotation", [0, 0, 0, 1]), np.float32), (2, 1))
+    blob = times.tobytes() + rotations.tobytes()
+    doc["buffers"].append({"byteLength": len(blob),
+                           "uri": "data:application/octet-stream;base64," + base64.b64encode(blob).decode()})
+    buffer, views, accessors = len(doc["buffers"]) - 1, len(doc["bufferViews"]), len(doc["accessors"])
+    doc["bufferViews"] += [{"buffer": buffer, "byteOffset": 0, "byteLength": times.nbytes},
+                           {"buffer": buffer, "byteOffset": times.nbytes, "byteLength": rotations.nbytes}]
+    doc["accessors"] += [{"bufferView": views, "componentType": 5126, "count": 2, "type": "SCALAR",
+                          "min": [0.0], "max": [last_key]},
+                         {"bufferView": views + 1, "componentType": 5126, "count": 2, "type": "VEC4"}]
+    run = next(a for a in doc["animations"] if a["name"] == "Run")
+    samplers = [dict(s) for s in run["samplers"]] + [{"input": accessors, "output": accessors + 1}]
+    channels = [dict(c) for c in run["channels"] if c["target"]["node"] != head]
+    channels.append({"sampler": len(samplers) - 1, "target": {"node": head, "path": "rotation"}})
+    doc["animations"].append({"name": "Long", "samplers": samplers, "channels": channels})
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+def test_a_clip_with_a_far_last_key_renders_a_short_video(gl, tmp_path):
+    """The travel speed samples a bounded stretch of the clip: a clip whose last key lies at
+    3000 s (the loader's limit is an hour) renders 0.2 s as readily as any other (before, it
+    sampled 180,000 poses)."""
+    model = _fox_with_a_long_clip(tmp_path / "long.gltf", 3000.0)
+    out = tmp_path / "long.gif"
+    result = subprocess.run([sys.executable, "-m", "gpu_jiggle", "render", str(model), "--rig", str(RIG),
+                             "--animation", "Long", "--seconds", "0.2", "--fps", "10", "--size", "64x48",
+                             "--samples", "0", "--no-progress", "--out", str(out)],
+                            capture_output=True, text=True, timeout=180)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "rendered 'Long'" in result.stdout and "2 frames" in result.stdout
+    assert Image.open(out).n_frames == 2
 
 
 def test_no_traceback_from_the_installed_command(tmp_path):

@@ -134,3 +134,16 @@ def test_gpu_timer_reads_past_queries(gl):
         assert timer.last_ms is not None and timer.last_ms >= 0.0
     else:
         assert timer.last_ms is None
+
+
+def test_importing_the_viewer_loads_no_window_library():
+    """glfw and imgui-bundle are imported by the functions that open a window, not by the
+    package: demos and the headless runs import it without them."""
+    import subprocess
+    import sys
+
+    code = ("import sys, gpu_jiggle.app.viewer, gpu_jiggle.app.play, gpu_jiggle.app.render; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('glfw', 'imgui_bundle')))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"

@@ -39,7 +39,7 @@ def test_hair_strands_draw_the_read_back_positions(gl, demo, as_lines):
         s.advance(1 / 60 + 0.003 * (f % 2))
     counts = s.chain_set.segment_counts
     chains, per_chain = len(counts), 2 * (int(counts.max()) + 1)
-    program = glsl.program(gl, "hair_strand.vert", None, varyings=["joint_world", "world_position"])
+    program = glsl.program(gl, "draw/hair_strand.vert", None, varyings=["joint_world", "world_position"])
     program["vertices_per_chain"].value = per_chain
     program["view_projection"].write(np.eye(4, dtype="f4").tobytes())
     program["eye"].value = tuple(map(float, np.array([0.5, 1.6, 1.5]) + far - s.origin))

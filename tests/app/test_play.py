@@ -8,7 +8,7 @@ import pytest
 from gpu_jiggle.app import cli
 from gpu_jiggle.render.draw3d import OffscreenTarget
 from gpu_jiggle.app.play import CharacterPlayer
-from gpu_jiggle.app.render import open_character
+from gpu_jiggle.app.shared import open_character
 
 from demo_support import FOX, FOX_RIG as RIG, fox_orange, middle, rgb, run_window, without_display
 
