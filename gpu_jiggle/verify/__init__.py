@@ -1,1 +1,60 @@
-"""TODO"""
+"""The properties of SPEC section 8, measured: one function per check, for angle chains
+(:func:`free_decay`, :func:`rest`, :func:`frame_rates`, :func:`wraparound`, :func:`teleport`,
+:func:`cross_check`) and for point chains (:func:`point_free_decay`, :func:`point_rest`,
+:func:`point_frame_rates`, :func:`point_teleport`, :func:`point_cross_check`; property 4,
+wraparound, is about angles only). ``gpu-jiggle verify`` and the tests
+(``tests/verify/test_properties.py``, ``tests/verify/test_point_properties.py``) all call them.
+
+Modules: :mod:`~gpu_jiggle.verify.scenarios` (the rigs, poses, motions and frame times the
+checks and the tests drive the solver with), :mod:`~gpu_jiggle.verify.measure` (helpers the
+checks share), :mod:`~gpu_jiggle.verify.angle` (angle chains, properties 1-5),
+:mod:`~gpu_jiggle.verify.point` (point chains, 1 and 2), :mod:`~gpu_jiggle.verify.point_motion`
+(point chains, 3 and 5), :mod:`~gpu_jiggle.verify.cross` (property 6 for both),
+:mod:`~gpu_jiggle.verify.result` (:class:`CheckResult`), :mod:`~gpu_jiggle.verify.runner`
+(:data:`CHECKS`, :func:`run_all`, :func:`format_table`, :func:`write_plots`) and
+:mod:`~gpu_jiggle.verify.plots` (matplotlib, imported only by :func:`write_plots`).
+
+This package uses :mod:`gpu_jiggle.sim` and :mod:`gpu_jiggle.gl` only.
+"""
+from .angle import free_decay, frame_rates, rest, teleport, wraparound
+from .cross import cross_check, point_cross_check
+from .measure import REFERENCE_VARIANTS, gpu_available, half_cycle_peaks, wrap
+from .point import point_free_decay, point_rest
+from .point_motion import point_frame_rates, point_teleport
+from .result import CheckResult
+from .runner import CHECKS, format_table, run_all, write_plots
+from .scenarios import (FORCE_VARIANTS, axis_rotation, point_body_motion, random_chains, random_point_chains,
+                        root_motion, standard_chains, standard_point_chains, standard_point_pose, variant_name)
+
+__all__ = [
+    "CheckResult",
+    "standard_chains",
+    "root_motion",
+    "random_chains",
+    "half_cycle_peaks",
+    "wrap",
+    "free_decay",
+    "rest",
+    "frame_rates",
+    "wraparound",
+    "teleport",
+    "cross_check",
+    "FORCE_VARIANTS",
+    "REFERENCE_VARIANTS",
+    "variant_name",
+    "standard_point_chains",
+    "standard_point_pose",
+    "point_body_motion",
+    "axis_rotation",
+    "random_point_chains",
+    "point_free_decay",
+    "point_rest",
+    "point_frame_rates",
+    "point_teleport",
+    "point_cross_check",
+    "CHECKS",
+    "run_all",
+    "format_table",
+    "write_plots",
+    "gpu_available",
+]

@@ -1,9 +1,11 @@
 """SPEC section 8, properties 1, 2, 3 and 5 for point chains on both backends (same bodies),
 and 6 where both exist; each with gravity on and off and wind on and off.
 
-Each test runs one check of :mod:`gpu_jiggle.verify.checks` for one force variant and asserts on
+Each test runs one check of :mod:`gpu_jiggle.verify` for one force variant and asserts on
 what it measured (traces and figures), not only on its verdict. Wind is the constant w0
 where the property needs the forcing to be still (decay, rest) and w0 with gusts elsewhere.
+The bounds are written here, not taken from the code under test; the scenario's inputs (the
+motion's amplitude, the gusts, the substep) come from :mod:`gpu_jiggle.verify.scenarios`.
 """
 from __future__ import annotations
 
@@ -13,16 +15,33 @@ import numpy as np
 import pytest
 
 from gpu_jiggle import PointChainSet, Solver
-from gpu_jiggle.verify import checks as verify
+from gpu_jiggle import verify
+from gpu_jiggle.verify.scenarios import (FORCE_VARIANTS, MOTION_AMPLITUDE, POINT_GRAVITY, POINT_GUST, SUBSTEP,
+                                         axis_rotation, variant_name)
 
-FORCES = pytest.mark.parametrize("gravity, wind", verify.FORCE_VARIANTS,
-                                 ids=[verify.variant_name(g, w).replace(" + ", "+") for g, w in verify.FORCE_VARIANTS])
+#: SPEC 8.3: tip paths agree "within a few percent of the motion's amplitude": 3 %.
+FRAME_RATE_LIMIT = 0.03
+#: SPEC 8.5, "behaves as if it had always been there", for point chains: a solver rebased onto
+#: the destination as it jumps agrees with one made there to 1e-6 × the chain's length; one
+#: that keeps its origin 2000 units away holds its pivots in float32 and agrees within 10
+#: float32 spacings at 2000 units.
+TELEPORT_TOLERANCE = 1e-6
+TELEPORT_SPACINGS = 10
+#: SPEC 8.6 holds the backends to "a stated tolerance"; the stated ones for point chains (the
+#: point cross-check in gpu_jiggle/verify/cross.py says why): the first frame with substeps
+#: agrees to float32 rounding, and the whole run within 1e-2 (position / chain length; velocity
+#: relative to max(1, |v|); rotation as quaternion distance).
+CROSS_FIRST_FRAME_TOLERANCE = 1e-5
+CROSS_TOLERANCE = 1e-2
+
+FORCES = pytest.mark.parametrize("gravity, wind", FORCE_VARIANTS,
+                                 ids=[variant_name(g, w).replace(" + ", "+") for g, w in FORCE_VARIANTS])
 
 
 def only_run(result, gravity, wind):
     runs = result.traces["runs"]
-    assert list(runs) == [verify.variant_name(gravity, wind)]
-    return runs[verify.variant_name(gravity, wind)]
+    assert list(runs) == [variant_name(gravity, wind)]
+    return runs[variant_name(gravity, wind)]
 
 
 @FORCES
@@ -64,8 +83,8 @@ def test_free_decay_peaks_shrink_every_half_cycle(backend, gravity, wind):
 #: 60 s of sim time costs about 15 s in the numpy reference (and 0.3 s on the GPU), so the
 #: reference runs gravity and wind together (every force path; its no-force path runs in all
 #: the other checks) and the GPU all four.
-REST_CASES = [pytest.param(b, g, w, id=f"{b}-{verify.variant_name(g, w).replace(' + ', '+')}")
-              for b in ("cpu", "gpu") for g, w in verify.FORCE_VARIANTS if b == "gpu" or (g and w)]
+REST_CASES = [pytest.param(b, g, w, id=f"{b}-{variant_name(g, w).replace(' + ', '+')}")
+              for b in ("cpu", "gpu") for g, w in FORCE_VARIANTS if b == "gpu" or (g and w)]
 
 
 @pytest.mark.parametrize("backend, gravity, wind", REST_CASES, indirect=["backend"])
@@ -101,8 +120,8 @@ def test_frame_rates_agree_at_shared_times(backend, gravity, wind):
     worst = 0.0
     for a, b in [(30, 60), (30, 144), (60, 144)]:
         distance = np.linalg.norm(run["compared"][a] - run["compared"][b], axis=2)
-        worst = max(worst, distance.max() / verify.MOTION_AMPLITUDE)
-    assert worst < 0.03  # 3 % of the translation's amplitude (0.5 units)
+        worst = max(worst, distance.max() / MOTION_AMPLITUDE)
+    assert worst < FRAME_RATE_LIMIT  # 3 % of the translation's amplitude (0.5 units)
     assert r.figure == pytest.approx(worst)
     # Halving the frame time shrinks the error about fourfold (the frames' linear target
     # interpolation is second order), so 60 fps sits much closer to 144 fps than 30 fps does.
@@ -138,8 +157,8 @@ def test_teleport_snaps_and_then_moves_as_if_it_had_always_been_there(backend, g
         else:
             # The frame's two substeps start from rest on the targets: no faster than the
             # forces alone make it, and exactly what a solver made there does on its first frame.
-            pull = np.linalg.norm(run["force"]) + (verify.POINT_GUST["gust_amplitude"] if wind else 0.0)
-            assert np.linalg.norm(vel[name][jump], axis=1).max() <= 2 * verify.SUBSTEP * pull
+            pull = np.linalg.norm(run["force"]) + (POINT_GUST["gust_amplitude"] if wind else 0.0)
+            assert np.linalg.norm(vel[name][jump], axis=1).max() <= 2 * SUBSTEP * pull
         np.testing.assert_allclose(a[jump], made[0], rtol=0, atol=1e-3)
     # Rebased onto the destination it computes exactly what a solver made there computes.
     np.testing.assert_array_equal(run["origins"]["rebased"], run["origins"]["made there"])
@@ -149,20 +168,21 @@ def test_teleport_snaps_and_then_moves_as_if_it_had_always_been_there(backend, g
     # it agrees within 10 such spacings.
     assert np.linalg.norm(run["origins"]["kept origin"] - run["origins"]["made there"]) > 1999.0
     spacing = float(np.spacing(np.float32(2000.0)))
-    assert np.abs(pos["kept origin"][-n:] - made).max() <= verify.POINT_TELEPORT_SPACINGS * spacing
-    assert r.figure <= verify.POINT_TELEPORT_TOLERANCE
+    assert np.abs(pos["kept origin"][-n:] - made).max() <= TELEPORT_SPACINGS * spacing
+    assert r.figure <= TELEPORT_TOLERANCE
     assert r.passed
 
 
 @FORCES
 def test_cross_check_gpu_against_reference(gl, gravity, wind):
     r = verify.point_cross_check("gpu", variants=[(gravity, wind)], frames=96)
-    first = r.details[f"first frame with substeps (<= {verify.POINT_CROSS_FIRST_FRAME_TOLERANCE:g})"]
-    assert first <= verify.POINT_CROSS_FIRST_FRAME_TOLERANCE
+    first = r.details["first frame with substeps (<= 1e-05)"]
+    assert first <= CROSS_FIRST_FRAME_TOLERANCE
     per_frame = r.traces["per_frame"]
     assert len(per_frame) == 96 and np.all(np.isfinite(per_frame))
-    assert per_frame.max() <= verify.POINT_CROSS_TOLERANCE
-    by_kind = r.traces["worst"][verify.variant_name(gravity, wind)]
+    assert per_frame.max() <= CROSS_TOLERANCE
+    assert r.limit == CROSS_TOLERANCE  # the verdict is held to the same bound
+    by_kind = r.traces["worst"][variant_name(gravity, wind)]
     # Positions stay far closer than the bound; velocities carry the collision switches.
     assert by_kind["position"] <= 1e-4 and by_kind["raw position"] <= 1e-4
     assert by_kind["rotation"] <= 1e-3
@@ -178,10 +198,10 @@ def test_upright_lightly_damped_segment_decays(backend):
     """SPEC 8.1 for a short, lightly damped segment standing straight up under gravity (an ear,
     an antenna): its target and gravity are in line, so it swings about the vertical."""
     length = 1.0 / 12.0
-    cs = PointChainSet([1], 5.0, 0.01, rest_lengths=length, gravity=verify.POINT_GRAVITY)
+    cs = PointChainSet([1], 5.0, 0.01, rest_lengths=length, gravity=POINT_GRAVITY)
     upright = np.array([[0.0, 0.0, 0.0], [0.0, length, 0.0]])
     tilted = upright.copy()
-    tilted[1] = verify.axis_rotation((0.0, 0.0, 1.0), 0.3) @ upright[1]
+    tilted[1] = axis_rotation((0.0, 0.0, 1.0), 0.3) @ upright[1]
     angle = []
     with Solver(cs, backend=backend) as solver:
         solver.set_pose(joint_positions=tilted)  # snapped 0.3 rad off the vertical
@@ -190,7 +210,7 @@ def test_upright_lightly_damped_segment_decays(backend):
         for _ in range(720):
             x = solver.positions(raw=True)[1]
             angle.append(math.atan2(x[0], x[1]))
-            solver.advance(verify.SUBSTEP)
+            solver.advance(SUBSTEP)
     _, peaks = verify.half_cycle_peaks(np.asarray(angle))
     assert peaks[0] == pytest.approx(0.3, abs=1e-6)
     assert np.all(np.diff(peaks) < 0), f"peaks {peaks[:3]} ... {peaks[-3:]}"

@@ -1,7 +1,8 @@
 """SPEC section 8, properties 1-5, on both backends (same bodies), and 6 where both exist.
 
-Each test runs one check of :mod:`gpu_jiggle.verify.checks` and asserts on what it measured (the
-traces and figures), not only on its verdict.
+Each test runs one check of :mod:`gpu_jiggle.verify` and asserts on what it measured (the
+traces and figures), not only on its verdict. The bounds are written here, not taken from the
+code under test.
 """
 from __future__ import annotations
 
@@ -10,7 +11,17 @@ import math
 import numpy as np
 import pytest
 
-from gpu_jiggle.verify import checks as verify
+from gpu_jiggle import verify
+from gpu_jiggle.verify.scenarios import MOTION_AMPLITUDE
+
+#: SPEC 8.3: tip paths agree "within a few percent of the motion's amplitude": 3 %.
+FRAME_RATE_LIMIT = 0.03
+#: SPEC 8.6 holds the backends to "a stated tolerance"; the stated ones for angle chains (the
+#: angle cross-check in gpu_jiggle/verify/cross.py says why): the first frame with substeps
+#: agrees to float32 rounding, and the whole run within 1e-3 (rad; position / chain length;
+#: angular velocity relative to max(1, |ω|)).
+CROSS_FIRST_FRAME_TOLERANCE = 1e-5
+CROSS_TOLERANCE = 1e-3
 
 
 def test_free_decay_peaks_shrink_every_half_cycle(backend):
@@ -57,12 +68,12 @@ def test_frame_rates_agree_at_shared_times(backend):
     tr = r.traces
     assert sorted(tr["compared"]) == [30, 60, 144]
     assert len(tr["times"]) == 19  # 0, 1/6, ..., 3 s
-    amplitude = verify.MOTION_AMPLITUDE
+    amplitude = MOTION_AMPLITUDE
     worst = 0.0
     for a, b in [(30, 60), (30, 144), (60, 144)]:
         distance = np.linalg.norm(tr["compared"][a] - tr["compared"][b], axis=2)
         worst = max(worst, distance.max() / amplitude)
-    assert worst < 0.03  # 3 % of the root motion's amplitude
+    assert worst < FRAME_RATE_LIMIT  # 3 % of the root motion's amplitude
     assert r.figure == pytest.approx(worst)
     # The tips travelled far, so agreement is not trivial.
     path = tr["compared"][144]
@@ -116,9 +127,10 @@ def test_teleport_snaps_and_then_moves_as_if_it_had_always_been_there(backend):
 def test_cross_check_gpu_against_reference(gl):
     r = verify.cross_check("gpu")
     assert r.passed is not None
-    first = r.details[f"first frame with substeps (<= {verify.CROSS_FIRST_FRAME_TOLERANCE:g})"]
-    assert first <= verify.CROSS_FIRST_FRAME_TOLERANCE
-    assert r.traces["per_frame"].max() <= verify.CROSS_TOLERANCE
+    first = r.details["first frame with substeps (<= 1e-05)"]
+    assert first <= CROSS_FIRST_FRAME_TOLERANCE
+    assert r.traces["per_frame"].max() <= CROSS_TOLERANCE
+    assert r.limit == CROSS_TOLERANCE  # the verdict is held to the same bound
     assert r.details["chains"] >= 40 and len(r.traces["per_frame"]) == 240
     assert r.passed
 
