@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml tools/setup-system.sh
 	bash tools/setup-system.sh
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q -e '.[all,test]'
 	touch $(STAMP)
 
 test: setup
