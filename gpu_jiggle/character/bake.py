@@ -71,6 +71,10 @@ class BakeResult:
     seconds: float
 
 
+#: The most frames (preroll and keys) one bake simulates: about 55 minutes at 60 fps.
+MAX_BAKE_FRAMES = 200_000
+
+
 def key_count(duration: float, fps: float) -> int:
     """Keys of a bake: ``ceil(duration · fps) + 1`` (k = 0 .. ceil(duration · fps))."""
     return int(math.ceil(duration * fps - 1e-9)) + 1
@@ -81,9 +85,12 @@ def preroll_frames(preroll: float, fps: float) -> int:
 
 
 def bake_frames(character: Character, rig: Rig, clip, fps: float, preroll: float = DEFAULT_PREROLL,
-                backend: str = "auto", context=None):
+                backend: str = "auto", context=None, max_frames: int = MAX_BAKE_FRAMES):
     """Run the pipeline for a bake; returns ``(times (n,) float32, {node: (n, 4) float32},
-    backend name)`` (see the module docstring)."""
+    backend name)`` (see the module docstring).
+
+    Raises: ValueError for a bad fps or preroll, a rig without joint chains, or a bake of
+    more than ``max_frames`` frames (preroll included: the clip's duration × fps)."""
     fps = _positive("fps", fps)
     preroll = float(preroll)
     if not (math.isfinite(preroll) and preroll >= 0):
@@ -92,6 +99,11 @@ def bake_frames(character: Character, rig: Rig, clip, fps: float, preroll: float
         raise ValueError(f"{rig.source}: the rig has no [[chain]] on skeleton joints: nothing to bake "
                          f"(procedural strands are not part of the file)")
     clip = character.clip(clip) if isinstance(clip, str) else clip
+    total = (clip.duration + preroll) * fps
+    if total > max_frames:
+        raise ValueError(f"clip {clip.name!r} of {clip.duration:g} s with {preroll:g} s of preroll at {fps:g} fps is "
+                         f"{math.ceil(total)} frames to simulate; at most {max_frames} "
+                         f"(gpu_jiggle.character.bake.MAX_BAKE_FRAMES; or lower the fps or the preroll)")
     n = key_count(clip.duration, fps)
     skip = preroll_frames(preroll, fps)
     nodes = rig.chain_joints
@@ -108,13 +120,14 @@ def bake_frames(character: Character, rig: Rig, clip, fps: float, preroll: float
 
 
 def bake(character: Character, rig: Rig, clip: str, fps: float, out, preroll: float = DEFAULT_PREROLL,
-         backend: str = "auto", context=None) -> BakeResult:
+         backend: str = "auto", context=None, max_frames: int = MAX_BAKE_FRAMES) -> BakeResult:
     """Bake ``clip``'s spring motion into a copy of ``character``'s file at ``out``
     (``.glb`` or ``.gltf``); see the module docstring.
 
     Raises:
         ValueError: an unknown clip (listing the clips), fps ≤ 0, a bad preroll, a rig
-        without joint chains, or an output name that is neither .glb nor .gltf.
+        without joint chains, more than ``max_frames`` frames to simulate, or an output name
+        that is neither .glb nor .gltf.
         OSError: the output cannot be written (``out`` is then as it was).
     """
     start = _time.perf_counter()
@@ -124,7 +137,7 @@ def bake(character: Character, rig: Rig, clip: str, fps: float, out, preroll: fl
         raise ValueError(f"out = {str(out)!r}: expected a .glb or .gltf file name")
     name = clip if isinstance(clip, str) else clip.name
     index = character.clip_index(name)
-    times, rotations, used = bake_frames(character, rig, name, fps, preroll, backend, context)
+    times, rotations, used = bake_frames(character, rig, name, fps, preroll, backend, context, max_frames)
     doc, blob = _with_keyframes(character, index, times, rotations)
     if suffix == ".glb":
         data = _glb(doc, blob)
