@@ -1,5 +1,7 @@
 # `make demo` and `make test` set everything up themselves on a fresh machine: system
-# packages (Mesa EGL/llvmpipe, Xvfb) when missing, then a virtualenv in .venv.
+# packages (Mesa EGL/llvmpipe, Xvfb, node and npm) when missing, then a virtualenv in .venv
+# and the Khronos glTF validator (npm) in tools/gltf-validator, which the tests run on every
+# file they bake.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -9,11 +11,14 @@ STAMP := $(VENV)/.installed
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml tools/setup-system.sh
+VALIDATOR := tools/gltf-validator
+
+$(STAMP): pyproject.toml tools/setup-system.sh $(VALIDATOR)/package.json $(VALIDATOR)/package-lock.json
 	bash tools/setup-system.sh
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[all,test]'
+	npm ci --prefix $(VALIDATOR) --no-audit --no-fund --loglevel=error
 	touch $(STAMP)
 
 test: setup

@@ -5,7 +5,8 @@ the windows, videos and plots need extras (``pyproject.toml``):
   library);
 - ``[app]``: glfw and imgui-bundle (windows and their panel), Pillow (images), imageio and
   imageio-ffmpeg (videos), tqdm (progress bars), matplotlib (verify's plots);
-- ``[all]``: both.
+- ``[draco]``: DracoPy (glTF meshes compressed with ``KHR_draco_mesh_compression``);
+- ``[all]``: all three.
 
 Modules import an optional package through :func:`require`, where it is used, so that a
 missing one is reported as the extra to install.
@@ -17,6 +18,7 @@ import importlib
 #: Import name → (extra, distribution name) of every optional package.
 OPTIONAL = {
     "tomli": ("character", "tomli"),
+    "DracoPy": ("draco", "DracoPy"),
     "glfw": ("app", "glfw"),
     "imgui_bundle": ("app", "imgui-bundle"),
     "PIL": ("app", "pillow"),

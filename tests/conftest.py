@@ -58,3 +58,18 @@ def rig(fox):
 
     from gpu_jiggle.character.rig import load_rig
     return load_rig(FOX_RIG, fox.skeleton)
+
+
+@pytest.fixture(scope="session")
+def gltf_validator():
+    """``validate(path) -> Report``: the Khronos glTF validator (tests/gltf_validator.py).
+    Missing (no node, or the npm package not installed), a test skips locally and fails with
+    CI=true, like the GL context: CI installs it, so missing there is a broken machine."""
+    from gltf_validator import missing, validate
+
+    why = missing()
+    if why:
+        if ON_CI:
+            pytest.fail(f"CI must validate every baked file, but the glTF validator cannot run: {why}")
+        pytest.skip(f"no glTF validator: {why}")
+    return validate

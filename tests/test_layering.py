@@ -25,7 +25,7 @@ TOP_LEVEL = {"extras", "__version__"}  # what every layer may take from gpu_jigg
 OPTIONAL_LIBRARIES = {"glfw": {"app"}, "imgui_bundle": {"app"}, "matplotlib": {"verify", "app"},
                       "PIL": {"render", "app", "character"}, "imageio": {"render", "app"},
                       "imageio_ffmpeg": {"render", "app"}, "tqdm": {"app"},
-                      "tomli": {"character"}}
+                      "tomli": {"character"}, "DracoPy": {"character"}}
 
 
 def imports_of(path: Path):

@@ -13,7 +13,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 PROBE = """
 import pathlib, sys
-for extra in ("glfw", "imgui_bundle", "matplotlib", "pygltflib", "PIL", "imageio", "imageio_ffmpeg", "tqdm", "tomli"):
+for extra in ("glfw", "imgui_bundle", "matplotlib", "pygltflib", "PIL", "imageio", "imageio_ffmpeg", "tqdm", "tomli",
+              "DracoPy"):
     sys.modules[extra] = None  # not installed, as far as this process can tell
 import numpy as np
 import gpu_jiggle

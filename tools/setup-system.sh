@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the system packages gpu_jiggle needs when they are missing: Mesa's EGL and DRI
 # drivers (llvmpipe, the OpenGL 4.3 renderer used without a GPU), the X libraries glfw
-# loads, and Xvfb for the window tests. Needs root (or sudo); does nothing when all is there.
+# loads, Xvfb for the window tests, and node and npm for the Khronos glTF validator. Needs
+# root (or sudo); does nothing when all is there.
 set -euo pipefail
 
 missing=()
@@ -19,6 +20,8 @@ have_lib 'libXxf86vm.so.1 '  || missing+=(libxxf86vm1)
 command -v Xvfb >/dev/null     || missing+=(xvfb)
 command -v xvfb-run >/dev/null || missing+=(xvfb)
 command -v xauth >/dev/null    || missing+=(xauth)
+command -v node >/dev/null     || missing+=(nodejs)   # the glTF validator the tests run
+command -v npm >/dev/null      || missing+=(npm)
 
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0

@@ -220,7 +220,9 @@ def read_accessor(character, index: int) -> np.ndarray:
     SCALAR, (count, n) for VECn, (count, n, n) for MATn (row-major, converted from glTF's
     column-major), in its component type, or float32 (``max(c / (2^(b-1)-1), -1)`` for
     signed, ``c / (2^b-1)`` for unsigned, section 3.11 "Animations") when normalised. Sparse values
-    replace those at their indices, which must strictly increase (section 3.6.2.3)."""
+    replace those at their indices, which must strictly increase (section 3.6.2.3). An accessor
+    that a Draco-compressed primitive decodes (``character.decoded``, :mod:`.gltf_draco`)
+    reads those values instead of its own."""
     layouts = character.accessor_layouts
     path = character.path
     if not is_index(index) or not 0 <= index < len(layouts):
@@ -231,8 +233,13 @@ def read_accessor(character, index: int) -> np.ndarray:
     budget = getattr(character, "_budget", None)
     if budget is not None:
         budget.charge(a.count * a.width * 8, path, where, f"accessor {index} ({a.count} × {a.describe})")
-    values = (np.zeros((a.count, a.width), dtype) if a.rows is None
-              else _copy_rows(character.buffers, a.rows, dtype, a.width))
+    decoded = getattr(character, "decoded", None) or {}
+    if index in decoded:  # a Draco-compressed attribute or index list (gltf_draco.py), checked to fit
+        values = decoded[index].copy()
+    elif a.rows is None:
+        values = np.zeros((a.count, a.width), dtype)
+    else:
+        values = _copy_rows(character.buffers, a.rows, dtype, a.width)
     if a.sparse is not None:
         _, index_component, index_rows, value_rows = a.sparse
         where_sparse = _copy_rows(character.buffers, index_rows, COMPONENT_DTYPES[index_component], 1)[:, 0]

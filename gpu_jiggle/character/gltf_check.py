@@ -14,12 +14,14 @@ value:
   rotation 4, scale 3, matrix 16 (section 3.5.3 "Transformations"), and more than
   ``GltfLimits.max_nodes`` nodes;
 - accessors of the wrong type for their use: the attribute table of section 3.7.2.1
-  ("Meshes", :data:`ATTRIBUTES`; widened by KHR_mesh_quantization when the file uses it),
+  ("Meshes", :data:`ATTRIBUTES`, morph :data:`TARGETS`; widened by KHR_mesh_quantization when
+  the file uses it),
   ``indices`` SCALAR of UNSIGNED_BYTE/SHORT/INT, inverse bind matrices MAT4 FLOAT, one per
   joint (section 3.7.3), animation inputs SCALAR FLOAT and outputs per path
   (section 3.11 "Animations", :data:`OUTPUTS`), output counts equal to the input count
   (× 3 for CUBICSPLINE, × the morph target count for weights);
-- an ``extensionsRequired`` entry other than :data:`SUPPORTED_REQUIRED` (section 3.12).
+- an ``extensionsRequired`` entry other than :data:`SUPPORTED_REQUIRED` (section 3.12), and
+  ``KHR_draco_mesh_compression`` when DracoPy (the ``[draco]`` extra) is not installed.
 
 What needs the data (JOINTS values below the skin's joint count, key times) is checked
 where the data is read, in :mod:`.gltf`.
@@ -30,10 +32,11 @@ import math
 
 from .animation import INTERPOLATIONS, PATHS
 from .gltf_access import COMPONENT_NAMES
+from .gltf_draco import DRACO, require_draco
 from .gltf_io import escape, fail, is_index, pointer, show
 
 FLOAT, BYTE, UBYTE, SHORT, USHORT, UINT = 5126, 5120, 5121, 5122, 5123, 5125
-SUPPORTED_REQUIRED = ("KHR_mesh_quantization",)
+SUPPORTED_REQUIRED = ("KHR_mesh_quantization", DRACO)
 
 _F = (FLOAT, False)
 _NORM_U = {(UBYTE, True), (USHORT, True)}
@@ -52,6 +55,10 @@ _ANY_INT = {(c, n) for c in (BYTE, UBYTE, SHORT, USHORT) for n in (False, True)}
 QUANTIZED = {"POSITION": _ANY_INT, "NORMAL": {(BYTE, True), (SHORT, True)}, "TANGENT": {(BYTE, True), (SHORT, True)},
              "TEXCOORD": _ANY_INT}
 """The extra (componentType, normalized) pairs KHR_mesh_quantization allows."""
+_SIGNED = {(c, n) for c in (BYTE, SHORT) for n in (False, True)}
+QUANTIZED_TARGETS = {"POSITION": _SIGNED, "NORMAL": {(BYTE, True), (SHORT, True)},
+                     "TANGENT": {(BYTE, True), (SHORT, True)}}
+"""The extra pairs KHR_mesh_quantization allows in morph targets (signed: they are offsets)."""
 TARGETS = {"POSITION": ({"VEC3"}, {_F}), "NORMAL": ({"VEC3"}, {_F}), "TANGENT": ({"VEC3"}, {_F})}
 INDICES = ({"SCALAR"}, {(UBYTE, False), (USHORT, False), (UINT, False)})
 INVERSE_BIND = ({"MAT4"}, {_F})
@@ -124,13 +131,15 @@ def check_type(file, where: str, layout, rule, what: str) -> None:
 
 
 def attribute_rule(name: str, quantized: bool, table=ATTRIBUTES):
-    """The rule for attribute ``name`` (``TEXCOORD_0`` → TEXCOORD), or None for names
-    outside the table (application-specific ``_NAME`` attributes)."""
+    """The rule for attribute ``name`` (``TEXCOORD_0`` → TEXCOORD) of ``table``
+    (:data:`ATTRIBUTES` or :data:`TARGETS`), widened by KHR_mesh_quantization when
+    ``quantized``, or None for names outside the table (``_NAME`` attributes)."""
     base, _, n = name.rpartition("_")
     key = base if base in ("TEXCOORD", "COLOR", "JOINTS", "WEIGHTS") and n.isdigit() else name
     rule = table.get(key)
-    if rule is not None and quantized and key in QUANTIZED:
-        rule = (rule[0], rule[1] | QUANTIZED[key])
+    extra = (QUANTIZED if table is ATTRIBUTES else QUANTIZED_TARGETS).get(key)
+    if rule is not None and quantized and extra:
+        rule = (rule[0], rule[1] | extra)
     return rule
 
 
@@ -143,7 +152,10 @@ def check_document(file, raw: dict, layouts: list, views: list, limits) -> set:
     for k, name in enumerate(required):
         if name not in SUPPORTED_REQUIRED:
             raise fail(file, f"/extensionsRequired/{k}", f"the file requires extension {show(name)} "
-                                                         f"(extensionsRequired), which this loader does not support")
+                                                         f"(extensionsRequired), which this loader does not support "
+                                                         f"(it supports {', '.join(SUPPORTED_REQUIRED)})")
+        if name == DRACO:
+            require_draco(file, f"/extensionsRequired/{k}")
     used = _list(file, raw.get("extensionsUsed"), "/extensionsUsed", "extensionsUsed")
     quantized = "KHR_mesh_quantization" in used
     _check_nodes(file, raw, n, limits)
@@ -256,7 +268,7 @@ def _check_attributes(file, attributes, where, layouts, n, quantized, table, ver
         w = f"{where}/{escape(name)}"
         ref(file, attributes, name, where, n["accessors"], "accessors", required=True)
         layout = layouts[index]
-        rule = attribute_rule(name, quantized and table is ATTRIBUTES, table)
+        rule = attribute_rule(name, quantized, table)
         if rule is not None:
             check_type(file, w, layout, rule, f"attribute {name}")
         if vertices is None:

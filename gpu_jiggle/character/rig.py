@@ -64,8 +64,12 @@ end = "b_LeftFoot01_017"
 target = [...]; sweep = [...]; sweep_hz = ...; pole = [...] (optional, world); enabled = true
 ```
 
+A chain segment whose two joints lie at one place in the rest pose (a zero-length bone) has
+no direction to swing: it is carried rigidly with its parent (``ChainSpec.springy``), the
+loader saying so once in a logged warning, and its per-segment values are dropped.
+
 Errors are :class:`RigError` s (``ValueError``) that name the rig file, the table
-(``chain 'tail'``) and the key: unknown keys; values of the wrong type (a string for a
+(``chain 'tail'``) and the key: a chain whose joints all lie at one place; unknown keys; values of the wrong type (a string for a
 number, a table that is not one); unknown joints (listing the skeleton's joints); joints
 that are not parent and child; a joint repeated in a chain (a cycle) or used by two chains;
 integers beyond their bounds and numbers beyond float32 range; and the numbers of SPEC
@@ -123,9 +127,13 @@ class ChainSpec:
         name: str (``"tail"``, or ``"mane[2]"`` for the third strand of a group).
         kind: ``"joints"`` (skeleton joints, rotations written back) or ``"strand"``.
         nodes: joints: (n,) node indices, pivot first; strands: (1,) the parent joint.
-        segments: number of segments (joints: n, the last one ending at the virtual tip).
+        segments: number of segments the springs swing (joints: n, the last one ending at
+            the virtual tip, less the zero-length ones, see ``springy``).
         local_points: strands: (segments + 1, 3) rest points in the parent joint's space;
             joints: (1, 3) the virtual tip in the last joint's space.
+        springy: joints: (n,) bool, False where the segment to the next joint has zero
+            length: carried rigidly (animated local rotation kept), not in the solver's
+            chain. None: all swing (strands).
         group: the strand group's name (strands), else the chain's name.
         draw, width: drawing hints for strands.
         index: the chain's index in ``rig.chain_set`` (and in ``rig.chains``).
@@ -146,6 +154,14 @@ class ChainSpec:
     width: float = 1.0
     index: int = 0
     rig: "Rig" = field(default=None, repr=False, compare=False)
+    springy: np.ndarray | None = None
+
+    @property
+    def driven_nodes(self) -> np.ndarray:
+        """The nodes whose rotations the springs drive, one per segment (strands: none)."""
+        if self.kind != "joints":
+            return np.zeros(0, np.int64)
+        return self.nodes if self.springy is None else self.nodes[self.springy]
 
     def _segments(self, name):
         cs = self.rig.chain_set
@@ -267,8 +283,9 @@ class Rig:
 
     @property
     def chain_joints(self) -> list[int]:
-        """Node indices whose rotations the springs drive."""
-        return [int(n) for c in self.joint_chains for n in c.nodes]
+        """Node indices whose rotations the springs drive (a joint on a zero-length segment,
+        carried rigidly, is not one)."""
+        return [int(n) for c in self.joint_chains for n in c.driven_nodes]
 
     def enabled_constraints(self):
         return [c for c in self.constraints if c.enabled]
@@ -285,15 +302,15 @@ class Rig:
                              f"rig; it has: {', '.join(names) or 'none'}")
         return found
 
-
     # -- on a pose -------------------------------------------------------------------------
     def chain_targets(self, world) -> list:
         """Each rig chain's joints in world space (pivot first) from node world matrices:
-        skeleton joints plus the virtual tip, or a strand's rest points on its joint."""
+        the spring-driven skeleton joints plus the virtual tip, or a strand's rest points on
+        its joint."""
         out = []
         for c in self.chains:
             if c.kind == "joints":
-                pts = world[c.nodes, :3, 3]
+                pts = world[c.driven_nodes, :3, 3]
                 tip = world[c.nodes[-1]] @ np.append(c.local_points[0], 1.0)
                 out.append(np.vstack([pts, tip[None, :3]]))
             else:

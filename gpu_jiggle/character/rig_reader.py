@@ -5,6 +5,7 @@ once, by the chain set and the stability check (SPEC sections 1 and 7), whose re
 told in the rig's own terms (``chain 'tail': frequency[1] = 0.0``)."""
 from __future__ import annotations
 
+import logging
 import math
 
 import numpy as np
@@ -30,6 +31,11 @@ TOP_KEYS = ("solver", "chain", "strands", "collider", "look_at", "two_bone_ik")
 DRAW_STYLES = ("lines", "ribbons")
 #: Per-segment spring keys (a number, or one per segment) and their defaults; "frequency" has none.
 PER_SEGMENT_DEFAULTS = {"frequency": None, "damping_ratio": 0.5, "particle_radius": 0.0, "max_distance": math.inf}
+#: A chain segment is of zero length when its joints are this fraction of the chain's longest
+#: segment apart, or closer, in the rest pose (two joints at the same place).
+ZERO_SEGMENT = 1e-6
+
+log = logging.getLogger(__name__)
 
 
 class RigReader:
@@ -161,12 +167,16 @@ class RigReader:
             self.fail(where, f"the rig's chains and strands have {self.segment_total} segments so far; at most "
                              f"{MAX_RIG_SEGMENTS} (gpu_jiggle.character.rig.MAX_RIG_SEGMENTS)")
 
-    def add_springs(self, where, table, specs, collider_names):
-        """Read a table's spring values (types only) for its chains ``specs``."""
+    def add_springs(self, where, table, specs, collider_names, keep=None):
+        """Read a table's spring values (types only) for its chains ``specs``; ``keep``
+        ((given,) bool): the table gives one value per joint and only these segments swing."""
         if "frequency" not in table:
             self.fail(where, "missing 'frequency' (Hz)")
-        segments = specs[0].segments
+        segments = specs[0].segments if keep is None else len(keep)
         values = {key: self.per_segment(where, table, key, segments) for key in PER_SEGMENT_DEFAULTS}
+        if keep is not None:
+            values = {key: v[keep] for key, v in values.items()}
+            values["keep"] = keep
         values["gravity"] = self.vector(where, table, "gravity", (0.0, 0.0, 0.0))
         values["world_influence"] = self.number(where, table, "world_influence", 1.0)
         names = table.get("colliders", collider_names)
@@ -205,8 +215,10 @@ class RigReader:
         """Raise the RigError for the chain set's refusal ``exc``, in the rig's terms: the
         table and key the value came from, its index only where the table gave a list."""
         chain, local = chain_set.locate(exc.argument, exc.index)
-        where, table, _ = self.springs[chain]
+        where, table, values = self.springs[chain]
         given = table.get(exc.argument)
+        if local is not None and "keep" in values:  # the solver's segment → the joint the table counts
+            local = int(np.flatnonzero(values["keep"])[local])
         index = f"[{local}]" if isinstance(given, list) and local is not None else ""
         if isinstance(exc, UnstableSpringError):
             self.fail(where, exc.describe(index, remedy="the [solver] substep"))
@@ -239,6 +251,7 @@ class RigReader:
         for node in nodes:
             used[node] = name
         rest = sk.world_matrices(sk.rest_pose())
+        springy, previous = self.zero_length(where, joints, nodes, rest, "tip_length" in table)
         last = nodes[-1]
         if "tip_axis" in table:
             axis = self.vector(where, table, "tip_axis", nonzero=True)
@@ -251,18 +264,34 @@ class RigReader:
         if "tip_length" in table:
             tip_length = float(self.number(where, table, "tip_length", check=lambda x: x > 0, expected="a value > 0"))
         elif len(nodes) > 1:
-            tip_length = float(np.linalg.norm(rest[nodes[-1], :3, 3] - rest[nodes[-2], :3, 3]))
+            tip_length = previous
             scale = float(np.linalg.norm(rest[last, :3, :3] @ axis))
             tip_length = tip_length / scale if scale > 0 else tip_length
         else:
             self.fail(where, "tip_length is needed for a chain of one joint (there is no previous segment)")
         if not tip_length > 0:
             self.fail(where, f"the previous segment has length {tip_length!r}; give tip_length")
-        segments = len(nodes)
-        spec = ChainSpec(name=name, kind="joints", nodes=np.asarray(nodes, np.int64), segments=segments,
-                         local_points=(axis * tip_length)[None], group=name)
-        self.add_springs(where, table, [spec], collider_names)
+        spec = ChainSpec(name=name, kind="joints", nodes=np.asarray(nodes, np.int64), segments=int(springy.sum()),
+                         local_points=(axis * tip_length)[None], group=name, springy=springy)
+        self.add_springs(where, table, [spec], collider_names, keep=springy)
         return spec
+
+    def zero_length(self, where, joints, nodes, rest, tip_given):
+        """((n,) bool: joints whose segment to the next has a length (the tip's always), the
+        last such length). Zero-length segments (:data:`ZERO_SEGMENT`) are said once, in a
+        warning; several joints all at one place without ``tip_length`` are refused."""
+        lengths = np.linalg.norm(np.diff(rest[nodes, :3, 3], axis=0), axis=1)
+        zero = ~(lengths > ZERO_SEGMENT * lengths.max(initial=0.0))
+        if len(nodes) > 1 and zero.all() and not tip_given:
+            self.fail(where, f"its joints {', '.join(map(repr, joints))} all lie at one place in the rest pose: the "
+                             f"chain has no length to swing (give tip_length and tip_axis to swing its last joint "
+                             f"alone, or choose joints that lie apart)")
+        if zero.any():
+            pairs = ", ".join(f"{joints[k]!r} → {joints[k + 1]!r}" for k in np.flatnonzero(zero))
+            log.warning("%s: %s: zero-length segment %s (two joints at one place in the rest pose): carried "
+                        "rigidly with its parent, without a spring", self.source, where, pairs)
+        swinging = lengths[~zero]
+        return np.append(~zero, True), float(swinging[-1]) if swinging.size else 0.0
 
     def strands(self, i, table, collider_names) -> list[ChainSpec]:
         name = self.name("strands", i, table)

@@ -9,12 +9,17 @@ project makes (``gpu-jiggle render``, the demos' ``--video`` and their contact-s
 - ``.gif``: Pillow, every frame on one palette (no flicker from frame to frame), taken from
   an image given for it (a contact strip spanning the motion), else from the first frame.
 - a folder (no suffix, or an existing folder): ``frame_0000.png``, ``frame_0001.png``, …;
-  older ``frame_*.png`` there are removed first, so a shorter run leaves none behind.
+  they replace the folder's older ``frame_*.png`` when the run completes, so a shorter run
+  leaves none behind.
 
-A file is written whole or not at all: a video goes to a hidden temporary name in its own
-folder and is renamed into place by :meth:`FrameWriter.close`; :meth:`FrameWriter.abort`
-(or an error inside a ``with`` block) removes the temporary file instead. Each PNG is
-written the same way (:func:`write_image`).
+What is written is whole or absent: a video goes to a hidden temporary name in its own
+folder (made on the first frame) and is renamed into place by :meth:`FrameWriter.close`;
+PNG frames go to a hidden temporary folder beside the target and are moved into it by
+:meth:`FrameWriter.close`, the older frames removed only then. :meth:`FrameWriter.abort`
+(or an error inside a ``with`` block, Ctrl-C, or SIGTERM through the command line) removes
+the temporary file or folder instead, leaving the previous output as it was. A temporary
+left by a process that was killed outright (SIGKILL) is removed by the next writer of the
+same output. A single image is written the same way (:func:`write_image`).
 
 ```python
 from gpu_jiggle.render.video import FrameWriter
@@ -26,7 +31,9 @@ with FrameWriter("out/clip.mp4", (320, 240), fps=30) as writer:
 from __future__ import annotations
 
 import os
+import re
 import secrets
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -63,6 +70,35 @@ def _temporary(path: Path) -> Path:
     """A hidden name beside ``path``, unique to this writer, with the same suffix (so that
     the encoder recognises the kind)."""
     return path.with_name(f".{path.stem}.{os.getpid()}-{secrets.token_hex(4)}{TEMPORARY_MARK}{path.suffix}")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
+def remove_stale(path) -> list:
+    """Remove the temporaries (:func:`_temporary`) of ``path`` left by processes that no
+    longer run (killed outright, so they could not clean up); returns what was removed."""
+    path = Path(path)
+    pattern = re.compile(rf"^\.{re.escape(path.stem)}\.(\d+)-[0-9a-f]{{8}}{re.escape(TEMPORARY_MARK + path.suffix)}$")
+    removed = []
+    if not path.parent.is_dir():
+        return removed
+    for old in path.parent.iterdir():
+        found = pattern.match(old.name)
+        if found and int(found.group(1)) != os.getpid() and not _alive(int(found.group(1))):
+            if old.is_dir() and not old.is_symlink():
+                shutil.rmtree(old, ignore_errors=True)
+            else:
+                _remove(old)
+            removed.append(old)
+    return removed
 
 
 def _remove(path: Path | None) -> None:
@@ -130,24 +166,28 @@ class FrameWriter:
         self.palette_from = palette_from
         self._gif = []
         self._encoder = None
-        self._temporary = None
         self._open = True
-        if self.kind == "png":
-            self.path.mkdir(parents=True, exist_ok=True)
-            for old in self.path.glob(PNG_FRAME_GLOB):
-                old.unlink()
-            return
+        if self.path.exists() and not (self.path.is_dir() if self.kind == "png" else self.path.is_file()):
+            raise ValueError(f"{self.path}: exists and is not a {'folder' if self.kind == 'png' else 'file'}")
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        remove_stale(self.path)
         self._temporary = _temporary(self.path)
-        if self.kind == "mp4":
-            imageio_ffmpeg = require("imageio_ffmpeg", "writing an MP4")
+        if self.kind == "png":
+            self._temporary.mkdir()
+        elif self.kind == "mp4":
+            require("imageio_ffmpeg", "writing an MP4")
 
-            encoded = tuple(-(-side // MP4_BLOCK) * MP4_BLOCK for side in self.size)
-            self._padding = (encoded[1] - height, encoded[0] - width)
-            self._encoder = imageio_ffmpeg.write_frames(
-                str(self._temporary), encoded, fps=fps, codec=MP4_CODEC, quality=MP4_QUALITY,
-                pix_fmt_out=MP4_PIXEL_FORMAT, macro_block_size=MP4_BLOCK, ffmpeg_log_level="error")
-            self._encoder.send(None)  # start ffmpeg
+    def _start_encoder(self) -> None:
+        """Start ffmpeg on the temporary file (on the first frame: no frame, no file)."""
+        imageio_ffmpeg = require("imageio_ffmpeg", "writing an MP4")
+
+        width, height = self.size
+        encoded = tuple(-(-side // MP4_BLOCK) * MP4_BLOCK for side in self.size)
+        self._padding = (encoded[1] - height, encoded[0] - width)
+        self._encoder = imageio_ffmpeg.write_frames(
+            str(self._temporary), encoded, fps=self.fps, codec=MP4_CODEC, quality=MP4_QUALITY,
+            pix_fmt_out=MP4_PIXEL_FORMAT, macro_block_size=MP4_BLOCK, ffmpeg_log_level="error")
+        self._encoder.send(None)  # start ffmpeg
 
     def __enter__(self) -> "FrameWriter":
         return self
@@ -173,6 +213,8 @@ class FrameWriter:
         if pixels.shape != (height, width, 3):
             raise ValueError(f"{self.path}: frame of shape {pixels.shape}: expected ({height}, {width}, 3)")
         if self.kind == "mp4":
+            if self._encoder is None:
+                self._start_encoder()
             rows, columns = self._padding
             if rows or columns:
                 pixels = np.pad(pixels, ((0, rows), (0, columns), (0, 0)))
@@ -180,7 +222,7 @@ class FrameWriter:
         elif self.kind == "gif":
             self._gif.append(Image.fromarray(pixels, "RGB"))
         else:
-            write_image(self.path / PNG_FRAME_NAME.format(self.count), pixels)
+            Image.fromarray(pixels, "RGB").save(self._temporary / PNG_FRAME_NAME.format(self.count))
         self.count += 1
 
     def close(self, palette_from=None) -> None:
@@ -195,24 +237,37 @@ class FrameWriter:
         if not self._open:
             return
         try:
-            if self.kind == "mp4":
+            if self.kind == "mp4" and self._encoder is not None:
                 encoder, self._encoder = self._encoder, None
                 encoder.close()  # waits for ffmpeg
-                if self.count:
-                    if not (self._temporary.is_file() and self._temporary.stat().st_size > 0):
-                        raise OSError(f"{self.path}: ffmpeg wrote no video")
-                    os.replace(self._temporary, self.path)
+                if not (self._temporary.is_file() and self._temporary.stat().st_size > 0):
+                    raise OSError(f"{self.path}: ffmpeg wrote no video")
+                os.replace(self._temporary, self.path)
             elif self.kind == "gif" and self._gif:
                 self._save_gif(palette_from if palette_from is not None else self.palette_from)
                 os.replace(self._temporary, self.path)
+            elif self.kind == "png" and self.count:
+                self._move_frames()
         except BaseException:
             self.abort()
             raise
         self._finish()
 
+    def _move_frames(self) -> None:
+        """The temporary folder's frames into ``path``: a new folder is the temporary one
+        renamed; an existing one loses its older ``frame_*.png`` and gets the new ones."""
+        if not self.path.exists():
+            os.replace(self._temporary, self.path)
+            return
+        for old in self.path.glob(PNG_FRAME_GLOB):
+            old.unlink()
+        for k in range(self.count):
+            name = PNG_FRAME_NAME.format(k)
+            os.replace(self._temporary / name, self.path / name)
+
     def abort(self) -> None:
-        """Stop without writing the file: the temporary file is removed (PNGs already
-        written stay). Does nothing once closed."""
+        """Stop without writing: the temporary file or folder of frames is removed, and the
+        previous output stays as it was. Does nothing once closed."""
         if not self._open:
             return
         encoder, self._encoder = self._encoder, None
@@ -223,7 +278,10 @@ class FrameWriter:
             self._finish()
 
     def _finish(self) -> None:
-        _remove(self._temporary)  # gone already after a successful rename
+        if self._temporary is not None and self._temporary.is_dir():
+            shutil.rmtree(self._temporary, ignore_errors=True)
+        else:
+            _remove(self._temporary)  # gone already after a successful rename
         self._temporary = None
         self._gif = []
         self._open = False

@@ -1,6 +1,7 @@
-"""Baking the Fox's Run: the keyframes written are the live pipeline's rotations bit for
-bit, the copy loads back, and every channel and byte not baked is as it was; the command
-line, with clear one-line errors for bad input."""
+"""Baking the Fox: the keyframes written are the live pipeline's rotations bit for bit at the
+same times, the baked clip spans exactly the source's, the loop closes, the copy passes the
+Khronos validator and loads back, and every channel and byte not baked is as it was; the
+command line, with clear one-line errors for bad input."""
 from __future__ import annotations
 
 import base64
@@ -10,11 +11,13 @@ import math
 import numpy as np
 import pytest
 
-from gpu_jiggle.character.bake import bake, key_count
 from gpu_jiggle.app.cli import main
+from gpu_jiggle.character.animation import Channel, Clip, Sampler
+from gpu_jiggle.character.bake import DEFAULT_PREROLL, bake, bake_schedule
 from gpu_jiggle.character.gltf import Character
 from gpu_jiggle.character.pipeline import Pipeline
 from demo_support import FOX, FOX_RIG
+from gltf_validator import assert_valid
 
 FPS = 30
 PREROLL = 0.5
@@ -39,17 +42,35 @@ def _baked_rotations(path, rig):
     return copy, out
 
 
-def test_baked_rotations_equal_the_live_run_bit_for_bit(fox, rig, backend, tmp_path):
+def input_bounds(character) -> list:
+    """Per animation, (min, max) over every sampler input, as the file's float32 values."""
+    out = []
+    for a in character.json.get("animations", []):
+        inputs = [character.accessor(s["input"]) for s in a["samplers"]]
+        out.append((min(i.min() for i in inputs), max(i.max() for i in inputs)))
+    return out
+
+
+def test_baked_rotations_equal_the_live_run_bit_for_bit(fox, rig, backend, tmp_path, gltf_validator):
     out = tmp_path / "fox_run.glb"
     result = bake(fox, rig, "Run", FPS, out, preroll=PREROLL, backend=backend)
     assert result.backend == backend
     clip = fox.clip("Run")
-    n = key_count(clip.duration, FPS)
-    assert n == 36  # ceil(1.1583 s · 30) + 1
-    skip = round(PREROLL * FPS)
+    # the Run's own keys are uneven (the last step is 0.2 s): 35 equal steps, at least 30 a second,
+    # from the first key to the last exactly
+    steps = math.ceil(clip.duration * FPS)
+    assert steps == 35
+    times = (clip.start + np.arange(steps + 1) * (clip.duration / steps)).astype(np.float32)
+    times[-1] = np.float32(clip.end)
+    np.testing.assert_array_equal(result.times, times)
+    assert result.times[-1] == np.float32(1.1583333)
+    dt = clip.duration / steps
+    skip = round(PREROLL / dt)
+    preroll = [float(times[k % steps]) for k in range(-skip, 0)]  # the loop's last stretch, played before it
     live = {node: [] for node in rig.chain_joints}
-    with Pipeline(fox, rig, "Run", constraints=[], backend=backend) as pipeline:
-        for k, frame in enumerate(pipeline.play(FPS, (skip + n - 1) / FPS, start=clip.start - skip / FPS)):
+    with Pipeline(fox, rig, "Run", loop=False, constraints=[], backend=backend) as pipeline:
+        for k, t in enumerate(preroll + [float(t) for t in times]):
+            frame = pipeline.step(t, dt)
             if k >= skip:
                 for node in live:
                     live[node].append(frame.pose.rotation[node].astype(np.float32))
@@ -57,18 +78,64 @@ def test_baked_rotations_equal_the_live_run_bit_for_bit(fox, rig, backend, tmp_p
     for node, sampler in samplers.items():
         stored = sampler.values.astype(np.float32)  # the file's float32 values, read back exactly
         np.testing.assert_array_equal(stored, np.array(live[node]))
-        np.testing.assert_array_equal(sampler.times.astype(np.float32), (np.arange(n) / FPS).astype(np.float32))
+        np.testing.assert_array_equal(sampler.times.astype(np.float32), times)
         np.testing.assert_allclose(np.linalg.norm(stored, axis=1), 1.0, atol=1e-6)
+    assert_valid(out, gltf_validator)
+
+
+@pytest.mark.parametrize("clip, fps", [("Walk", None), ("Run", None), ("Survey", 24), ("Walk", 60)])
+def test_baked_clips_keep_their_duration(fox, rig, tmp_path, clip, fps, gltf_validator):
+    out = tmp_path / f"fox_{clip}.glb"
+    result = bake(fox, rig, clip, fps, out, preroll=0.2, backend="cpu")
+    copy = Character.load(out)
+    assert input_bounds(copy) == input_bounds(fox), "every clip starts and ends where it did, to the float"
+    index = fox.clip_names.index(clip)
+    assert (result.times[0], result.times[-1]) == input_bounds(fox)[index]
+    assert np.all(np.diff(result.times) > 0)
+    if fps is None and clip == "Walk":  # evenly spaced at 24 a second: the Walk's own key times, bytes and all
+        assert result.schedule.source
+        (source_input,) = {s["input"] for s in fox.json["animations"][index]["samplers"]}
+        assert result.times.tobytes() == fox.accessor(source_input).tobytes()
+    else:
+        assert not result.schedule.source
+        rate = fps or 30
+        assert rate <= result.schedule.rate < rate * (1 + 1 / (copy.clip(clip).duration * rate))
+    assert_valid(out, gltf_validator)
+
+
+def test_the_loop_closes(fox, rig, tmp_path):
+    """After the preroll the springs swing in step with the looping Run: the first and the
+    last baked keys (the same instant of the loop) agree, while the tail swings far."""
+    result = bake(fox, rig, "Run", None, tmp_path / "fox.glb", preroll=DEFAULT_PREROLL, backend="cpu")
+    for node, q in result.rotations.items():
+        q = q.astype(np.float64)
+        angle = lambda a, b: math.degrees(2 * math.acos(min(1.0, abs(float(np.dot(a, b))))))  # noqa: E731
+        assert angle(q[0], q[-1]) < 0.05, node
+        assert max(angle(q[0], r) for r in q) > 30, node
+
+
+def test_the_schedule_refuses_keys_float32_cannot_tell_apart():
+    late = Clip("late", [Channel(0, "translation", Sampler([3000.0, 3000.002], np.zeros((2, 3))))])
+    assert len(bake_schedule(late, fps=2000).times) == 5  # float32 steps of 2.4e-4 s there
+    with pytest.raises(ValueError, match="closer than float32 key times can be told apart; lower the fps"):
+        bake_schedule(late, fps=100_000, preroll=0.0)
 
 
 def test_everything_not_baked_is_unchanged(fox, rig, baked_cpu):
     copy, _ = _baked_rotations(baked_cpu, rig)
     before, after = fox.json, copy.json
     for key in set(before) | set(after):
-        if key not in ("accessors", "bufferViews", "buffers", "animations"):
+        if key not in ("accessors", "bufferViews", "buffers", "animations", "images"):
             assert after.get(key) == before.get(key), key
-    for key in ("accessors", "bufferViews"):
-        assert after[key][: len(before[key])] == before[key]
+    assert after["accessors"][: len(before["accessors"])] == before["accessors"]
+    # the views of key times, key values and inverse bind matrices lose the byteStride glTF forbids
+    # there (each equal to its element size: the same bytes, tightly packed); nothing else changes
+    packed = {s[k] for a in before["animations"] for s in a["samplers"] for k in ("input", "output")}
+    packed |= {s["inverseBindMatrices"] for s in before["skins"]}
+    packed_views = {before["accessors"][i]["bufferView"] for i in packed}
+    for v, (old, new) in enumerate(zip(before["bufferViews"], after["bufferViews"])):
+        expect = {k: x for k, x in old.items() if not (v in packed_views and k == "byteStride")}
+        assert new == expect, v
     assert copy.buffers[0][: len(fox.buffers[0])] == fox.buffers[0]  # every old byte where it was
     chain = set(rig.chain_joints)
     for a, b in zip(fox.json["animations"], copy.json["animations"]):
@@ -91,17 +158,27 @@ def test_everything_not_baked_is_unchanged(fox, rig, baked_cpu):
         others = np.setdiff1d(np.arange(fox.skeleton.node_count), sorted(chain))
         np.testing.assert_array_equal(p.rotation[others], q.rotation[others])
         np.testing.assert_array_equal(p.translation, q.translation)
+    # the embedded texture moved into the binary chunk, its bytes and mimeType kept
+    (image,) = after["images"]
+    assert image["mimeType"] == "image/png" and "uri" not in image
+    assert copy.image_data[0] == fox.image_data[0]
     np.testing.assert_array_equal(copy.meshes[0].base_color_texture, fox.meshes[0].base_color_texture)
 
 
-def test_bake_command(tmp_path, capsys):
+def test_bake_command(tmp_path, capsys, gltf_validator):
     out = tmp_path / "fox_run.glb"
-    rc = main(["bake", str(FOX), "--rig", str(FOX_RIG), "--animation", "Run", "--fps", "30", "--out", str(out),
+    rc = main(["bake", str(FOX), "--rig", str(FOX_RIG), "--animation", "Run", "--out", str(out),
                "--preroll", "0.2", "--backend", "cpu"])
     printed = capsys.readouterr()
     assert rc == 0, printed.err
-    assert "baked 'Run': 36 keys at 30 fps for 3 joints (b_Tail01_012, b_Tail02_013, b_Tail03_014)" in printed.out
+    assert ("baked 'Run': 36 keys (30.22 per second, 0 to 1.15833 s) for 3 joints (b_Tail01_012, b_Tail02_013, "
+            "b_Tail03_014)") in printed.out
     assert Character.load(out).clip_names == ["Survey", "Walk", "Run"]
+    assert_valid(out, gltf_validator)
+    rc = main(["bake", str(FOX), "--rig", str(FOX_RIG), "--animation", "Walk", "--out", str(out),
+               "--preroll", "0.2", "--backend", "cpu"])
+    assert rc == 0 and "baked 'Walk': 18 keys (the clip's own key times, 0 to 0.708333 s)" in capsys.readouterr().out
+    assert_valid(out, gltf_validator)
 
 
 def _fails(capsys, args, message):
@@ -146,12 +223,14 @@ def test_bake_command_bad_input(tmp_path, capsys):
     assert not (tmp_path / "x.glb").exists()
 
 
-def test_gltf_output_embeds_its_buffers(fox, rig, tmp_path):
+def test_gltf_output_embeds_its_buffers(fox, rig, tmp_path, gltf_validator):
     out = tmp_path / "fox_run.gltf"
     bake(fox, rig, "Walk", 24, out, preroll=0.0, backend="cpu")
     doc = json.loads(out.read_text())
     assert doc["buffers"][0]["uri"].startswith("data:application/octet-stream;base64,")
     data = base64.b64decode(doc["buffers"][0]["uri"].partition(",")[2])
     assert data[: len(fox.buffers[0])] == fox.buffers[0]
+    assert doc["images"] == fox.json["images"], "a data: URI image stays as it was in a .gltf"
     copy = Character.load(out)
-    assert math.isclose(copy.clip("Walk").duration, 17 / 24, rel_tol=1e-6)  # ceil(0.7083 · 24) = 17 frames
+    assert copy.clip("Walk").duration == fox.clip("Walk").duration
+    assert_valid(out, gltf_validator)

@@ -114,3 +114,44 @@ def test_demo_video_option_takes_mp4_without_ffmpeg(tmp_path, monkeypatch):
     assert args.video == str(tmp_path / "d.mp4")
     with pytest.raises(SystemExit):
         parse_demo_args(parser, ["--video", str(tmp_path / "d.avi")], "title")
+
+
+def test_a_failed_png_run_keeps_the_older_frames(tmp_path):
+    folder = tmp_path / "frames"
+    with FrameWriter(folder, (16, 16), 30) as writer:
+        for pixels in frames(3, (16, 16)):
+            writer.add(pixels)
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    with pytest.raises(KeyError):
+        with FrameWriter(folder, (16, 16), 30) as writer:
+            writer.add(frames(1, (16, 16))[0])
+            assert {p.name for p in folder.iterdir()} == set(before), "nothing moves in before the run ends"
+            raise KeyError("stopped")
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["frames"], "no temporary folder left"
+
+
+@pytest.mark.parametrize("name", ["clip.mp4", "clip.gif", "frames"])
+def test_no_frames_write_nothing(tmp_path, name, capfd):
+    with FrameWriter(tmp_path / name, (16, 16), 30):
+        pass
+    assert list(tmp_path.iterdir()) == []
+    assert "invalid" not in capfd.readouterr().err, "ffmpeg is not started without a frame"
+
+
+def test_temporaries_of_killed_writers_are_removed(tmp_path):
+    import subprocess
+    import sys
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    pid = int(dead.stdout)  # a process that has ended
+    stale = [tmp_path / f".clip.{pid}-0123abcd.partial.mp4", tmp_path / f".frames.{pid}-0123abcd.partial"]
+    stale[0].write_bytes(b"half a video")
+    stale[1].mkdir()
+    (stale[1] / "frame_0000.png").write_bytes(b"half a frame")
+    other = tmp_path / ".clip.1-0123abcd.partial.mp4"  # pid 1 is alive: not ours to remove
+    other.write_bytes(b"someone else's")
+    for out in ("clip.mp4", "frames"):
+        with FrameWriter(tmp_path / out, (16, 16), 30) as writer:
+            writer.add(frames(1, (16, 16))[0])
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["clip.mp4", "frames", other.name])
