@@ -1,6 +1,10 @@
 """``gpu-jiggle bake``: bake spring motion into a copy of a glTF file as rotation keyframes
 (:func:`gpu_jiggle.character.bake.bake`).
 
+Without ``--animation`` it bakes the file's first clip; a file without clips, or
+``--animation none``, bakes a built-in motion (``--motion idle|turn|walk``,
+:mod:`gpu_jiggle.character.motion`), written into the copy as one more animation.
+
 Exit status: 0 on success, 2 with a one-line message for bad input (a missing file, an
 unknown clip, a rig without joint chains, a bad fps, preroll or output name).
 """
@@ -8,9 +12,11 @@ from __future__ import annotations
 
 import sys
 
-from ..character.bake import DEFAULT_PREROLL, bake
+from ..character.bake import DEFAULT_FPS, DEFAULT_PREROLL, MIN_SOURCE_FPS, bake
 from ..character.gltf import Character
+from ..character.motion import Motion, with_motion
 from ..character.rig import load_rig
+from .shared import add_clip_options, choose_clip
 
 
 def add_command(sub) -> None:
@@ -21,8 +27,11 @@ def add_command(sub) -> None:
                                    "after springs as keyframes; everything else is copied unchanged.")
     p.add_argument("model", metavar="MODEL", help="the .gltf or .glb file")
     p.add_argument("--rig", required=True, metavar="RIG", help="the TOML rig (e.g. rigs/fox.toml)")
-    p.add_argument("--animation", required=True, metavar="NAME", help="the animation (clip) to bake")
-    p.add_argument("--fps", type=float, default=30.0, metavar="F", help="keyframes per second (default 30)")
+    add_clip_options(p, "bake")
+    p.add_argument("--fps", type=float, default=None, metavar="F",
+                   help=f"resample at F keys per second or more, the last key at the clip's end (default: the "
+                        f"clip's own key times when they are evenly spaced at {MIN_SOURCE_FPS:g} or more per "
+                        f"second, else {DEFAULT_FPS:g})")
     p.add_argument("--out", required=True, metavar="OUT", help="the copy to write (.glb or .gltf)")
     p.add_argument("--preroll", type=float, default=DEFAULT_PREROLL, metavar="SECONDS",
                    help=f"seconds of the looping clip simulated before recording (default {DEFAULT_PREROLL:g})")
@@ -36,11 +45,17 @@ def run_command(args) -> int:
     try:
         character = Character.load(args.model)
         rig = load_rig(args.rig, character.skeleton)
-        result = bake(character, rig, args.animation, args.fps, args.out, preroll=args.preroll, backend=args.backend)
+        clip = choose_clip(character, args.animation, args.motion)
+        if isinstance(clip, Motion):  # not in the file: written into the copy as one more animation
+            character = with_motion(character, clip)
+        result = bake(character, rig, clip.name, args.fps, args.out, preroll=args.preroll, backend=args.backend)
     except (FileNotFoundError, ValueError, RuntimeError) as exc:
         print(f"gpu-jiggle bake: {exc}", file=sys.stderr)
         return 2
     joints = ", ".join(character.skeleton.names[n] for n in result.rotations)
-    print(f"baked {result.clip!r}: {len(result.times)} keys at {args.fps:g} fps for {len(result.rotations)} joints "
-          f"({joints}) on the {result.backend} backend in {result.seconds:.2f} s -> {result.path}")
+    schedule = result.schedule
+    keys = "the clip's own key times" if schedule.source else f"{schedule.rate:.4g} per second"
+    print(f"baked {result.clip!r}: {len(result.times)} keys ({keys}, {float(result.times[0]):g} to "
+          f"{float(result.times[-1]):g} s) for {len(result.rotations)} joints ({joints}) on the {result.backend} "
+          f"backend in {result.seconds:.2f} s -> {result.path}")
     return 0

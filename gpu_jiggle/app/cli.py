@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import argparse
 import logging
+import signal
 import sys
+import threading
 import traceback
 
 from .. import __version__, extras
@@ -55,10 +57,28 @@ def main(argv=None) -> int:
 
     An exception that escapes the command (it reports the errors it expects itself) becomes
     ``gpu-jiggle COMMAND: <what happened>`` on stderr, or the full traceback with ``--debug``,
-    and exit status 2. A usage error exits 2 through argparse.
+    and exit status 2. A usage error exits 2 through argparse. SIGTERM ends the command as
+    Ctrl-C does, unwinding it (exit status 143), so that what it was writing is not left behind.
     """
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
     args = build_parser().parse_args(argv)
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _terminated)
+    try:
+        return _run(args)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _terminated(signum, frame):
+    """SIGTERM (``kill``, a CI timeout) as SystemExit(128 + signum): the command unwinds, so a
+    file being written is removed instead of left half-written."""
+    raise SystemExit(128 + signum)
+
+
+def _run(args) -> int:
     try:
         return args.run(args)
     except extras.MissingExtra as exc:

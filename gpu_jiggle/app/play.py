@@ -10,6 +10,9 @@ from gpu_jiggle.app.play import play
 play("data/fox/Fox.gltf", "rigs/fox.toml", animation="Run")   # returns the exit status
 ```
 
+The clip slider offers the file's clips and then the built-in motions (idle, turn, walk; see
+:mod:`gpu_jiggle.character.motion`), which a file without clips starts with.
+
 Controls: drag with the left mouse button to orbit, scroll to zoom. Keys: Esc quits;
 P or Space pauses; N steps one frame; T teleports the character (the springs are carried
 across with their shape); D toggles the debug view (animated targets in magenta, simulated
@@ -27,9 +30,10 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from ..character.motion import MOTIONS, Motion, builtin_motion
 from ..character.travel import make_pipeline
 from ..render.scene import CharacterView
-from .shared import one_line, open_character, parse_travel
+from .shared import add_clip_options, choose_clip, one_line, open_character, parse_travel
 from .viewer.session import FPS_CAPS, Parameter
 
 __all__ = ["CharacterPlayer", "play", "add_command", "run_command"]
@@ -52,13 +56,17 @@ class CharacterPlayer:
     Args:
         ctx: the window's moderngl context (solvers and drawing share it).
         character, rig: loaded (see :func:`gpu_jiggle.app.shared.open_character`).
-        clip: the starting animation's name (default: the first).
+        clip, motion: the starting clip's name, or ``"none"`` / None and a built-in motion
+            (:func:`gpu_jiggle.app.shared.choose_clip`; default: the first clip, else idle).
         backend: the spring solver's. travel: as :func:`gpu_jiggle.character.travel.make_pipeline`.
+
+    Attributes: clips: the file's clips, then the built-in motions (:data:`MOTIONS`).
     """
 
     name = "play"
 
-    def __init__(self, ctx, character, rig, clip: str | None = None, backend: str = "auto", travel="auto"):
+    def __init__(self, ctx, character, rig, clip: str | None = None, backend: str = "auto", travel="auto",
+                 motion: str | None = None):
         self.ctx = ctx
         self.character = character
         self.rig = rig
@@ -66,8 +74,11 @@ class CharacterPlayer:
         self.travel = travel
         self.title = f"gpu-jiggle play: {character.path.name}"
         self.view = CharacterView(ctx, character, rig)
-        names = character.clip_names
-        self.clip_index = names.index(clip) if clip is not None else 0
+        self.clips = list(character.clips) + [builtin_motion(character, kind) for kind in MOTIONS]
+        names = [c.name for c in self.clips]
+        start = choose_clip(character, clip, motion)
+        self.clip_index = (len(character.clips) + MOTIONS.index(start.kind) if isinstance(start, Motion)
+                           else character.clips.index(start))
         self.springs = rig is not None and bool(rig.chains)
         self.moving = True
         self.time = 0.0
@@ -98,7 +109,7 @@ class CharacterPlayer:
     # -- the clip and its pipeline -------------------------------------------------------------
     @property
     def clip(self):
-        return self.character.clips[self.clip_index]
+        return self.clips[self.clip_index]
 
     def _start_clip(self) -> None:
         if self.pipeline is not None:
@@ -196,23 +207,20 @@ class CharacterPlayer:
 # -- entry points ------------------------------------------------------------------------------------
 def play(model, rig, animation: str | None = None, size=(1280, 720), fps_cap=60, backend: str = "auto",
          travel="auto", debug: bool = False, frames: int | None = None, screenshot=None, screenshot_frames=(),
-         samples: int | None = None, panel: bool = True) -> int:
+         samples: int | None = None, panel: bool = True, motion: str | None = None) -> int:
     """Open the window and run until it is closed (or for ``frames`` frames, then save
     ``screenshot``); returns 0.
 
     Raises:
         FileNotFoundError, ValueError: a missing or invalid model or rig, an unknown clip
-        (the message lists the clips). RuntimeError: no display or no OpenGL 4.3 window.
+        (the message lists the clips) or motion. RuntimeError: no display or no OpenGL 4.3 window.
     """
     from .viewer.window import open_window, run_window
 
     if fps_cap not in FPS_CAPS:
         raise ValueError(f"fps_cap = {fps_cap!r}: expected one of 30, 60, 144 or None (uncapped)")
     character, rig = open_character(model, rig)
-    if animation is not None:
-        character.clip(animation)  # unknown: ValueError listing the clips, before any window opens
-    elif not character.clips:
-        raise ValueError(f"{character.path.name}: the file has no animations to play")
+    choose_clip(character, animation, motion)  # unknown: ValueError listing the clips, before any window opens
     window, reason = open_window(f"gpu-jiggle play: {character.path.name}", size)
     if window is None:
         raise RuntimeError(f"no window: {reason}; 'gpu-jiggle render' works without a display")
@@ -220,8 +228,8 @@ def play(model, rig, animation: str | None = None, size=(1280, 720), fps_cap=60,
                            screenshot_frames=sorted(set(screenshot_frames)), debug=debug, size=size)
     if args.screenshot and args.frames is None:
         args.frames = max([60] + args.screenshot_frames)
-    return run_window(lambda ctx, _args: CharacterPlayer(ctx, character, rig, animation, backend, travel), args, window,
-                      reason)
+    return run_window(lambda ctx, _args: CharacterPlayer(ctx, character, rig, animation, backend, travel, motion), args,
+                      window, reason)
 
 
 def add_command(sub) -> None:
@@ -235,8 +243,9 @@ def add_command(sub) -> None:
                                    "F frame-rate cap, S springs, M travel, arrows tune f and damping per chain "
                                    "(live), Esc quits.")
     p.add_argument("model", metavar="MODEL", help="the .gltf or .glb file")
-    p.add_argument("--rig", required=True, metavar="RIG", help="the TOML rig (e.g. rigs/fox.toml)")
-    p.add_argument("--animation", default=None, metavar="NAME", help="the clip to start with (default: the first)")
+    p.add_argument("--rig", default=None, metavar="RIG", help="the TOML rig (e.g. rigs/fox.toml); without one, "
+                                                               "no springs")
+    add_clip_options(p, "play")
     p.add_argument("--fps-cap", type=cap, default=60, metavar="CAP",
                    help="frame-rate cap: 30, 60, 144 or uncapped (default 60; F cycles them)")
     p.add_argument("--size", type=size, default=(1280, 720), metavar="WxH", help="window size (default 1280x720)")
@@ -266,7 +275,7 @@ def run_command(args) -> int:
         return play(args.model, args.rig, animation=args.animation, size=args.size, fps_cap=args.fps_cap,
                     backend=args.backend, travel=travel, debug=args.debug, frames=args.frames,
                     screenshot=args.screenshot, screenshot_frames=args.screenshot_frames, samples=args.samples,
-                    panel=not args.no_panel)
+                    panel=not args.no_panel, motion=args.motion)
     except (OSError, ValueError, RuntimeError) as exc:
         print(f"gpu-jiggle play: {one_line(exc)}", file=sys.stderr)
         return 2

@@ -5,6 +5,7 @@ MP4, a GIF or a folder of PNGs.
 from gpu_jiggle.app.render import render
 result = render("data/fox/Fox.gltf", "rigs/fox.toml", "Run", "out/fox.mp4", seconds=6, fps=30, compare=True)
 print(result.path, result.frames, result.seconds)
+render("model.glb", None, None, "out/idle.gif", motion="turn")   # no clips: a built-in motion, no springs
 ```
 
 Each frame steps a :class:`~gpu_jiggle.character.travel.TravellingPipeline` (keyframes, then
@@ -30,7 +31,7 @@ from ..character.travel import make_pipeline
 from ..gl.offscreen import OffscreenTarget
 from ..render.scene import CharacterView, Framing
 from ..render.video import FrameWriter, output_kind
-from .shared import one_line, open_character, parse_travel
+from .shared import add_clip_options, choose_clip, one_line, open_character, parse_travel
 
 __all__ = ["render", "RenderResult", "add_command", "run_command"]
 
@@ -91,17 +92,19 @@ class RenderResult:
     extra: dict = field(default_factory=dict)
 
 
-def render(model, rig, animation: str, out, seconds: float = 4.0, fps: float = 30.0, compare: bool = False,
+def render(model, rig, animation: str | None, out, seconds: float = 4.0, fps: float = 30.0, compare: bool = False,
            size=None, backend: str = "auto", samples: int = 4, travel="auto", debug: bool = False,
            progress: bool = True, azimuth_degrees: float | None = None, elevation_degrees: float | None = None,
-           zoom: float = 1.0, look_at: bool = False) -> RenderResult:
+           zoom: float = 1.0, look_at: bool = False, motion: str | None = None) -> RenderResult:
     """Render ``seconds`` of ``animation`` at ``fps`` headless (EGL) to ``out`` (an ``.mp4``,
     a ``.gif`` or a folder for PNGs, see :class:`~gpu_jiggle.render.video.FrameWriter`),
     springs on; with ``compare`` the left half plays the keyframes alone and the right half
     with springs, side by side, each labelled.
 
     Args:
-        model: a glTF path or a loaded Character. rig: a TOML rig path, a Rig, or None.
+        model: a glTF path or a loaded Character. rig: a TOML rig path, a Rig, or None (no springs).
+        animation, motion: the clip's name, or ``"none"`` / None and a built-in motion
+            (``idle``, ``turn``, ``walk``): see :func:`~gpu_jiggle.app.shared.choose_clip`.
         size: (width, height) pixels (rounded up to even numbers); default 960×540, or
             1280×540 with ``compare``.
         backend: the spring solver's. samples: multisampling (0 for none).
@@ -114,7 +117,7 @@ def render(model, rig, animation: str, out, seconds: float = 4.0, fps: float = 3
 
     Raises:
         FileNotFoundError: a missing model or rig. ValueError: an invalid file, an unknown
-        clip (the message lists the clips), bad numbers, an unknown output kind.
+        clip (the message lists the clips) or motion, bad numbers, an unknown output kind.
         RuntimeError: no OpenGL context.
     """
     from ..gl.context import get_context
@@ -135,7 +138,7 @@ def render(model, rig, animation: str, out, seconds: float = 4.0, fps: float = 3
     if width < MIN_SIZE or height < MIN_SIZE:
         raise ValueError(f"size = {tuple(size)}: expected at least {MIN_SIZE}x{MIN_SIZE} pixels")
     character, rig = open_character(model, rig)
-    clip = character.clip(animation)
+    clip = choose_clip(character, animation, motion)
     ctx = get_context()
     framing = Framing.of(character, zoom=float(zoom))
     if azimuth_degrees is not None:
@@ -197,8 +200,9 @@ def add_command(sub) -> None:
                                    "folder of PNGs. --compare puts the keyframes alone (left) beside the springs "
                                    "(right).")
     p.add_argument("model", metavar="MODEL", help="the .gltf or .glb file")
-    p.add_argument("--rig", required=True, metavar="RIG", help="the TOML rig (e.g. rigs/fox.toml)")
-    p.add_argument("--animation", required=True, metavar="NAME", help="the animation (clip) to play")
+    p.add_argument("--rig", default=None, metavar="RIG", help="the TOML rig (e.g. rigs/fox.toml); without one, "
+                                                               "no springs")
+    add_clip_options(p, "render")
     p.add_argument("--seconds", type=float, default=4.0, metavar="S", help="seconds of animation (default 4)")
     p.add_argument("--fps", type=float, default=30.0, metavar="F", help="frames per second (default 30)")
     p.add_argument("--out", required=True, metavar="FILE",
@@ -236,14 +240,17 @@ def run_command(args) -> int:
                         compare=args.compare, size=args.size, backend=args.backend, samples=args.samples,
                         travel=travel, debug=args.debug, progress=not args.no_progress,
                         azimuth_degrees=args.azimuth, elevation_degrees=args.elevation, zoom=args.zoom,
-                        look_at=args.look_at)
+                        look_at=args.look_at, motion=args.motion)
     except (OSError, ValueError, RuntimeError) as exc:
         print(f"gpu-jiggle render: {one_line(exc)}", file=sys.stderr)
         return 2
     what = "side by side (keyframes only | with springs)" if result.compare else "with springs"
+    if result.backend is None:
+        what = "without springs"
     moving = f", travelling {result.travel:.0f} units/s" if result.travel > 0 else ", on the spot"
+    backend = f" on the {result.backend} backend" if result.backend else ""
     print(f"rendered {result.clip!r} {what}: {result.frames} frames ({result.frames / result.fps:g} s at "
-          f"{result.fps:g} fps, {result.size[0]}x{result.size[1]}{moving}) on the {result.backend} backend in "
+          f"{result.fps:g} fps, {result.size[0]}x{result.size[1]}{moving}){backend} in "
           f"{result.seconds:.1f} s ({1e3 * result.seconds / result.frames:.0f} ms/frame) -> {result.path}")
     return 0
 

@@ -1,11 +1,14 @@
-"""What the ``render`` and ``play`` commands share: opening a character and its rig from
-the paths on the command line, the ``--travel`` value, and one-line error messages.
+"""What the ``render``, ``play`` and ``bake`` commands share: opening a character and its rig
+from the paths on the command line, the clip to play (``--animation`` / ``--motion``), the
+``--travel`` value, and one-line error messages.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["open_character", "parse_travel", "one_line"]
+__all__ = ["open_character", "choose_clip", "add_clip_options", "parse_travel", "one_line", "NO_ANIMATION"]
+
+NO_ANIMATION = "none"  # --animation none: play a built-in motion instead of the file's clips
 
 
 def open_character(model, rig=None):
@@ -27,6 +30,42 @@ def open_character(model, rig=None):
             raise FileNotFoundError(f"{rig}: no such rig file")
         rig = load_rig(rig, character.skeleton)
     return character, rig
+
+
+def choose_clip(character, animation: str | None = None, motion: str | None = None):
+    """The clip ``--animation`` and ``--motion`` ask for:
+
+    - ``animation`` a clip's name: that clip (``motion`` must then be None);
+    - ``animation`` ``"none"``, or ``motion`` given without ``animation``: the built-in
+      motion ``motion`` (default ``idle``; :func:`~gpu_jiggle.character.motion.builtin_motion`);
+    - neither: the file's first clip, or the ``idle`` motion when the file has none.
+
+    Raises:
+        ValueError: an unknown clip (listing the file's), an unknown motion, or a clip name
+        and a motion together.
+    """
+    from ..character.motion import builtin_motion
+
+    if animation is not None and animation != NO_ANIMATION:
+        if motion is not None:
+            raise ValueError(f"--animation {animation} --motion {motion}: a built-in motion plays instead of a clip; "
+                             f"give --animation none (or leave --animation out) with --motion")
+        return character.clip(animation)
+    if animation is None and motion is None and character.clips:
+        return character.clips[0]
+    return builtin_motion(character, motion or "idle")
+
+
+def add_clip_options(parser, verb: str) -> None:
+    """``--animation`` and ``--motion`` on ``parser`` (``verb``: "play", "bake", ...)."""
+    from ..character.motion import MOTIONS
+
+    parser.add_argument("--animation", default=None, metavar="NAME",
+                        help=f"the animation (clip) to {verb} (default: the file's first); 'none' {verb}s a built-in "
+                             f"motion instead (--motion)")
+    parser.add_argument("--motion", choices=MOTIONS, default=None,
+                        help=f"the built-in motion to {verb} when the file has no clips or with --animation none: "
+                             f"idle sway, head turn or walk cycle (default idle)")
 
 
 def parse_travel(text: str):

@@ -14,7 +14,11 @@ numpy arrays:
   (V, 2) float32 or None, ``joints`` (V, 4) uint16 and ``weights`` (V, 4) float32 (rows
   summing to 1) or None, ``indices`` (I,) uint32, ``base_color_texture`` (H, W, 4) uint8
   RGBA (row 0 is the image's top row, the glTF UV origin) or None, ``base_color_factor``
-  (4,), ``node`` and ``skin`` indices.
+  (4,), ``node`` and ``skin`` indices; ``material`` (a :class:`~.gltf_material.Material`:
+  alpha mode, sides, unlit, texture transform, sampler), ``colors`` (V, 4) float32 RGBA
+  (``COLOR_0``) or None, ``uv_sets`` (every ``TEXCOORD_n``, n = 0, 1, …, each (V, 2)
+  float32), and the morph targets (:mod:`.morph`): ``morph_positions`` and ``morph_normals``
+  (T, V, 3) float32 offsets or None, ``morph_weights`` (T,) float64 default weights.
 - ``character.clip_names`` and ``character.clip(name)``: :class:`~gpu_jiggle.character.animation.Clip` s.
 
 For skinning, glTF ignores the mesh node's own transform: a vertex goes to world space by
@@ -30,7 +34,7 @@ pointer of the offending value.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -40,9 +44,12 @@ from .animation import Channel, Clip, Sampler
 from .gltf_access import (COMPONENT_DTYPES, NORMALIZED_SCALE, TYPE_WIDTHS, check_accessors,  # noqa: F401
                           check_views, read_accessor)
 from .gltf_check import check_document
+from .gltf_draco import decode_draco
 from .gltf_image import IMAGE_FORMATS, decode_image, image_bytes  # noqa: F401
 from .gltf_io import (CHUNK_BIN, CHUNK_JSON, GLB_MAGIC, Budget, GltfError, GltfLimits,  # noqa: F401
                       fail, pointer, read_buffers, read_container, show)
+from .gltf_material import DEFAULT_MATERIAL, Material, read_material, vertex_colours
+from .morph import default_weights, read_targets
 from .skeleton import Pose, Skeleton
 
 @dataclass
@@ -81,6 +88,12 @@ class MeshPrimitive:
     indices: np.ndarray
     base_color_factor: np.ndarray
     base_color_texture: np.ndarray | None
+    material: Material = field(default_factory=Material)
+    colors: np.ndarray | None = None
+    uv_sets: tuple = ()
+    morph_positions: np.ndarray | None = None
+    morph_normals: np.ndarray | None = None
+    morph_weights: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
 
 class Character:
@@ -95,6 +108,8 @@ class Character:
         path: Path. json: the file's JSON as a dict, exactly as read (for writing a
         modified copy). buffers: list of bytes, each buffer's data. image_data: {image
         index: bytes} of the images textures use, as read (checked URIs, capped sizes).
+        decoded: {accessor index: array} decoded from Draco-compressed primitives
+        (:mod:`.gltf_draco`).
         accessor_layouts, buffer_views: the checked accessors and buffer views (Layout, View).
         limits: the GltfLimits of the load. skeleton, skins, meshes, clips.
 
@@ -112,6 +127,7 @@ class Character:
         self.accessor_layouts = check_accessors(self.path, raw_json, self.buffer_views, self.limits)
         used_images = check_document(self.path, raw_json, self.accessor_layouts, self.buffer_views, self.limits)
         self.image_data = {i: image_bytes(self, i) for i in sorted(used_images)}
+        self.decoded = decode_draco(self)  # Draco-compressed accessors, read by read_accessor
         self.skeleton = _skeleton(self)
         self.skins = [_skin(self, i, s) for i, s in enumerate(raw_json.get("skins", []))]
         self.clips = [_clip(self, i, a) for i, a in enumerate(raw_json.get("animations", []))]
@@ -305,10 +321,14 @@ def _primitive(character, node_index, node, m, mesh, p_index, prim) -> MeshPrimi
                                              f"{int(indices.max())} past its {count} vertices")
     mode = prim.get("mode", 4)
     normals = attribute("NORMAL")
+    computed = normals is None and mode == 4
     if normals is None:
         normals = vertex_normals(positions, indices if mode == 4 else np.zeros(0, np.uint32))
     normals = normals.astype(np.float32)
-    uvs = attribute("TEXCOORD_0")
+    uv_sets = []
+    while f"TEXCOORD_{len(uv_sets)}" in attributes:
+        uv_sets.append(attribute(f"TEXCOORD_{len(uv_sets)}").astype(np.float32))
+    uvs = uv_sets[0] if uv_sets else None
     joints = attribute("JOINTS_0")
     skin = node.get("skin")
     if joints is not None and skin is not None and joints.size:
@@ -321,23 +341,29 @@ def _primitive(character, node_index, node, m, mesh, p_index, prim) -> MeshPrimi
         weights = weights.astype(np.float32)
         total = weights.sum(axis=1, keepdims=True)
         weights = np.where(total > 0, weights / np.where(total > 0, total, 1.0), weights)
-    factor = np.ones(4, np.float32)
-    texture = None
-    if prim.get("material") is not None:
-        pbr = character.json["materials"][prim["material"]].get("pbrMetallicRoughness") or {}
-        if pbr.get("baseColorFactor") is not None:
-            factor = np.asarray(pbr["baseColorFactor"], np.float32)
-        info = pbr.get("baseColorTexture") or {}
-        if info.get("index") is not None:
-            source = character.json["textures"][info["index"]].get("source")
-            if source is not None:
-                texture = character.image(source)
+    material = DEFAULT_MATERIAL if prim.get("material") is None else read_material(character, prim["material"])
+    if material.base_color_texture is not None and material.texcoord >= len(uv_sets):
+        raise fail(path, pointer("materials", prim["material"]), f"the base colour texture reads TEXCOORD_"
+                                                                 f"{material.texcoord}, which mesh {m} primitive "
+                                                                 f"{p_index} does not have")
+    colors = attribute("COLOR_0")
+    if colors is not None:
+        colors = vertex_colours(colors, path, where + "/attributes/COLOR_0")
+    morph_positions, morph_normals = read_targets(character, where, prim, positions, indices,
+                                                  vertex_normals if computed else None)
+    counts = {len(p.get("targets") or []) for p in mesh["primitives"]}
+    if len(counts) > 1:  # section 3.7.2.2: every primitive of a mesh has the same targets
+        raise fail(path, pointer("meshes", m, "primitives"), f"mesh {label!r} has primitives with "
+                                                             f"{' and '.join(map(str, sorted(counts)))} morph targets; "
+                                                             f"glTF 2.0 requires the same number in each")
+    targets = 0 if morph_positions is None else len(morph_positions)
     return MeshPrimitive(name=f"{label or 'mesh'}[{p_index}]", node=node_index, skin=skin, mode=mode,
-                         positions=positions, normals=normals,
-                         uvs=None if uvs is None else uvs.astype(np.float32),
+                         positions=positions, normals=normals, uvs=uvs,
                          joints=None if joints is None else joints.astype(np.uint16),
-                         weights=weights, indices=indices, base_color_factor=factor,
-                         base_color_texture=texture)
+                         weights=weights, indices=indices, base_color_factor=material.base_color_factor,
+                         base_color_texture=material.base_color_texture, material=material, colors=colors,
+                         uv_sets=tuple(uv_sets), morph_positions=morph_positions, morph_normals=morph_normals,
+                         morph_weights=default_weights(character, node_index, m, targets))
 
 
 def vertex_normals(positions, indices) -> np.ndarray:

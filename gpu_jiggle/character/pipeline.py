@@ -13,6 +13,7 @@ for frame in pipeline.play(fps=30, seconds=4):       # or pipeline.step(t, dt) b
     frame.skinning_matrices[0]    # (J, 4, 4) float32, world(joint) · inverse bind, skin 0
     frame.strands                 # list of (segments + 1, 3) float64 world polylines
     frame.colliders               # ColliderShapes: spheres (K, 4), capsules (M, 7), world
+    frame.morph_weights           # {node: (T,) float64} morph target weights, for the renderer
 ```
 
 Each :meth:`Pipeline.step` runs the four stages in this order, each also callable alone:
@@ -27,7 +28,9 @@ Each :meth:`Pipeline.step` runs the four stages in this order, each also callabl
    placed on their joints; the solver advances by the frame's dt; each chain joint's local
    rotation is then replaced so that its bone turns by the solver's segment rotation
    (``new world rotation = segment_rotation · animated world rotation``). Joints outside
-   the chains keep their local transforms; their children follow through the hierarchy.
+   the chains keep their local transforms; their children follow through the hierarchy. A
+   chain joint on a zero-length segment (``ChainSpec.springy`` False) keeps its animated
+   local rotation: it is carried rigidly with its parent.
 4. :meth:`Pipeline.skin`: skinning matrices ``world(joint) · inverse_bind`` per skin.
 
 The solver keeps state between steps: give frame times in order, with a fixed dt for one
@@ -82,6 +85,8 @@ class Frame:
             each, in the order of ``rig.strand_chains``.
         colliders: :class:`ColliderShapes`.
         substeps: substeps the solver ran this frame.
+        morph_weights: {node index: (T,) float64} the morph target weights of every node
+            whose mesh has targets (:meth:`Pipeline.morph_weights`).
     """
 
     time: float
@@ -97,6 +102,7 @@ class Frame:
     strands: list = field(default_factory=list)
     colliders: ColliderShapes | None = None
     substeps: int = 0
+    morph_weights: dict = field(default_factory=dict)
 
 
 class Pipeline:
@@ -138,6 +144,7 @@ class Pipeline:
         self._solver = None
         self._teleport = None  # keep_shape of a teleport asked for, done by the next step
         self._rest = self.skeleton.rest_pose()
+        self._morph_defaults = {m.node: m.morph_weights for m in character.meshes if m.morph_positions is not None}
 
     # -- life cycle -------------------------------------------------------------------------
     def _make_solver(self, origin):
@@ -253,6 +260,20 @@ class Pipeline:
             return self._rest.copy()
         return self.clip.sample(self._rest, time, loop=self.loop)
 
+    def morph_weights(self, time: float) -> dict:
+        """{node: (T,) float64} morph weights at ``time`` (s) of every node whose mesh has targets:
+        the clip's ``weights`` channel sampled like the others, else the node's defaults (glTF
+        2.0 sections 3.7.2.2, 3.11). ValueError: a channel of another width than T."""
+        out = {node: w.copy() for node, w in self._morph_defaults.items()}
+        if self.clip is not None:
+            for node, w in self.clip.sample_weights(time, loop=self.loop).items():
+                if node in out:
+                    if w.shape != out[node].shape:
+                        raise ValueError(f"clip {self.clip.name!r}: node {node} has {len(out[node])} morph targets "
+                                         f"but its weights channel gives {w.size} weights")
+                    out[node] = w
+        return out
+
     def apply_constraints(self, pose: Pose, time: float) -> Pose:
         """Stage 2: the constraints in order, each on the result of the one before."""
         pose = pose.copy()
@@ -303,8 +324,12 @@ class Pipeline:
                 continue
             parent = sk.parents[c.nodes[0]]
             parent_world = quat.IDENTITY if parent < 0 else rot[parent]
-            for node, bend in zip(c.nodes, q):
-                new_world = quat.multiply(quat.normalize(bend.astype(np.float64)), rot[node])
+            bends = iter(q)
+            for node, springy in zip(c.nodes, np.ones(len(c.nodes), bool) if c.springy is None else c.springy):
+                if not springy:  # a zero-length segment (ChainSpec.springy): carried rigidly with its parent
+                    parent_world = quat.multiply(parent_world, pose.rotation[node])
+                    continue
+                new_world = quat.multiply(quat.normalize(next(bends).astype(np.float64)), rot[node])
                 local = quat.normalize(quat.multiply(quat.conjugate(parent_world), new_world))
                 if np.dot(local, pose.rotation[node]) < 0:  # stay in the animated rotation's hemisphere
                     local = -local
@@ -334,20 +359,21 @@ class Pipeline:
         constrained = self.apply_constraints(keyed, time) if self.constraints else keyed
         constrained_world = sk.world_matrices(constrained) if self.constraints else keyed_world
         clip_time = self.clip.local_time(time, self.loop) if self.clip is not None else 0.0
+        morph = self.morph_weights(time)
         if not self.springs:
             shapes = self.rig.collider_shapes(constrained_world) if self.rig is not None else None
             targets = self.rig.chain_targets(constrained_world) if self.rig is not None else []
             return Frame(time, clip_time, constrained, keyed_world, constrained_world, constrained_world,
                          self.skin(constrained_world), chain_targets=targets, chain_positions=targets,
                          strands=[t for t, c in zip(targets, self.rig.chains if self.rig else []) if c.kind == "strand"],
-                         colliders=shapes)
+                         colliders=shapes, morph_weights=morph)
         final, d = self.apply_springs(constrained, dt)
         world = sk.world_matrices(final)
         strands = [p for p, c in zip(d["chain_positions"], self.rig.chains) if c.kind == "strand"]
         return Frame(time, clip_time, final, keyed_world, constrained_world, world, self.skin(world),
                      chain_targets=d["chain_targets"], chain_positions=d["chain_positions"],
                      segment_rotations=d["segment_rotations"], strands=strands, colliders=d["colliders"],
-                     substeps=d["substeps"])
+                     substeps=d["substeps"], morph_weights=morph)
 
     def play(self, fps: float, seconds: float, start: float = 0.0):
         """Yield frames at ``start + k/fps`` for k = 0 .. round(seconds·fps), each with

@@ -5,7 +5,9 @@ the speed at which the feet push the ground back; :class:`TravellingPipeline` mo
 joint forward at a velocity after the keyframes, so that the springs feel the motion; and
 :func:`make_pipeline` builds one for a clip, with ``travel="auto"`` (the clip's own ground
 speed: a clip that stands still, like the Fox's Survey, stays where it is) or a fixed speed
-(``0`` keeps every clip on the spot). Look-at targets travel along with the character.
+(``0`` keeps every clip on the spot). A built-in :class:`~gpu_jiggle.character.motion.Motion`
+gives its own speed instead of the feet's (the walk travels, idle and turn stay on the spot).
+Look-at targets travel along with the character.
 
 Positions are world space in the model's length unit (the Fox's is about a centimetre),
 times in seconds.
@@ -17,6 +19,7 @@ import math
 
 import numpy as np
 
+from .motion import Motion
 from .pipeline import Pipeline
 from .rig import LookAtSpec
 
@@ -119,11 +122,15 @@ def make_pipeline(character, rig, clip, springs: bool = True, travel="auto", bac
     """A :class:`TravellingPipeline` for ``clip`` (a name or a clip; unknown names raise
     ValueError listing the clips); ``travel`` is ``"auto"`` (:func:`ground_speed`) or a speed
     ≥ 0 in length unit/s along the direction the feet give (+z when they give none; other
-    values raise ValueError). ``look_at``: turn on the rig's look-at constraints (enabled or
+    values raise ValueError; a :class:`~gpu_jiggle.character.motion.Motion` gives its own speed
+    and direction for ``"auto"``). ``look_at``: turn on the rig's look-at constraints (enabled or
     not in the file), their targets carried along with the character, so the head turns to
     them after the keyframes and before the springs."""
     clip_obj = character.clip(clip) if isinstance(clip, str) else clip
-    speed, direction = ground_speed(character, clip_obj)
+    if isinstance(clip_obj, Motion):
+        speed, direction = clip_obj.speed, (clip_obj.direction if clip_obj.speed > 0 else np.zeros(3))
+    else:
+        speed, direction = ground_speed(character, clip_obj)
     if travel != "auto":
         value = float(travel)
         if not (math.isfinite(value) and value >= 0):

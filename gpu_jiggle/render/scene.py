@@ -4,10 +4,10 @@
 
 What a frame shows, drawn by :class:`CharacterView` into any framebuffer with a depth buffer:
 
-- the skinned, textured meshes, skinned on the GPU (:class:`SkinnedMeshes`,
-  ``shaders/skinned_mesh.vert/.frag``: joints and weights per vertex, one matrix per skin
-  joint, the base-colour texture, the lighting of :mod:`gpu_jiggle.render.draw3d`), over a
-  checkered ground with a soft blob shadow;
+- the meshes, morphed and skinned on the GPU with their materials (:class:`SkinnedMeshes`
+  of :mod:`gpu_jiggle.render.meshes`: morph targets, joints and weights per vertex, one matrix
+  per skin joint, base colour, alpha modes, sides, unlit, texture transform, the lighting of
+  :mod:`gpu_jiggle.render.draw3d`), over a checkered ground with a soft blob shadow;
 - the rig's procedural strands (ear tufts, a mane) as camera-facing ribbons or lines, as the
   rig's ``draw`` and ``width`` say, coloured like the texture where they grow
   (:func:`strand_colours`);
@@ -25,19 +25,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import moderngl
 import numpy as np
 
-from ..gl.glsl import program
 from .draw2d import rgba
 from .draw3d import Camera, Renderer
+from .meshes import GROUND_LIGHT, NO_FOG, SKY, SkinnedMeshes, skin_on_host
 
 __all__ = ["Framing", "SkinnedMeshes", "CharacterView", "key_light", "strand_colours", "skin_on_host"]
 
-SKY = "#cfe3f2"
 GROUND = "#aab59a"           # the floor: grey-green, unlike anything on the fox
-GROUND_LIGHT = "#6d6352"     # the lower ambient light, bounced off the ground
-LIGHT_DIRECTION = (0.45, 0.85, 0.35)
 FRAMING_MARGIN = 1.2               # the rest pose fills 1 / 1.2 of the image's width or height
 FRAMING_HEIGHT_ROOM = 0.8          # half the framed height, in rest-pose heights (room for leaps, the ground)
 KEY_LIGHT_TURN_DEGREES = 40.0       # the key light's direction from the camera's, about the vertical
@@ -54,13 +50,9 @@ GROUND_SIZES = 70.0                # the ground's extent
 SHADOW_RADIUS_SIZES = 0.2
 SHADOW_LIFT_SIZES = 0.002          # the shadow sits this far above the ground
 FOG_SIZES = (8.0, 30.0)            # fog from this distance to this one
-NO_FOG = (1e9, 2e9)                # fog start and end beyond anything drawn
 LINE_STRAND_SIZES = 0.003          # the width of strands drawn as lines
 DEBUG_LINE_SIZES = 0.004           # the width of the debug view's lines
 RIBBON_TIP_FRACTION = 0.35         # a ribbon's width at its tip, as a fraction of its root's
-MESH_HIGHLIGHT = 0.08              # the meshes' specular highlight
-TEXTURE_ANISOTROPY = 8.0           # anisotropic filtering of the base-colour textures
-TRIANGLES = 4                      # the glTF primitive mode drawn (triangle lists)
 MIN_COLLIDER_RADIUS = 1e-6         # debug: a collider of radius 0 is drawn this big
 
 
@@ -87,7 +79,7 @@ class Framing:
 
     @classmethod
     def of(cls, character, **kwargs) -> "Framing":
-        """Bounds of every mesh skinned by the rest pose."""
+        """Bounds of every mesh skinned by the rest pose (morph targets at their default weights)."""
         sk = character.skeleton
         world = sk.world_matrices(sk.rest_pose())
         points = [skin_on_host(character, m, world) for m in character.meshes]
@@ -109,111 +101,6 @@ class Framing:
         target = self.centre + np.asarray(follow, np.float64)
         return Camera.orbit(target, self.azimuth, self.elevation, distance, fov_y_degrees=self.fov_y_degrees,
                             near=NEAR_SIZES * self.size, far=FAR_SIZES * self.size)
-
-
-def skin_on_host(character, mesh, world_matrices) -> np.ndarray:
-    """(V, 3) float64 world positions of ``mesh`` under node ``world_matrices`` (numpy
-    linear blend skinning, the vertex shader's formula), for bounds and colours."""
-    p = np.concatenate([mesh.positions.astype(np.float64), np.ones((len(mesh.positions), 1))], axis=1)
-    if mesh.skin is None or mesh.joints is None or mesh.weights is None:
-        return (p @ world_matrices[mesh.node].T)[:, :3]
-    joint_matrices = character.skins[mesh.skin].skinning_matrices(world_matrices)
-    blended = np.einsum("vk,vkij->vij", mesh.weights.astype(np.float64), joint_matrices[mesh.joints])
-    return np.einsum("vij,vj->vi", blended, p)[:, :3]
-
-
-# -- the skinned meshes on the GPU -------------------------------------------------------------------
-class SkinnedMeshes:
-    """Every mesh primitive of a character in GPU buffers, with its texture, drawn skinned.
-
-    Args:
-        ctx: a moderngl context (OpenGL ≥ 3.3). character: a loaded
-            :class:`~gpu_jiggle.character.gltf.Character`.
-    """
-
-    def __init__(self, ctx, character):
-        self.ctx = ctx
-        self.character = character
-        most = max([len(s.joints) for s in character.skins] + [1])
-        self.program = program(ctx, "draw/skinned_mesh.vert", "draw/skinned_mesh.frag", vertex_defines={"MAX_JOINTS": most})
-        self._white = ctx.texture((1, 1), 4, bytes([255, 255, 255, 255]))
-        self._parts = []
-        for mesh in character.meshes:
-            if mesh.mode != TRIANGLES:  # only triangle lists are drawn
-                continue
-            count = len(mesh.positions)
-            joints = mesh.joints if mesh.joints is not None else np.zeros((count, 4), np.uint16)
-            weights = mesh.weights if mesh.weights is not None else np.tile([1.0, 0, 0, 0], (count, 1))
-            uvs = mesh.uvs if mesh.uvs is not None else np.zeros((count, 2))
-            buffers = [ctx.buffer(np.ascontiguousarray(a, dtype).tobytes()) for a, dtype in
-                       ((mesh.positions, np.float32), (mesh.normals, np.float32), (uvs, np.float32),
-                        (joints, np.uint32), (weights, np.float32))]
-            index = ctx.buffer(np.ascontiguousarray(mesh.indices, np.uint32).tobytes())
-            layout = [(buffers[0], "3f", "in_position"), (buffers[1], "3f", "in_normal"), (buffers[2], "2f", "in_uv"),
-                      (buffers[3], "4u", "in_joints"), (buffers[4], "4f", "in_weights")]
-            layout = [entry for entry in layout if entry[2] in self.program]  # unused inputs are dropped
-            vao = ctx.vertex_array(self.program, layout, index_buffer=index, index_element_size=4)
-            texture = None
-            if mesh.base_color_texture is not None:
-                image = mesh.base_color_texture  # row 0 is the top: uploaded as is, it meets glTF UVs
-                texture = ctx.texture((image.shape[1], image.shape[0]), 4, np.ascontiguousarray(image).tobytes())
-                texture.build_mipmaps()
-                texture.filter = (moderngl.LINEAR_MIPMAP_LINEAR, moderngl.LINEAR)
-                texture.anisotropy = TEXTURE_ANISOTROPY
-            self._parts.append(dict(mesh=mesh, vao=vao, buffers=buffers + [index], texture=texture,
-                                    count=len(mesh.indices)))
-
-    def draw(self, framebuffer, camera: Camera, world_matrices, origin=(0.0, 0.0, 0.0),
-             light_direction=LIGHT_DIRECTION, sky=SKY, ground=GROUND_LIGHT, fog=NO_FOG) -> None:
-        """Draw every primitive skinned by node ``world_matrices`` (N, 4, 4) float64, all
-        positions taken relative to ``origin`` (3,) (the camera must be in that frame too)."""
-        world = np.array(world_matrices, np.float64)
-        world[:, :3, 3] -= np.asarray(origin, np.float64)
-        prog = self.program
-        _, _, width, height = framebuffer.viewport
-        prog["u_view_projection"].write(_column_major(camera.view_projection(width / height)))
-        light = np.asarray(light_direction, np.float64)
-        uniforms = {"u_eye": tuple(map(float, camera.eye)), "u_light_direction": tuple(map(float, light / np.linalg.norm(light))),
-                    "u_sky_colour": tuple(map(float, rgba(sky)[:3])), "u_ground_colour": tuple(map(float, rgba(ground)[:3])),
-                    "u_fog": tuple(map(float, fog)), "u_highlight": MESH_HIGHLIGHT, "u_base_colour_texture": 0}
-        for key, value in uniforms.items():
-            if key in prog:
-                prog[key].value = value
-        framebuffer.use()
-        self.ctx.enable(moderngl.DEPTH_TEST)
-        try:
-            for part in self._parts:
-                mesh = part["mesh"]
-                skinned = mesh.skin is not None and mesh.joints is not None and mesh.weights is not None
-                prog["u_skinned"].value = skinned
-                if skinned:
-                    matrices = self.character.skins[mesh.skin].skinning_matrices(world)
-                    prog["u_joint_matrices"].write(_column_major(matrices))
-                if "u_model" in prog:
-                    prog["u_model"].write(_column_major(world[mesh.node]))
-                prog["u_base_colour_factor"].value = tuple(map(float, mesh.base_color_factor))
-                (part["texture"] or self._white).use(0)
-                part["vao"].render(moderngl.TRIANGLES, vertices=part["count"])
-        finally:
-            self.ctx.disable(moderngl.DEPTH_TEST)
-
-    def release(self) -> None:
-        for part in self._parts:
-            part["vao"].release()
-            for b in part["buffers"]:
-                b.release()
-            if part["texture"] is not None:
-                part["texture"].release()
-        self._parts = []
-        for obj in (self._white, self.program):
-            if obj is not None:
-                obj.release()
-        self._white = self.program = None
-
-
-def _column_major(matrices) -> bytes:
-    m = np.asarray(matrices, np.float64)
-    return np.ascontiguousarray(np.swapaxes(m, -1, -2), np.float32).tobytes()
 
 
 # -- the whole scene ----------------------------------------------------------------------------------
@@ -272,7 +159,8 @@ class CharacterView:
             self._strands(frame, origin)
         light = key_light(camera)
         shapes.render(framebuffer, rel, clear=SKY, light_direction=light, ground_colour=GROUND_LIGHT, fog=fog)
-        self.meshes.draw(framebuffer, rel, world, origin=origin, light_direction=light, fog=fog)
+        self.meshes.draw(framebuffer, rel, world, origin=origin, light_direction=light, fog=fog,
+                         morph_weights=getattr(frame, "morph_weights", None))
         if debug:
             self._debug(framebuffer, frame, rel, origin, light, fog)
         return camera

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from gpu_jiggle.character.bake import _glb
+from gpu_jiggle.character.bake_gltf import glb as _glb
 from gpu_jiggle.character.gltf import Character, GltfError
 from demo_support import FOX
 
