@@ -36,7 +36,9 @@ from .gltf_draco import DRACO, require_draco
 from .gltf_io import escape, fail, is_index, pointer, show
 
 FLOAT, BYTE, UBYTE, SHORT, USHORT, UINT = 5126, 5120, 5121, 5122, 5123, 5125
-SUPPORTED_REQUIRED = ("KHR_mesh_quantization", DRACO)
+#: Extensions a file may require: the accessors and Draco are read here, the material ones drawn
+#: by the renderer (gltf_material.MATERIAL_EXTENSIONS).
+SUPPORTED_REQUIRED = ("KHR_mesh_quantization", DRACO, "KHR_materials_unlit", "KHR_texture_transform")
 
 _F = (FLOAT, False)
 _NORM_U = {(UBYTE, True), (USHORT, True)}

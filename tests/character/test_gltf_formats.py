@@ -183,3 +183,10 @@ def test_hostile_draco_is_refused_by_pointer(tmp_path, change, message):
     with pytest.raises(GltfError, match="/meshes/0/primitives/0") as refused:
         Character.load(_copy_to(tmp_path, doc, folder))
     assert message in str(refused.value)
+
+
+def test_files_requiring_the_drawn_material_extensions_load(tmp_path):
+    """KHR_materials_unlit and KHR_texture_transform are drawn, so a file that requires them loads."""
+    from gpu_jiggle.character.gltf_check import SUPPORTED_REQUIRED
+    from gpu_jiggle.character.gltf_material import MATERIAL_EXTENSIONS
+    assert set(MATERIAL_EXTENSIONS) <= set(SUPPORTED_REQUIRED)
