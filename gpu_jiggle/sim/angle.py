@@ -1,5 +1,13 @@
 """Angle chains on the host (SPEC section 3): :class:`AngleSolver`, and the packing of their rig,
-poses and frame buffer into the std430 records of :mod:`.layouts`."""
+poses and frame buffer into the std430 records of :mod:`.layouts`.
+
+Precision (SPEC 3.4): root positions arrive in float64. Each chain has an anchor, its root in
+the latest pose (float64, on the host); what reaches the shader is relative to it, and the
+state follows it from frame to frame (the kernel adds the anchor's move, old minus new, a
+small float32 number). Outputs are rebuilt in float64 world coordinates, so a chain 1e5
+units from the origin moves like the same chain at the origin, and the chains of one set may
+be any distance apart.
+"""
 from __future__ import annotations
 
 import numpy as np
@@ -15,22 +23,26 @@ class AngleSolver(Solver):
     ``Solver(angle_chain_set, ...)`` or directly, with the same arguments (no ``origin``:
     angle chains have no floating origin)."""
 
-    KIND = "angle"
     CHAIN_SET = AngleChainSet
     RECORDS = {"chain_state": layouts.ANGLE_CHAIN_STATE, "segment_state": layouts.ANGLE_SEGMENT_STATE,
                "joint_output": layouts.ANGLE_JOINT_OUTPUT, "segment_output": layouts.ANGLE_SEGMENT_OUTPUT}
 
+    KIND = "angle"
+    DIM = 2
+
     def __init__(self, chain_set, backend: str = "auto", substep: float = 1.0 / 120.0, max_substeps: int = 8,
-                 context=None):
+                 context=None, target_path: str = "hermite", damping_frame: str = "relative"):
         self._chain_target = None   # this frame's ANGLE_CHAIN_TARGET records (C,)
         self._local_angle = None    # this frame's (S,) float32 local target angles
-        super().__init__(chain_set, backend, substep, max_substeps, context)
+        self._anchor = None         # (C, 2) float64: each chain's root in the latest pose
+        self._state_anchor = None   # (C, 2) float64: the anchors the solver's state is relative to
+        super().__init__(chain_set, backend, substep, max_substeps, context, target_path, damping_frame)
 
     def set_pose(self, root_position, root_angle, local_angle) -> None:
         """This frame's IK-final pose (SPEC sections 2 and 3).
 
         Args:
-            root_position: (C, 2) float, each chain's root (pivot) in world space.
+            root_position: (C, 2) float (float64 kept), each chain's root (pivot) in world space.
             root_angle: (C,) float, radians, each chain's root heading in world space.
             local_angle: (S,) float, radians, each segment's target angle relative to its
                 parent (segment 0: relative to the root heading).
@@ -44,9 +56,26 @@ class AngleSolver(Solver):
         angle = validation.float_array("root_angle", root_angle, (cs.chain_count,))
         local = validation.float_array("local_angle", local_angle, (cs.segment_count,))
         target = np.zeros(cs.chain_count, layouts.ANGLE_CHAIN_TARGET)
-        target["root_position"] = position
-        target["root_angle"] = wrap_angle64(angle)
+        target["root_angle"] = wrap_angle64(angle)  # root_position: 0, the anchor is this root
         self._chain_target, self._local_angle = target, wrap_angle64(local).astype(np.float32)
+        self._anchor = position
+
+    def teleport(self, chains=None, keep_shape: bool = False, moving: bool = False, mirror: bool = False) -> None:
+        """Flag chains to jump with the next ``advance`` (SPEC section 5); see
+        :meth:`Solver.teleport <gpu_jiggle.Solver.teleport>` for ``keep_shape`` and ``moving``.
+
+        Args:
+            mirror: reflect the chains about the vertical through their root (φ → π - φ,
+                ω → -ω, their targets' paths likewise), for a 2D character that turns round by
+                flipping its sprite; the next pose gives the flipped heading and local angles.
+
+        Raises: ValueError for an index out of range; TypeError for non-integer indices or
+        non-bools."""
+        super().teleport(chains, keep_shape, moving)
+        if validation.flag("mirror", mirror) and self._has_pose():
+            ids = validation.chain_ids("chains", chains, self._chain_set.chain_count)
+            self._teleport[ids] = (self._teleport[ids] & ~np.uint32(layouts.TELEPORT_MODE_MASK)) \
+                | layouts.TELEPORT_MIRROR | (layouts.TELEPORT_KEEP_SHAPE if keep_shape else layouts.TELEPORT_NONE)
 
     # -- read-back -----------------------------------------------------------------------------
     def angles(self, raw: bool = False) -> np.ndarray:
@@ -69,7 +98,7 @@ class AngleSolver(Solver):
         return self._read("segment_output")["angular_velocity"]
 
     def positions(self, raw: bool = False) -> np.ndarray:
-        """(S + C, 2) float32 world-space joint positions: per chain its pivot, then its tips.
+        """(S + C, 2) float64 world-space joint positions: per chain its pivot, then its tips.
 
         At frame time the pivot is this frame's root position (SPEC section 2); ``raw=True``
         gives the last substep's state, which starts at the last interpolated root (P_prev).
@@ -77,7 +106,9 @@ class AngleSolver(Solver):
         Raises: RuntimeError before the first ``advance``.
         """
         out = self._read("joint_output")
-        return np.ascontiguousarray(out["raw_position" if raw else "position"])
+        cs = self._chain_set
+        per_joint = np.repeat(self._state_anchor, cs.segment_counts + 1, axis=0)
+        return per_joint + out["raw_position" if raw else "position"].astype(np.float64)
 
     # -- the kind's part of the host (see Solver) ------------------------------------------------
     def _rig_records(self, chain_set):
@@ -90,35 +121,57 @@ class AngleSolver(Solver):
         target = self._chain_target.copy()
         target["teleport"] = self._teleport
         target["lod"] = self._lod
+        target["anchor_shift"] = anchor_shift(self._state_anchor, self._anchor, self._teleport)
+        target["gust_phase"] = self._wind.space_phase(self._anchor)
+        self._state_anchor = self._anchor
         self._backend.upload_targets(target, self._local_angle)
 
     def _frame_buffer(self, plan):
         header, alphas = packing.frame_buffer(layouts.ANGLE_FRAME_PARAMS, plan, self._clock.substeps,
-                                              self._chain_set.chain_count)
+                                              self._chain_set.chain_count, self._wind.time_phases(plan))
+        header["options"] = self._options
+        header["wind"], header["gust"], header["gust_direction"] = self._wind.records()
         return packing.as_bytes(header, alphas)
 
     def _inputs_arrays(self):
         if self._chain_target is None:
             return {}
-        return {"chain_target": self._chain_target.view(np.uint8), "local_angle": self._local_angle}
+        out = {"chain_target": self._chain_target.view(np.uint8), "local_angle": self._local_angle,
+               "anchor": self._anchor}
+        if self._state_anchor is not None:
+            out["state_anchor"] = self._state_anchor
+        return out
 
     def _restore_inputs(self, arrays):
         from . import state
         cs = self._chain_set
-        if not arrays:
-            target = local = None
-        else:
+        target = local = anchor = state_anchor = None
+        if arrays:
             raw = state.array(arrays, "chain_target", (cs.chain_count * layouts.ANGLE_CHAIN_TARGET.itemsize,), np.uint8)
             target = raw.view(layouts.ANGLE_CHAIN_TARGET).copy()
             local = state.array(arrays, "local_angle", (cs.segment_count,), np.float32)
+            anchor = validation.coordinates("state anchor", state.array(arrays, "anchor", (cs.chain_count, 2)))
+            if "state_anchor" in arrays:
+                state_anchor = validation.coordinates("state anchor", state.array(arrays, "state_anchor",
+                                                                                   (cs.chain_count, 2)))
 
         def apply():
-            self._chain_target, self._local_angle = target, local
+            self._chain_target, self._local_angle, self._anchor, self._state_anchor = target, local, anchor, state_anchor
         return apply
 
     def _inputs_snapshot(self):
         return {"chain_target": None if self._chain_target is None else self._chain_target.copy(),
                 "local_angle": None if self._local_angle is None else self._local_angle.copy()}
+
+
+def anchor_shift(state_anchor, anchor, teleport) -> np.ndarray:
+    """(C, dim) float32: how far each chain's anchor moved since its state was last relative to
+    it (old - new, float64 then rounded), zero for chains that jump (a snap resets them; a
+    keep_shape jump carries the state along with the anchor) and before the first frame."""
+    if state_anchor is None:
+        return np.zeros(anchor.shape, np.float32)
+    jumps = (teleport & layouts.TELEPORT_MODE_MASK) != layouts.TELEPORT_NONE
+    return np.where(jumps[:, None], 0.0, state_anchor - anchor).astype(np.float32)
 
 
 def angle_chain_rig(chain_set) -> np.ndarray:
@@ -141,6 +194,7 @@ def angle_segment_rig(chain_set) -> np.ndarray:
     rig["damping"] = c
     rig["inertia"] = chain_set.inertia
     rig["angle_limit"] = chain_set.angle_limit
+    rig["air_drag"] = chain_set.air_drag
     return rig
 
 

@@ -87,6 +87,8 @@ class AngleChainSet(_ChainTopology):
         inertia: μ ≥ 0, how strongly the root's acceleration swings the chain (default 1).
         angle_limit: β in radians, > 0, the largest deviation from the target angle
             (default ∞: no limit).
+        air_drag: c_air ≥ 0 in 1/s, damping of the segment's motion in the world (the
+            spring's damping acts on motion relative to the target; default 0).
         gravity: g, acceleration in length/s², world: (2,) for every chain or (C, 2) one per
             chain (default (0, 0)).
 
@@ -98,21 +100,21 @@ class AngleChainSet(_ChainTopology):
     """
 
     kind = "angle"
-    PARAMETERS = ("frequency", "damping_ratio", "inertia", "angle_limit", "gravity")
+    PARAMETERS = ("frequency", "damping_ratio", "inertia", "angle_limit", "gravity", "air_drag")
     PER_CHAIN = ("gravity",)
 
     def __init__(self, segment_counts, lengths, frequency, damping_ratio, inertia=1.0,
-                 angle_limit=np.inf, gravity=(0.0, 0.0)):
+                 angle_limit=np.inf, gravity=(0.0, 0.0), air_drag=0.0):
         counts = self._set_topology(segment_counts)
         self.chain_of_segment = np.repeat(np.arange(self.chain_count), counts)
         self.depth = np.arange(self.segment_count) - np.repeat(self.first_segment, counts)
         self.lengths = _per_segment_checked("lengths", lengths, counts, lambda a: a > 0, "a finite value > 0",
                                             validation.COORDINATE_LIMIT)
-        self._set_parameters(frequency, damping_ratio, inertia, angle_limit, gravity)
+        self._set_parameters(frequency, damping_ratio, inertia, angle_limit, gravity, air_drag)
         for a in (self.chain_of_segment, self.depth, self.lengths):
             a.flags.writeable = False
 
-    def _set_parameters(self, frequency, damping_ratio, inertia, angle_limit, gravity):
+    def _set_parameters(self, frequency, damping_ratio, inertia, angle_limit, gravity, air_drag):
         counts = self.segment_counts
         self.frequency = _per_segment_checked("frequency", frequency, counts, lambda a: a > 0,
                                               "a finite value > 0 (Hz)")
@@ -123,11 +125,12 @@ class AngleChainSet(_ChainTopology):
         validation.require("angle_limit", limit, ~np.isnan(limit) & (limit > 0), "a value > 0 (radians; inf for none)")
         self.angle_limit = limit
         self.gravity = _per_chain_vector("gravity", gravity, self.chain_count, 2)
-        for a in (self.frequency, self.damping_ratio, self.inertia, self.angle_limit, self.gravity):
+        self.air_drag = _per_segment_checked("air_drag", air_drag, counts, lambda a: a >= 0, "a finite value >= 0 (1/s)")
+        for a in (self.frequency, self.damping_ratio, self.inertia, self.angle_limit, self.gravity, self.air_drag):
             a.flags.writeable = False
 
     def replace(self, **changes) -> "AngleChainSet":
-        """A copy with some of ``frequency, damping_ratio, inertia, angle_limit, gravity`` changed.
+        """A copy with some of ``frequency, damping_ratio, inertia, angle_limit, gravity, air_drag`` changed.
 
         Raises ``TypeError`` for an unknown name, and what the constructor raises for a bad value.
         """
@@ -154,6 +157,8 @@ class PointChainSet(_ChainTopology):
         world_influence: w in [0, 1] per chain: 1 leaves the chain behind in the world when
             its pivot moves (full inertia), 0 carries it along rigidly.
         collider_mask: per chain, a 32-bit integer: bit g set = collides with group g.
+        air_drag: c_air ≥ 0 per segment, 1/s: damping of the particle's motion in the world
+            (the spring's damping acts on motion relative to the target; default 0).
         gravity: g, acceleration in length/s², world: (3,) for every chain or (C, 3) one per
             chain (default (0, 0, 0)).
 
@@ -164,19 +169,20 @@ class PointChainSet(_ChainTopology):
 
     kind = "point"
     PARAMETERS = ("frequency", "damping_ratio", "particle_radius", "max_distance", "world_influence",
-                  "collider_mask", "gravity")
+                  "collider_mask", "gravity", "air_drag")
     PER_CHAIN = ("world_influence", "collider_mask", "gravity")
 
     def __init__(self, segment_counts, frequency, damping_ratio, rest_lengths=None, particle_radius=0.0,
-                 max_distance=np.inf, world_influence=1.0, collider_mask=0xFFFFFFFF, gravity=(0.0, 0.0, 0.0)):
+                 max_distance=np.inf, world_influence=1.0, collider_mask=0xFFFFFFFF, gravity=(0.0, 0.0, 0.0),
+                 air_drag=0.0):
         counts = self._set_topology(segment_counts)
         self.rest_lengths = None if rest_lengths is None else _per_segment_checked(
             "rest_lengths", rest_lengths, counts, lambda a: a > 0, "a finite value > 0", validation.COORDINATE_LIMIT)
         self._set_parameters(frequency, damping_ratio, particle_radius, max_distance, world_influence,
-                             collider_mask, gravity)
+                             collider_mask, gravity, air_drag)
 
     def _set_parameters(self, frequency, damping_ratio, particle_radius, max_distance, world_influence,
-                        collider_mask, gravity):
+                        collider_mask, gravity, air_drag):
         counts = self.segment_counts
         self.frequency = _per_segment_checked("frequency", frequency, counts, lambda a: a > 0,
                                               "a finite value > 0 (Hz)")
@@ -192,8 +198,9 @@ class PointChainSet(_ChainTopology):
                            (self.world_influence >= 0) & (self.world_influence <= 1), "a value in [0, 1]")
         self.collider_mask = validation.mask_array("collider_mask", collider_mask, self.chain_count)
         self.gravity = _per_chain_vector("gravity", gravity, self.chain_count, 3)
+        self.air_drag = _per_segment_checked("air_drag", air_drag, counts, lambda a: a >= 0, "a finite value >= 0 (1/s)")
         for a in (self.frequency, self.damping_ratio, self.particle_radius, self.max_distance,
-                  self.world_influence, self.collider_mask, self.gravity):
+                  self.world_influence, self.collider_mask, self.gravity, self.air_drag):
             a.flags.writeable = False
 
     def replace(self, **changes) -> "PointChainSet":

@@ -1,10 +1,12 @@
-"""Colliders and wind for point chains: validation, the host's float64 copy of what was last
-applied, and packing relative to the floating origin (SPEC 4.1, 4.2, 4.4).
+"""Colliders and wind: validation, the colliders' target path (SPEC 2, 4.2) and packing (SPEC
+4.1, 4.2, 4.4).
 
-Colliders are uploaded per frame and interpolated per substep like poses: each frame's
-buffer holds every collider "from" (where it was at the last substep, float64 on the host)
-and "to" (this frame). A change in the number of colliders of a kind, or ``snap=True``,
-starts them where they are now.
+Colliders are uploaded per frame and move along a target path per substep like poses: the
+host keeps, in float64, where they were at the last substep and their path velocity there
+(:class:`ColliderPath`); each frame's buffer holds that start in float64 world coordinates
+(the shader takes it relative to each chain's anchor in double precision), the frame's move
+and the path velocity. A change in the number of colliders of a kind, or ``snap=True``,
+starts them where they are now, at rest.
 """
 from __future__ import annotations
 
@@ -76,16 +78,6 @@ class ColliderSet:
         checked = ColliderSet.validated(**{name: arrays[name] for name in names})
         return ColliderSet(*(np.asarray(arrays[name], getattr(checked, name).dtype) for name in names))
 
-    def lerp(self, other: "ColliderSet", alpha: float) -> "ColliderSet":
-        """Where the colliders are at fraction alpha from self to other (float64); plane
-        normals are renormalised as the shader does."""
-        p = self.planes + alpha * (other.planes - self.planes)
-        if len(p):
-            p[:, :3] /= np.linalg.norm(p[:, :3], axis=1)[:, None]
-        return ColliderSet(self.spheres + alpha * (other.spheres - self.spheres), other.sphere_groups,
-                           self.capsules + alpha * (other.capsules - self.capsules), other.capsule_groups,
-                           p, other.plane_groups)
-
     def counts(self):
         return len(self.spheres), len(self.capsules), len(self.planes)
 
@@ -110,34 +102,87 @@ def _rows(name, value, width):
     return a
 
 
-def pack_colliders(start: ColliderSet, end: ColliderSet, origin):
-    """SPHERE/CAPSULE/PLANE_COLLIDER records from ``start`` to ``end``, relative to ``origin``."""
-    origin = np.asarray(origin, np.float64)
-    spheres = np.zeros(len(end.spheres), layouts.SPHERE_COLLIDER)
-    for field, src in (("from_sphere", start), ("to_sphere", end)):
-        spheres[field][:, :3] = src.spheres[:, :3] - origin
-        spheres[field][:, 3] = src.spheres[:, 3]
-    spheres["group"] = end.sphere_groups
-    capsules = np.zeros(len(end.capsules), layouts.CAPSULE_COLLIDER)
-    for prefix, src in (("from", start), ("to", end)):
-        capsules[f"{prefix}_a"][:, :3] = src.capsules[:, 0:3] - origin
-        capsules[f"{prefix}_a"][:, 3] = src.capsules[:, 6]
-        capsules[f"{prefix}_b"][:, :3] = src.capsules[:, 3:6] - origin
-    capsules["group"] = end.capsule_groups
-    planes = np.zeros(len(end.planes), layouts.PLANE_COLLIDER)
-    for field, src in (("from_plane", start), ("to_plane", end)):
-        planes[field][:, :3] = src.planes[:, :3]
-        planes[field][:, 3] = src.planes[:, 3] - src.planes[:, :3] @ origin  # n·(x - o) >= offset - n·o
-    planes["group"] = end.plane_groups
-    return spheres, capsules, planes
+def path_weights(alpha: float, hermite: bool) -> tuple:
+    """(p, q, dp, dq) of the target path at ``alpha`` in float64 (SPEC 2; ``common.glsl``)."""
+    if not hermite:
+        return alpha, 0.0, 1.0, 0.0
+    u = 1.0 - alpha
+    return alpha * alpha * (2.0 - alpha), alpha * u * u, alpha * (4.0 - 3.0 * alpha), u * (1.0 - 3.0 * alpha)
+
+
+@dataclass(frozen=True)
+class ColliderPath:
+    """Where the colliders were at the last substep (``start``, a float64 :class:`ColliderSet`)
+    and their centres' and ends' path velocity there, per second of target path:
+    ``sphere_rate`` (K, 3), ``capsule_rate`` (M, 6) (end a, then end b). Radii, normals and
+    plane offsets move linearly."""
+
+    start: ColliderSet
+    sphere_rate: np.ndarray
+    capsule_rate: np.ndarray
+
+    @staticmethod
+    def at_rest(colliders: ColliderSet) -> "ColliderPath":
+        """Colliders that start where they are, not moving."""
+        return ColliderPath(colliders, np.zeros((len(colliders.spheres), 3)), np.zeros((len(colliders.capsules), 6)))
+
+    def follows(self, end: ColliderSet) -> bool:
+        """Whether ``end`` continues this path (the same number of colliders of each kind)."""
+        return self.start.counts() == end.counts()
+
+    def records(self, end: ColliderSet, span: float):
+        """SPHERE/CAPSULE/PLANE_COLLIDER records from this path's start toward ``end`` over a
+        frame of ``span`` seconds of target path."""
+        start = self.start
+        spheres = np.zeros(len(end.spheres), layouts.SPHERE_COLLIDER)
+        spheres["start"] = start.spheres
+        spheres["delta"] = end.spheres - start.spheres
+        spheres["start_rate"][:, :3] = span * self.sphere_rate
+        spheres["group"] = end.sphere_groups
+        capsules = np.zeros(len(end.capsules), layouts.CAPSULE_COLLIDER)
+        capsules["start_a"][:, :3], capsules["start_a"][:, 3] = start.capsules[:, 0:3], start.capsules[:, 6]
+        capsules["start_b"][:, :3] = start.capsules[:, 3:6]
+        capsules["delta_a"][:, :3] = end.capsules[:, 0:3] - start.capsules[:, 0:3]
+        capsules["delta_a"][:, 3] = end.capsules[:, 6] - start.capsules[:, 6]
+        capsules["delta_b"][:, :3] = end.capsules[:, 3:6] - start.capsules[:, 3:6]
+        capsules["rate_a"][:, :3], capsules["rate_b"][:, :3] = span * self.capsule_rate[:, :3], span * self.capsule_rate[:, 3:]
+        capsules["group"] = end.capsule_groups
+        planes = np.zeros(len(end.planes), layouts.PLANE_COLLIDER)
+        planes["start"] = start.planes
+        planes["delta"] = end.planes - start.planes
+        planes["group"] = end.plane_groups
+        return spheres, capsules, planes
+
+    def advanced(self, end: ColliderSet, alpha: float, span: float, hermite: bool) -> "ColliderPath":
+        """The path after a frame toward ``end`` whose last substep was at ``alpha``: its value
+        and velocity there (float64; plane normals renormalised as the shader does)."""
+        p, q, dp, dq = path_weights(alpha, hermite)
+        inv_span = 1.0 / span if span > 0 else 0.0
+
+        def along(x0, x1, rate):
+            d, m = x1 - x0, span * rate
+            return x0 + p * d + q * m, (dp * d + dq * m) * inv_span
+
+        s, c = self.start, end
+        centres, sphere_rate = along(s.spheres[:, :3], c.spheres[:, :3], self.sphere_rate)
+        ends, capsule_rate = along(s.capsules[:, :6], c.capsules[:, :6], self.capsule_rate)
+        planes = s.planes + alpha * (c.planes - s.planes)
+        if len(planes):
+            planes[:, :3] /= np.linalg.norm(planes[:, :3], axis=1)[:, None]
+        spheres = np.concatenate([centres, (s.spheres[:, 3] + alpha * (c.spheres[:, 3] - s.spheres[:, 3]))[:, None]], 1)
+        capsules = np.concatenate([ends, (s.capsules[:, 6] + alpha * (c.capsules[:, 6] - s.capsules[:, 6]))[:, None]],
+                                  1)
+        start = ColliderSet(spheres, c.sphere_groups, capsules, c.capsule_groups, planes, c.plane_groups)
+        return ColliderPath(start, sphere_rate, capsule_rate)
 
 
 @dataclass(frozen=True)
 class Wind:
-    """SPEC 4.1: ``W(x, t) = w0 + A·u·sin(κ·x - 2π·f_w·t)``, world space.
+    """SPEC 4.1 (and its 2D form, SPEC 3): ``W(x, t) = w0 + A·u·sin(κ·x - 2π·f_w·t)``, world space.
 
-    acceleration: w0 (3,), length/s². gust_amplitude: A, length/s². gust_wave_vector: κ (3,),
-    rad/length. gust_frequency: f_w, Hz. u = w0/|w0|, or κ/|κ| when w0 = 0.
+    acceleration: w0 (dim,), length/s². gust_amplitude: A, length/s². gust_wave_vector: κ
+    (dim,), rad/length. gust_frequency: f_w, Hz. u = w0/|w0|, or κ/|κ| when w0 = 0. dim is 3
+    for point chains and 2 for angle chains.
     """
 
     acceleration: np.ndarray
@@ -147,12 +192,17 @@ class Wind:
 
     @staticmethod
     def validated(acceleration=(0.0, 0.0, 0.0), gust_amplitude=0.0, gust_wave_vector=(0.0, 0.0, 0.0),
-                  gust_frequency=0.0) -> "Wind":
+                  gust_frequency=0.0, dim: int = 3) -> "Wind":
         """Raises ValueError for a wrong shape or a non-finite value, TypeError for non-numbers."""
-        return Wind(validation.float_array("acceleration", acceleration, (3,)),
+        return Wind(validation.float_array("acceleration", acceleration, (dim,)),
                     float(validation.float_array("gust_amplitude", gust_amplitude, ())),
-                    validation.float_array("gust_wave_vector", gust_wave_vector, (3,)),
+                    validation.float_array("gust_wave_vector", gust_wave_vector, (dim,)),
                     float(validation.float_array("gust_frequency", gust_frequency, ())))
+
+    @staticmethod
+    def none(dim: int) -> "Wind":
+        """No wind, in ``dim`` dimensions."""
+        return Wind(np.zeros(dim), 0.0, np.zeros(dim), 0.0)
 
     def arrays(self) -> dict:
         """The four values as arrays by field name (for a saved state)."""
@@ -164,31 +214,38 @@ class Wind:
         missing = [name for name in Wind.__dataclass_fields__ if name not in arrays]
         if missing:
             raise ValueError(f"state: its wind has no {missing[0]}")
-        return Wind.validated(**{name: arrays[name] for name in Wind.__dataclass_fields__})
+        dim = np.asarray(arrays["acceleration"]).size
+        return Wind.validated(**{name: arrays[name] for name in Wind.__dataclass_fields__}, dim=dim)
+
+    @property
+    def blows(self) -> bool:
+        return bool(np.any(self.acceleration != 0) or self.gust_amplitude != 0)
 
     def direction(self) -> np.ndarray:
         for v in (self.acceleration, self.gust_wave_vector):
             n = np.linalg.norm(v)
             if n > 0:
                 return v / n
-        return np.zeros(3)
+        return np.zeros(self.acceleration.size)
 
-    def packet(self, origin, sim_times) -> "WindPacket":
-        """The frame's wind for the shader, with the gust phase ``κ·origin - 2π·f_w·t`` at
-        each schedule's first substep (``sim_times``), reduced mod 2π in float64."""
-        omega = 2.0 * math.pi * self.gust_frequency
-        spatial = float(self.gust_wave_vector @ np.asarray(origin, np.float64))
-        phases = tuple((spatial - omega * t) % (2.0 * math.pi) for t in sim_times)
-        return WindPacket(np.append(self.acceleration, self.gust_amplitude),
-                          np.append(self.gust_wave_vector, omega), np.append(self.direction(), 0.0), phases)
+    def records(self) -> tuple:
+        """(wind, gust, gust_direction) as (4,) float64 rows for the frame buffer: (w0, A),
+        (κ, 2π·f_w), (u, 0), each vector followed by its scalar and padded with zeros (3D:
+        the scalar in w; 2D: in z)."""
+        pad = np.zeros(3 - self.acceleration.size)
+        return (np.concatenate([self.acceleration, [self.gust_amplitude], pad]),
+                np.concatenate([self.gust_wave_vector, [2.0 * math.pi * self.gust_frequency], pad]),
+                np.concatenate([self.direction(), [0.0], pad]))
 
+    def time_phase(self, t: float) -> float:
+        """``-2π·f_w·t`` reduced mod 2π in float64: the phase a schedule starting at ``t`` adds."""
+        return (-2.0 * math.pi * self.gust_frequency * t) % (2.0 * math.pi)
 
-@dataclass(frozen=True)
-class WindPacket:
-    wind: np.ndarray
-    gust: np.ndarray
-    gust_direction: np.ndarray
-    phases: tuple
+    def time_phases(self, frame_plan) -> tuple:
+        """The phase of each schedule of a :class:`~gpu_jiggle.sim.clock.FramePlan` (full, half)."""
+        return self.time_phase(frame_plan.full_start), self.time_phase(frame_plan.half_start)
 
-
-NO_WIND = Wind.validated()
+    def space_phase(self, anchors) -> np.ndarray:
+        """(C,) ``κ·anchor`` reduced mod 2π in float64: the phase each chain adds (its
+        positions reach the shader relative to its anchor)."""
+        return (np.asarray(anchors, np.float64) @ self.gust_wave_vector) % (2.0 * math.pi)

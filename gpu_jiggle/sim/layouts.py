@@ -20,7 +20,7 @@ def _struct(fields, size):
 
 #: The substeps one level of detail runs in a frame (common.glsl ``Schedule``).
 SCHEDULE = _struct([("substep_count", "<u4"), ("substep", "<f4"), ("inv_path_step", "<f4"), ("blend", "<f4"),
-                    ("gust_phase", "<f4"), ("collider_time_scale", "<f4"), ("pad1", "<f4"), ("pad2", "<f4")], 32)
+                    ("gust_phase", "<f4"), ("collider_time_scale", "<f4"), ("span", "<f4"), ("inv_span", "<f4")], 32)
 
 #: Level-of-detail values shared with the shaders (LOD_* defines in common.glsl).
 LOD_FULL, LOD_HALF, LOD_FROZEN = 0, 1, 2
@@ -31,32 +31,38 @@ ANGLE_CHAIN_RIG = _struct([("first_segment", "<u4"), ("segment_count", "<u4"), (
                            ("pad0", "<u4"), ("gravity", "<f4", (2,)), ("pad1", "<f4"), ("pad2", "<f4")], 32)
 
 #: Per angle segment, static: length (unit), its reciprocal, k (1/s²), c (1/s), inertia μ,
-#: angle limit β (rad, inf for none).
+#: angle limit β (rad, inf for none), air drag c_air (1/s).
 ANGLE_SEGMENT_RIG = _struct([("length", "<f4"), ("inv_length", "<f4"), ("stiffness", "<f4"),
                              ("damping", "<f4"), ("inertia", "<f4"), ("angle_limit", "<f4"),
-                             ("pad0", "<f4"), ("pad1", "<f4")], 32)
+                             ("air_drag", "<f4"), ("pad0", "<f4")], 32)
 
 #: Per angle segment, dynamic: world angle φ (rad, wrapped) and angular velocity ω (rad/s)
-#: after the last substep and the one before it, and the local target angle applied at the
-#: last substep ("last target", SPEC section 2).
+#: after the last substep and the one before it; the local target angle's path (SPEC 2): x0
+#: (rad) and m0 (rad per second of target path); τ_prev, the world target angle at the last
+#: substep (rad, SPEC 3).
 ANGLE_SEGMENT_STATE = _struct([("angle", "<f4"), ("angular_velocity", "<f4"), ("prev_angle", "<f4"),
                                ("prev_angular_velocity", "<f4"), ("last_local_angle", "<f4"),
-                               ("pad0", "<f4"), ("pad1", "<f4"), ("pad2", "<f4")], 32)
+                               ("local_angle_rate", "<f4"), ("target_angle", "<f4"), ("pad0", "<f4")], 32)
 
-#: Per angle chain, dynamic: P_prev, V_prev (SPEC section 3) and the root target applied at
-#: the last substep.
+#: Per angle chain, dynamic, positions relative to the chain's anchor: P_prev, V_prev (SPEC 3),
+#: the root's path (x0, m0 of its position and heading) and CHAIN_* flags.
 ANGLE_CHAIN_STATE = _struct([("prev_root_position", "<f4", (2,)), ("prev_root_velocity", "<f4", (2,)),
-                             ("last_root_position", "<f4", (2,)), ("last_root_angle", "<f4"),
-                             ("pad0", "<f4")], 32)
+                             ("last_root_position", "<f4", (2,)), ("root_position_rate", "<f4", (2,)),
+                             ("last_root_angle", "<f4"), ("root_angle_rate", "<f4"), ("flags", "<u4"),
+                             ("pad0", "<f4")], 48)
 
-#: Per angle chain, per frame: this frame's root pose and its teleport flag.
+#: Per angle chain, per frame: this frame's root (relative to the anchor) and heading, teleport
+#: flags, level of detail, the wind phase κ·anchor (rad, mod 2π), and the anchor's move since
+#: the last frame (old - new, length units).
 ANGLE_CHAIN_TARGET = _struct([("root_position", "<f4", (2,)), ("root_angle", "<f4"), ("teleport", "<u4"),
-                              ("lod", "<u4"), ("pad0", "<u4"), ("pad1", "<u4"), ("pad2", "<u4")], 32)
+                              ("lod", "<u4"), ("gust_phase", "<f4"), ("anchor_shift", "<f4", (2,))], 32)
 
 #: Per frame, header of the angle kernel's frame buffer; ``alphas`` follows it,
-#: ``alpha_stride`` floats per level of detail.
-ANGLE_FRAME_PARAMS = _struct([("chain_count", "<u4"), ("alpha_stride", "<u4"), ("pad0", "<u4"), ("pad1", "<u4"),
-                              ("full_rate", SCHEDULE), ("half_rate", SCHEDULE)], 80)
+#: ``alpha_stride`` floats per level of detail. options: OPTION_* bits. 2D wind: wind (w0.xy,
+#: A, 0), gust (κ.xy, 2π·f_w, 0), gust_direction (u.xy, 0, 0).
+ANGLE_FRAME_PARAMS = _struct([("chain_count", "<u4"), ("alpha_stride", "<u4"), ("options", "<u4"), ("pad0", "<u4"),
+                              ("full_rate", SCHEDULE), ("half_rate", SCHEDULE), ("wind", "<f4", (4,)),
+                              ("gust", "<f4", (4,)), ("gust_direction", "<f4", (4,))], 128)
 
 #: Per joint (each chain's pivot, then its tips), output: position at frame time, raw position.
 ANGLE_JOINT_OUTPUT = _struct([("position", "<f4", (2,)), ("raw_position", "<f4", (2,))], 16)
@@ -76,39 +82,47 @@ ANGLE_LOCAL_ANGLE = np.dtype("<f4")
 #: Per point segment, per frame: its tip's target offset from the chain's pivot (xyz; w 0).
 POINT_JOINT_OFFSET = np.dtype(("<f4", (4,)))
 
-#: Per point segment, static: rest length L, k (1/s²), c (1/s), particle radius ρ, max distance D.
+#: Per point segment, static: rest length L, k (1/s²), c (1/s), particle radius ρ, max distance D,
+#: air drag c_air (1/s).
 POINT_SEGMENT_RIG = _struct([("rest_length", "<f4"), ("stiffness", "<f4"), ("damping", "<f4"),
-                             ("particle_radius", "<f4"), ("max_distance", "<f4"), ("pad0", "<f4"),
-                             ("pad1", "<f4"), ("pad2", "<f4")], 32)
+                             ("particle_radius", "<f4"), ("max_distance", "<f4"), ("air_drag", "<f4"),
+                             ("pad0", "<f4"), ("pad1", "<f4")], 32)
 
-#: Per point segment, dynamic (xyz used, w 0): tip relative to the chain's pivot, world
-#: velocity, the same one substep earlier, and the target offset applied at the last substep.
+#: Per point segment, dynamic (xyz used, w 0), relative to the chain's pivot: the tip, its
+#: world velocity, the same one substep earlier, the tip's target offset path (x0, and m0 per
+#: second of target path), and t_prev, its target at the last substep.
 POINT_SEGMENT_STATE = _struct([("position", "<f4", (4,)), ("velocity", "<f4", (4,)),
                                ("prev_position", "<f4", (4,)), ("prev_velocity", "<f4", (4,)),
-                               ("last_offset", "<f4", (4,))], 80)
+                               ("last_offset", "<f4", (4,)), ("offset_rate", "<f4", (4,)),
+                               ("target", "<f4", (4,))], 112)
 
-#: Per point chain, dynamic (xyz, relative to the floating origin): p_prev and the pivot target
-#: applied at the last substep.
-POINT_CHAIN_STATE = _struct([("prev_pivot", "<f4", (4,)), ("last_pivot", "<f4", (4,))], 32)
+#: Per point chain, dynamic (xyz, relative to the chain's anchor): p_prev and the pivot's path
+#: (x0, m0); CHAIN_* flags.
+POINT_CHAIN_STATE = _struct([("prev_pivot", "<f4", (4,)), ("last_pivot", "<f4", (4,)), ("pivot_rate", "<f4", (4,)),
+                             ("flags", "<u4"), ("pad0", "<u4"), ("pad1", "<u4"), ("pad2", "<u4")], 64)
 
-#: Per point chain, per frame: this frame's pivot (relative to the origin) and teleport flag.
-POINT_CHAIN_TARGET = _struct([("pivot", "<f4", (4,)), ("teleport", "<u4"), ("lod", "<u4"), ("pad0", "<u4"),
-                              ("pad1", "<u4")], 32)
+#: Per point chain, per frame: the anchor (this frame's pivot, world, float64, xyz), the pivot
+#: relative to the solver's drawing origin (float32, for drawing), the anchor's move since the
+#: last frame (old - new), teleport flags, level of detail, the wind phase κ·anchor (mod 2π).
+POINT_CHAIN_TARGET = _struct([("anchor", "<f8", (4,)), ("pivot", "<f4", (4,)), ("anchor_shift", "<f4", (4,)),
+                              ("teleport", "<u4"), ("lod", "<u4"), ("gust_phase", "<f4"), ("pad0", "<u4"),
+                              ("pad1", "<u4"), ("pad2", "<u4"), ("pad3", "<u4"), ("pad4", "<u4")], 96)
 
-#: Colliders "from" (last substep of the previous frame) and "to" (this frame), relative to the
-#: origin. Sphere: centre xyz, radius w. Capsule: ends a, b (xyz), radius in a.w. Plane: unit
-#: normal xyz, offset w.
-SPHERE_COLLIDER = _struct([("from_sphere", "<f4", (4,)), ("to_sphere", "<f4", (4,)), ("group", "<u4"),
-                           ("pad0", "<u4"), ("pad1", "<u4"), ("pad2", "<u4")], 48)
-CAPSULE_COLLIDER = _struct([("from_a", "<f4", (4,)), ("from_b", "<f4", (4,)), ("to_a", "<f4", (4,)),
-                            ("to_b", "<f4", (4,)), ("group", "<u4"), ("pad0", "<u4"), ("pad1", "<u4"),
-                            ("pad2", "<u4")], 80)
-PLANE_COLLIDER = _struct([("from_plane", "<f4", (4,)), ("to_plane", "<f4", (4,)), ("group", "<u4"),
-                          ("pad0", "<u4"), ("pad1", "<u4"), ("pad2", "<u4")], 48)
+#: Colliders on their target path: where they were at the last substep (float64 world: sphere
+#: centre and radius; capsule ends, radius in start_a's w; plane unit normal and offset), their
+#: move this frame (float32) and their path velocity × span (float32; not for planes).
+SPHERE_COLLIDER = _struct([("start", "<f8", (4,)), ("delta", "<f4", (4,)), ("start_rate", "<f4", (4,)),
+                           ("group", "<u4")] + [(f"pad{i}", "<u4") for i in range(7)], 96)
+CAPSULE_COLLIDER = _struct([("start_a", "<f8", (4,)), ("start_b", "<f8", (4,)), ("delta_a", "<f4", (4,)),
+                            ("delta_b", "<f4", (4,)), ("rate_a", "<f4", (4,)), ("rate_b", "<f4", (4,)),
+                            ("group", "<u4")] + [(f"pad{i}", "<u4") for i in range(7)], 160)
+PLANE_COLLIDER = _struct([("start", "<f8", (4,)), ("delta", "<f4", (4,)), ("group", "<u4"), ("pad0", "<u4"),
+                          ("pad1", "<u4"), ("pad2", "<u4")], 64)
 
-#: Per frame, header of the point kernel's FrameParams buffer; ``alphas`` follows it.
+#: Per frame, header of the point kernel's frame buffer; ``alphas`` follows it. options:
+#: OPTION_* bits.
 POINT_FRAME_PARAMS = _struct([("chain_count", "<u4"), ("alpha_stride", "<u4"), ("sphere_count", "<u4"),
-                              ("capsule_count", "<u4"), ("plane_count", "<u4"), ("pad0", "<u4"), ("pad1", "<u4"),
+                              ("capsule_count", "<u4"), ("plane_count", "<u4"), ("options", "<u4"), ("pad1", "<u4"),
                               ("pad2", "<u4"), ("full_rate", SCHEDULE), ("half_rate", SCHEDULE),
                               ("wind", "<f4", (4,)), ("gust", "<f4", (4,)), ("gust_direction", "<f4", (4,))], 144)
 
@@ -119,8 +133,14 @@ POINT_JOINT_OUTPUT = _struct([("position", "<f4", (4,)), ("raw_position", "<f4",
 #: Per segment, output at frame time: velocity (xyz), rotation quaternion (x, y, z, w).
 POINT_SEGMENT_OUTPUT = _struct([("velocity", "<f4", (4,)), ("rotation", "<f4", (4,))], 32)
 
-#: Teleport flag values shared with the shaders (TELEPORT_* defines in common.glsl).
+#: Teleport flag values shared with the shaders (TELEPORT_* defines in common.glsl): the mode in
+#: bits 0-1, and the MOVING and MIRROR bits.
 TELEPORT_NONE, TELEPORT_SNAP, TELEPORT_KEEP_SHAPE = 0, 1, 2
+TELEPORT_MODE_MASK, TELEPORT_MOVING, TELEPORT_MIRROR = 3, 4, 8
+#: Chain state flags (CHAIN_* in common.glsl).
+CHAIN_START_MOVING = 1
+#: Solver options (OPTION_* in common.glsl), the frame buffer's ``options``.
+OPTION_HERMITE_PATH, OPTION_RELATIVE_DAMPING = 1, 2
 
 #: The most substeps of one level of detail in a frame that the frame buffer is first sized
 #: for (it grows when a solver's cap is larger): its alphas follow the header.

@@ -23,6 +23,8 @@ def schedule(plan, substep: float, gust_phase: float = 0.0, full_plan=None) -> n
     record["inv_path_step"] = 1.0 / plan.path_step
     record["blend"] = plan.blend
     record["gust_phase"] = gust_phase
+    record["span"] = plan.span
+    record["inv_span"] = 1.0 / plan.span if plan.span > 0 else 0.0
     return record[0]
 
 

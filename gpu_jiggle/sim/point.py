@@ -1,11 +1,15 @@
 """Point chains on the host (SPEC section 4): :class:`PointSolver` — the floating origin, rest
 lengths from the first pose, pose, collider and wind packing, and read-backs in world space.
 
-Precision (SPEC 4.4): poses and colliders arrive in float64 world space. The host subtracts
-a floating origin in float64 (by default the mean pivot of the first pose) and uploads
-float32 values relative to it; each chain's joint targets go up as offsets from its own
-pivot, and the shader keeps the particles relative to the pivot. Outputs come back in world
-space as float64.
+Precision (SPEC 4.4): poses and colliders arrive in float64 world space. Each chain has an
+anchor, its pivot in the latest pose (float64); the shader keeps the particles relative to
+the pivot and the pivot's path relative to the anchor, which the state follows from frame to
+frame (the kernel adds the anchor's move, old minus new, a small float32 number). Joint
+targets go up as offsets from each chain's own pivot; colliders go up in float64 world
+coordinates, taken relative to each chain's anchor in double precision in the shader. So a
+chain anywhere, and chains any distance apart in one set, move like a lone chain at the
+origin, colliders included. Outputs come back in world space as float64. A solver-wide
+``origin`` remains only as the frame the drawing buffers use (``gpu_buffers``).
 """
 from __future__ import annotations
 
@@ -13,7 +17,8 @@ import numpy as np
 
 from . import layouts, packing, validation
 from .chains import PointChainSet
-from .inputs import NO_WIND, ColliderSet, Wind, pack_colliders
+from .angle import anchor_shift
+from .inputs import ColliderPath, ColliderSet, Wind
 from .solver import Solver
 from .spring import coefficients
 
@@ -23,35 +28,37 @@ class PointSolver(Solver):
     ``Solver(point_chain_set, ...)`` or directly, with the Solver's arguments and:
 
     Args:
-        origin: the floating origin (3,) in world space; by default the mean pivot of the
-            first pose (SPEC 4.4).
+        origin: (3,) world: the frame of the drawing buffers (``gpu_buffers``: the chain
+            targets' ``pivot`` is relative to it); by default the mean pivot of the first pose.
+            The simulation itself is relative to each chain's own pivot (SPEC 4.4).
 
     Raises: as :class:`~gpu_jiggle.Solver`, and ValueError/TypeError for a bad origin.
     """
 
     KIND = "point"
+    DIM = 3
     CHAIN_SET = PointChainSet
     RECORDS = {"chain_state": layouts.POINT_CHAIN_STATE, "segment_state": layouts.POINT_SEGMENT_STATE,
                "joint_output": layouts.POINT_JOINT_OUTPUT, "segment_output": layouts.POINT_SEGMENT_OUTPUT}
 
     def __init__(self, chain_set, backend: str = "auto", substep: float = 1.0 / 120.0, max_substeps: int = 8,
-                 context=None, origin=None):
+                 context=None, origin=None, target_path: str = "hermite", damping_frame: str = "relative"):
         self._origin = None if origin is None else validation.coordinates("origin", origin, (3,))
         self._joint_positions = None      # this frame's pose, world, float64 (J, 3)
+        self._state_anchor = None         # (C, 3) float64: the anchors the solver's state is relative to
         self._rest_lengths = getattr(chain_set, "rest_lengths", None)
         self._colliders = ColliderSet.empty()
-        self._applied_colliders = ColliderSet.empty()   # where they were at the last substep
+        self._collider_path = ColliderPath.at_rest(ColliderSet.empty())   # where they were at the last substep
         self._snap_colliders = True
-        self._wind = NO_WIND
         if isinstance(chain_set, PointChainSet):
             self._pivot_of_segment = np.repeat(chain_set.first_joint, chain_set.segment_counts)
             self._tip_joint = np.delete(np.arange(chain_set.joint_count), chain_set.first_joint)
-        super().__init__(chain_set, backend, substep, max_substeps, context)
+        super().__init__(chain_set, backend, substep, max_substeps, context, target_path, damping_frame)
 
     # -- properties -------------------------------------------------------------------------
     @property
     def origin(self):
-        """The floating origin (3,) float64, world space (None before the first pose)."""
+        """The drawing frame's origin (3,) float64, world space (None before the first pose)."""
         return None if self._origin is None else self._origin.copy()
 
     @property
@@ -116,35 +123,16 @@ class PointSolver(Solver):
                                                 plane_groups)
         self._snap_colliders = self._snap_colliders or bool(snap)
 
-    def set_wind(self, acceleration=(0.0, 0.0, 0.0), gust_amplitude=0.0, gust_wave_vector=(0.0, 0.0, 0.0),
-                 gust_frequency=0.0) -> None:
-        """Wind ``W(x, t) = w0 + A·u·sin(κ·x - 2π·f_w·t)`` (SPEC 4.1).
-
-        Args:
-            acceleration: w0 (3,), length/s². gust_amplitude: A, length/s².
-            gust_wave_vector: κ (3,), radians per length unit. gust_frequency: f_w, Hz.
-
-        Raises: ValueError for a wrong shape or non-finite value; TypeError for non-numbers.
-        """
-        self._wind = Wind.validated(acceleration, gust_amplitude, gust_wave_vector, gust_frequency)
-
     def rebase(self, origin) -> None:
-        """Move the floating origin to ``origin`` (3,) world space, shifting the state with it
-        so that the motion goes on unchanged (SPEC 4.4).
+        """Move the drawing frame's origin to ``origin`` (3,) world space: the chain targets'
+        ``pivot`` in :meth:`gpu_buffers` is relative to it. The simulation, relative to each
+        chain's own pivot, is not affected.
 
         Raises: ValueError for a wrong shape or a non-finite value.
         """
-        new = validation.coordinates("origin", origin, (3,))
-        if not self._has_pose():
-            self._origin = new
-            return
-        shift = self._origin - new
-        state = self._backend.read("chain_state")
-        for name in ("prev_pivot", "last_pivot"):
-            state[name][:, :3] = (state[name][:, :3].astype(np.float64) + shift).astype(np.float32)
-        self._backend.write_state(state, self._backend.read("segment_state"))
-        self._origin = new
-        self._pack_pose()
+        self._origin = validation.coordinates("origin", origin, (3,))
+        if self._has_pose():
+            self._pack_pose()
 
     # -- read-back -----------------------------------------------------------------------------
     def positions(self, raw: bool = False) -> np.ndarray:
@@ -157,12 +145,11 @@ class PointSolver(Solver):
         """
         out = self._read("joint_output")
         cs = self._chain_set
+        pivots = self._state_anchor
         if raw:
-            pivots = self._origin + self._backend.read("chain_state")["prev_pivot"][:, :3].astype(np.float64)
-            per_joint = np.repeat(pivots, cs.segment_counts + 1, axis=0)
-            return per_joint + out["raw_position"][:, :3].astype(np.float64)
-        joint_pivot = np.repeat(cs.first_joint, cs.segment_counts + 1)
-        return self._joint_positions[joint_pivot] + out["position"][:, :3].astype(np.float64)
+            pivots = pivots + self._backend.read("chain_state")["prev_pivot"][:, :3].astype(np.float64)
+        per_joint = np.repeat(pivots, cs.segment_counts + 1, axis=0)
+        return per_joint + out["raw_position" if raw else "position"][:, :3].astype(np.float64)
 
     def velocities(self, raw: bool = False) -> np.ndarray:
         """(S, 3) float32 world velocities of the segment tips, length/s (frame time unless
@@ -190,47 +177,51 @@ class PointSolver(Solver):
         return self._joint_positions is not None
 
     def _pack_pose(self):
-        """Pack this frame's pose once, when it is set (or the origin moves): the pivots
-        relative to the origin and each tip's offset from its pivot, float64 → float32."""
+        """Pack this frame's pose once, when it is set (or the origin moves): the anchors (the
+        pivots, float64), the pivots relative to the drawing origin and each tip's offset from
+        its pivot, float64 → float32."""
         cs = self._chain_set
         joints = self._joint_positions
         self._target = np.zeros(cs.chain_count, layouts.POINT_CHAIN_TARGET)
-        self._target["pivot"][:, :3] = joints[cs.first_joint] - self._origin
+        self._anchor = joints[cs.first_joint]
+        self._target["anchor"][:, :3] = self._anchor
+        self._target["pivot"][:, :3] = self._anchor - self._origin
         self._offsets = np.zeros((cs.segment_count, 4), np.float32)
         self._offsets[:, :3] = joints[self._tip_joint] - joints[self._pivot_of_segment]
         self._offsets_fresh = True
 
     def _upload_inputs(self):
-        """The targets (the offsets only when a new pose came) and the colliders."""
+        """The targets (the offsets only when a new pose came) and the colliders on their path."""
         target = self._target.copy()
         target["teleport"] = self._teleport
         target["lod"] = self._lod
+        target["anchor_shift"][:, :3] = anchor_shift(self._state_anchor, self._anchor, self._teleport)
+        target["gust_phase"] = self._wind.space_phase(self._anchor)
+        self._state_anchor = self._anchor
         self._backend.upload_targets(target, self._offsets if self._offsets_fresh else None)
         self._offsets_fresh = False
-        restart = self._snap_colliders or not self._applied_colliders.matches(self._colliders)
-        self._collider_start = self._colliders if restart else self._applied_colliders
-        self._backend.upload_colliders(*pack_colliders(self._collider_start, self._colliders, self._origin))
+        if self._snap_colliders or not self._collider_path.follows(self._colliders):
+            self._collider_path = ColliderPath.at_rest(self._colliders)
 
     def _frame_buffer(self, plan):
-        wind = self._wind.packet(self._origin, (plan.full_start, plan.half_start))
+        self._backend.upload_colliders(*self._collider_path.records(self._colliders, plan.full.span))
         header, alphas = packing.frame_buffer(layouts.POINT_FRAME_PARAMS, plan, self._clock.substeps,
-                                              self._chain_set.chain_count, wind.phases)
+                                              self._chain_set.chain_count, self._wind.time_phases(plan))
         header["sphere_count"], header["capsule_count"], header["plane_count"] = self._colliders.counts()
-        header["wind"] = wind.wind
-        header["gust"] = wind.gust
-        header["gust_direction"] = wind.gust_direction
+        header["options"] = self._options
+        header["wind"], header["gust"], header["gust_direction"] = self._wind.records()
         return packing.as_bytes(header, alphas)
 
     def _after_frame(self, plan):
-        """Remember where the colliders were at the frame's last (full-rate) substep.
+        """Remember where the colliders were at the frame's last (full-rate) substep, and their
+        path velocity there.
 
-        Chains at half rate interpolate the colliders over their own span with the same
-        start, so between their frames they see the colliders slightly ahead of time."""
+        Chains at half rate follow the colliders over their own span with the same start, so
+        between their frames they see the colliders slightly ahead of time."""
         if plan.full.substep_count:
-            alpha = float(plan.full.alphas[-1])
-            self._applied_colliders = self._collider_start.lerp(self._colliders, alpha)
-        elif self._snap_colliders or not self._applied_colliders.matches(self._colliders):
-            self._applied_colliders = self._colliders
+            hermite = bool(self._options & layouts.OPTION_HERMITE_PATH)
+            self._collider_path = self._collider_path.advanced(self._colliders, float(plan.full.alphas[-1]),
+                                                               plan.full.span, hermite)
         self._snap_colliders = False
 
     def _parameters_changed(self, new, changes):
@@ -239,13 +230,15 @@ class PointSolver(Solver):
         self._backend.upload_rig(*self._rig_records(new))
 
     def _inputs_arrays(self):
-        out = {"snap_colliders": np.array(self._snap_colliders)}
-        for prefix, colliders in (("colliders.", self._colliders), ("applied_colliders.", self._applied_colliders)):
+        path = self._collider_path
+        out = {"snap_colliders": np.array(self._snap_colliders), "sphere_rate": path.sphere_rate,
+               "capsule_rate": path.capsule_rate}
+        for prefix, colliders in (("colliders.", self._colliders), ("applied_colliders.", path.start)):
             for name, value in colliders.arrays().items():
                 out[prefix + name] = value
         out.update({"wind." + k: v for k, v in self._wind.arrays().items()})
         for name, value in (("joint_positions", self._joint_positions), ("origin", self._origin),
-                            ("rest_lengths", self._rest_lengths)):
+                            ("rest_lengths", self._rest_lengths), ("state_anchor", self._state_anchor)):
             if value is not None:
                 out[name] = np.asarray(value, np.float64)
         return out
@@ -258,7 +251,12 @@ class PointSolver(Solver):
         applied = ColliderSet.from_arrays({k[len("applied_colliders."):]: v for k, v in arrays.items()
                                            if k.startswith("applied_colliders.")})
         wind = Wind.from_arrays({k[len("wind."):]: v for k, v in arrays.items() if k.startswith("wind.")})
+        path = ColliderPath(applied, state.array(arrays, "sphere_rate", (len(applied.spheres), 3)),
+                            state.array(arrays, "capsule_rate", (len(applied.capsules), 6)))
         snap = bool(state.array(arrays, "snap_colliders", ()))
+        state_anchor = None
+        if "state_anchor" in arrays:
+            state_anchor = validation.coordinates("state anchor", state.array(arrays, "state_anchor", (cs.chain_count, 3)))
         joints = state.array(arrays, "joint_positions", (cs.joint_count, 3)) if "joint_positions" in arrays else None
         origin = state.array(arrays, "origin", (3,)) if "origin" in arrays else None
         rest = state.array(arrays, "rest_lengths", (cs.segment_count,)) if "rest_lengths" in arrays else None
@@ -268,8 +266,8 @@ class PointSolver(Solver):
                 raise ValueError("state: its origin is missing")
 
         def apply():
-            self._colliders, self._applied_colliders, self._wind, self._snap_colliders = colliders, applied, wind, snap
-            self._joint_positions, self._origin = joints, origin
+            self._colliders, self._collider_path, self._wind, self._snap_colliders = colliders, path, wind, snap
+            self._joint_positions, self._origin, self._state_anchor = joints, origin, state_anchor
             if rest is not None and cs.rest_lengths is None:
                 self._rest_lengths = rest
                 self._backend.upload_rig(*self._rig_records(cs))
@@ -280,7 +278,7 @@ class PointSolver(Solver):
     def _inputs_snapshot(self):
         return {"joint_positions": None if self._joint_positions is None else self._joint_positions.copy(),
                 "origin": None if self._origin is None else self._origin.copy(),
-                "colliders": self._colliders, "applied_colliders": self._applied_colliders,
+                "colliders": self._colliders, "applied_colliders": self._collider_path.start,
                 "wind": self._wind, "rest_lengths": None if self._rest_lengths is None else self._rest_lengths.copy()}
 
 
@@ -305,4 +303,5 @@ def point_segment_rig(chain_set, rest_lengths) -> np.ndarray:
     rig["damping"] = c
     rig["particle_radius"] = chain_set.particle_radius
     rig["max_distance"] = chain_set.max_distance
+    rig["air_drag"] = chain_set.air_drag
     return rig

@@ -15,10 +15,14 @@ from . import layouts, state, validation
 from .backends import make_backend
 from .chains import AngleChainSet, PointChainSet
 from .clock import FrameClock
+from .inputs import Wind
 from .spring import check_stable
 
 #: The words a refusal at level of detail "half" adds after the substep.
 HALF_RATE = "at level of detail 'half'"
+#: The solver options (SPEC 2, 3, 4) and their values; the first of each is the default (v2).
+TARGET_PATHS = ("hermite", "linear")
+DAMPING_FRAMES = ("relative", "world")
 
 
 class Solver:
@@ -34,28 +38,43 @@ class Solver:
         substep: the fixed substep h in seconds (default 1/120).
         max_substeps: the most substeps one ``advance`` runs (default 8); frame time beyond it
             is dropped and counted in :attr:`dropped_time`.
-        context: optional moderngl context (OpenGL ≥ 4.3) to run on, e.g. a window's.
+        context: optional moderngl context (OpenGL ≥ 4.3) to run on, e.g. a window's, current
+            when the solver is made.
+        target_path: ``"hermite"`` (default, v2: the C1 target path of SPEC 2) or
+            ``"linear"`` (v1: targets interpolated linearly within each frame).
+        damping_frame: ``"relative"`` (default, v2: the spring compares state and target at
+            the same instant and damping resists motion relative to the target, SPEC 3 and 4)
+            or ``"world"`` (v1: spring toward the end-of-substep target, damping of world
+            velocity; a moving body's chains trail by 2ζV/ω0).
         origin: point chains only, see :class:`~gpu_jiggle.PointSolver`.
 
     Raises:
         TypeError: chain_set is not a chain set (or not of this solver's kind). ValueError:
-        bad substep, cap, backend name, or an unstable frequency (the message gives the
-        largest stable one). RuntimeError: ``backend="gpu"`` without an OpenGL 4.3 context.
+        bad substep, cap, backend name, option name (the closest valid one named), or an
+        unstable frequency (the message gives the largest stable one). RuntimeError:
+        ``backend="gpu"`` without an OpenGL 4.3 context.
     """
 
-    #: The chain kind ("angle" or "point"), its chain set class and the dtypes of its dynamic
-    #: state and output records, set by each subclass.
+    #: The chain kind ("angle" or "point"), its chain set class, its dimension and the dtypes
+    #: of its dynamic state and output records, set by each subclass.
     KIND = ""
     CHAIN_SET = None
+    DIM = 0
     RECORDS: dict = {}
 
     def __new__(cls, chain_set=None, *args, **kwargs):
         return super().__new__(solver_class(chain_set) if cls is Solver else cls)
 
     def __init__(self, chain_set, backend: str = "auto", substep: float = 1.0 / 120.0, max_substeps: int = 8,
-                 context=None):
+                 context=None, target_path: str = "hermite", damping_frame: str = "relative"):
         if not isinstance(chain_set, self.CHAIN_SET):
             raise TypeError(f"chain_set: expected a {self.CHAIN_SET.__name__}, got {type(chain_set).__name__}")
+        self._options = (int(validation.choice("target_path", target_path, TARGET_PATHS) == "hermite")
+                         * layouts.OPTION_HERMITE_PATH
+                         | int(validation.choice("damping_frame", damping_frame, DAMPING_FRAMES) == "relative")
+                         * layouts.OPTION_RELATIVE_DAMPING)
+        self.target_path, self.damping_frame = target_path, damping_frame
+        self._wind = Wind.none(self.DIM)
         self._clock = FrameClock(substep, max_substeps)
         check_stable(chain_set.frequency, chain_set.damping_ratio, self.substep)
         self._chain_set = chain_set
@@ -107,24 +126,45 @@ class Solver:
         return self._lod.copy()
 
     # -- per frame ----------------------------------------------------------------------------
-    def teleport(self, chains=None, keep_shape: bool = False) -> None:
+    def teleport(self, chains=None, keep_shape: bool = False, moving: bool = False) -> None:
         """Flag chains to jump with the next ``advance`` instead of being pulled (SPEC section 5).
 
         Args:
             chains: chain indices (int or sequence of ints); ``None`` means all chains.
-            keep_shape: False snaps each chain onto its targets with zero velocity; True
-                carries its current shape and velocities across the jump.
+            keep_shape: False snaps each chain onto its targets at rest; True carries its
+                current shape, velocities and target path velocities across the jump.
+            moving: the body is already moving (it appears, respawns or is snapped while in
+                motion): the first frame that runs substeps then measures no root
+                acceleration, starts every segment moving with its target and the target
+                path at the speed it is seen to have, so nothing is whipped. Also before the
+                first pose, for the first pose.
 
         Raises:
-            ValueError: an index out of range. TypeError: non-integer indices.
+            ValueError: an index out of range. TypeError: non-integer indices, non-bools.
         """
         ids = validation.chain_ids("chains", chains, self._chain_set.chain_count)
-        if not isinstance(keep_shape, (bool, np.bool_)):
-            raise TypeError(f"keep_shape: expected a bool, got {type(keep_shape).__name__}")
+        keep_shape, moving = validation.flag("keep_shape", keep_shape), validation.flag("moving", moving)
         flag = layouts.TELEPORT_KEEP_SHAPE if keep_shape else layouts.TELEPORT_SNAP
         if not self._has_pose():  # the first pose snaps every chain anyway
-            return
-        self._teleport[ids] = flag
+            flag = layouts.TELEPORT_SNAP
+        self._teleport[ids] = (self._teleport[ids] & layouts.TELEPORT_MIRROR) | flag \
+            | (layouts.TELEPORT_MOVING if moving else 0)
+
+    def set_wind(self, acceleration=None, gust_amplitude=0.0, gust_wave_vector=None, gust_frequency=0.0) -> None:
+        """Wind ``W(x, t) = w0 + A·u·sin(κ·x - 2π·f_w·t)`` (SPEC 4.1; for angle chains its 2D
+        form, SPEC 3), from the next ``advance`` on.
+
+        Args:
+            acceleration: w0, (3,) for point chains and (2,) for angle chains, length/s²
+                (default zero). gust_amplitude: A, length/s². gust_wave_vector: κ, same shape
+                as w0, radians per length unit (default zero). gust_frequency: f_w, Hz.
+
+        Raises: ValueError for a wrong shape or non-finite value; TypeError for non-numbers.
+        """
+        zero = np.zeros(self.DIM)
+        self._wind = Wind.validated(zero if acceleration is None else acceleration, gust_amplitude,
+                                    zero if gust_wave_vector is None else gust_wave_vector, gust_frequency,
+                                    dim=self.DIM)
 
     def set_lod(self, levels) -> None:
         """Level of detail per chain, from the next ``advance`` on.

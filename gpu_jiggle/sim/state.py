@@ -24,9 +24,9 @@ import zipfile
 import numpy as np
 
 #: The layout of the blob; a change to what is saved increments it.
-STATE_FORMAT = 1
+STATE_FORMAT = 2
 #: The docs/SPEC.md version whose model the solvers implement.
-SPEC_VERSION = 1
+SPEC_VERSION = 2
 
 # record name -> dtype name in layouts, per kind
 _RECORDS = ("chain_state", "segment_state", "joint_output", "segment_output")

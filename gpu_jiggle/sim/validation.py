@@ -12,10 +12,11 @@ import numpy as np
 
 
 FLOAT32_MAX = float(np.finfo(np.float32).max)
-#: The largest coordinate accepted, in length units (about 5.3e18): the squared distance
-#: between two points within it, over three axes, stays within float32 range
-#: (12·L² ≤ FLOAT32_MAX), so no length the kernels take overflows to inf and then NaN.
-COORDINATE_LIMIT = float(np.sqrt(FLOAT32_MAX / 12.0))
+#: The largest coordinate (or length) accepted, in length units: 1e15. Float64 keeps
+#: about 0.1 length units of spacing there, and the squared distance between two points
+#: within it stays far inside float32 range (12·L² ≤ FLOAT32_MAX holds up to 5.3e18), so no
+#: length the kernels take overflows to inf and then NaN (SPEC 3.4, 4.4).
+COORDINATE_LIMIT = 1e15
 #: The longest frame ``advance`` accepts, in seconds (about 11.6 days): beyond it the clock's
 #: arithmetic (the span over the substep, the dropped time) stops being meaningful.
 MAX_FRAME_SECONDS = 1e6
@@ -68,6 +69,25 @@ def unknown_name(kind: str, name, known, shown: int = 40) -> str:
     return f"unknown {kind} {text}{hint}{' T' if hint else '; t'}he valid names are: {listed or 'none'}{more}"
 
 
+def choice(name: str, value, choices: tuple):
+    """``value`` when it is one of the strings ``choices``; ValueError naming the closest one
+    otherwise, TypeError for a non-string."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name}: expected one of {', '.join(map(repr, choices))}, got {type(value).__name__}")
+    if value not in choices:
+        close = difflib.get_close_matches(value, choices, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise ValueError(f"{name} = {value!r}: expected one of {', '.join(map(repr, choices))}{hint}")
+    return value
+
+
+def flag(name: str, value) -> bool:
+    """``value`` when it is a bool; TypeError otherwise."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name}: expected a bool, got {type(value).__name__}")
+    return bool(value)
+
+
 def float_array(name: str, value, shape: tuple | None = None, *, finite: bool = True) -> np.ndarray:
     """``value`` as a float64 array, checked for type, shape and (by default) finiteness.
 
@@ -92,7 +112,7 @@ def coordinates(name: str, value, shape: tuple | None = None) -> np.ndarray:
     (an :class:`InputError`) for a coordinate beyond the limit."""
     a = float_array(name, value, shape)
     require(name, a, np.abs(a) <= COORDINATE_LIMIT,
-            f"a coordinate within ±{COORDINATE_LIMIT:.3g} (its square must fit float32)")
+            f"a coordinate within ±{COORDINATE_LIMIT:.3g}")
     return a
 
 

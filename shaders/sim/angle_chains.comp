@@ -1,8 +1,9 @@
 #version 430
 // One frame of angle chains (SPEC sections 2, 3 and 5): one invocation per chain walks its
 // segments root to tip, for every substep of the frame, inside this one dispatch.
-// Stages, named as in gpu_jiggle/sim/backends/reference_angle.py: apply_teleport, interpolate_root,
-// integrate_segment, limit_angle, write_output.
+// Stages, named as in gpu_jiggle/sim/backends/reference_angle.py: shift_anchor,
+// apply_teleport, start_moving, interpolate_root, wind_at, integrate_segment, limit_angle,
+// end_path, write_output.
 #define LOCAL_SIZE 64
 
 layout(local_size_x = LOCAL_SIZE) in;
@@ -11,13 +12,56 @@ layout(local_size_x = LOCAL_SIZE) in;
 #include "dispatch.glsl"
 #include "angle_common.glsl"
 
-// The schedule of this invocation's chain (its level of detail), set first thing in main().
+// The schedule of this invocation's chain (its level of detail) and the solver's options, set
+// first thing in main().
 Schedule sch;
+bool hermite;
+bool relative_damping;
 
-// SPEC section 5: snap to the current targets, or carry the shape across the jump; then
-// reset P_prev, V_prev and the last targets to this frame's pose.
-void apply_teleport(AngleChainRig chain, uint c, AngleChainTarget target, uint mode) {
-    float turn = wrap_angle(target.root_angle - chain_state[c].last_root_angle);
+// Positions are kept relative to the chain's anchor, which the host moves to this frame's
+// root: the state follows it (SPEC 3.4).
+void shift_anchor(uint c, vec2 shift) {
+    chain_state[c].prev_root_position += shift;
+    chain_state[c].last_root_position += shift;
+}
+
+// SPEC section 5, mirror: the chain reflected about the vertical through its root.
+void mirror_chain(AngleChainRig chain, uint c, vec2 root) {
+    for (uint i = 0u; i < chain.segment_count; ++i) {
+        uint s = chain.first_segment + i;
+        AngleSegmentState st = segment_state[s];
+        st.angle = wrap_angle(PI - st.angle);
+        st.prev_angle = wrap_angle(PI - st.prev_angle);
+        st.target_angle = wrap_angle(PI - st.target_angle);
+        st.angular_velocity = -st.angular_velocity;
+        st.prev_angular_velocity = -st.prev_angular_velocity;
+        st.last_local_angle = -st.last_local_angle;
+        st.local_angle_rate = -st.local_angle_rate;
+        segment_state[s] = st;
+    }
+    AngleChainState cs = chain_state[c];
+    cs.prev_root_position.x = 2.0 * root.x - cs.prev_root_position.x;
+    cs.last_root_position.x = 2.0 * root.x - cs.last_root_position.x;
+    cs.prev_root_velocity.x = -cs.prev_root_velocity.x;
+    cs.root_position_rate.x = -cs.root_position_rate.x;
+    cs.last_root_angle = wrap_angle(PI - cs.last_root_angle);
+    cs.root_angle_rate = -cs.root_angle_rate;
+    chain_state[c] = cs;
+}
+
+// SPEC section 5: snap to the current targets (the path at rest), or carry the shape across
+// the jump (angles turned with the root; velocities and path velocities kept); a mirror
+// first; TELEPORT_MOVING marks the chain to start moving with its targets.
+void apply_teleport(AngleChainRig chain, uint c, AngleChainTarget target, uint flags) {
+    uint mode = flags & TELEPORT_MODE_MASK;
+    if ((flags & TELEPORT_MIRROR) != 0u) {
+        mirror_chain(chain, c, target.root_position);
+    }
+    // keep_shape carries the jump: how far the pose is from where the root's path would have
+    // taken it this frame (last target + span·m0), so the body's own motion stays on the path.
+    AngleChainState carried = chain_state[c];
+    float turn = wrap_angle(target.root_angle - (carried.last_root_angle + sch.span * carried.root_angle_rate));
+    vec2 jump = target.root_position - (carried.last_root_position + sch.span * carried.root_position_rate);
     float phi_parent = target.root_angle;
     for (uint i = 0u; i < chain.segment_count; ++i) {
         uint s = chain.first_segment + i;
@@ -28,72 +72,160 @@ void apply_teleport(AngleChainRig chain, uint c, AngleChainTarget target, uint m
             st.angular_velocity = 0.0;
             st.prev_angle = phi;
             st.prev_angular_velocity = 0.0;
+            st.target_angle = phi;
+            st.last_local_angle = local_angle[s];
+            st.local_angle_rate = 0.0;
             phi_parent = phi;
-        } else {
+        } else if (mode == TELEPORT_KEEP_SHAPE) {
             st.angle = wrap_angle(st.angle + turn);
             st.prev_angle = wrap_angle(st.prev_angle + turn);
+            st.target_angle = wrap_angle(st.target_angle + turn);
         }
-        st.last_local_angle = local_angle[s];
         segment_state[s] = st;
     }
-    chain_state[c].prev_root_position = target.root_position;
-    chain_state[c].prev_root_velocity = vec2(0.0);
-    chain_state[c].last_root_position = target.root_position;
-    chain_state[c].last_root_angle = target.root_angle;
+    AngleChainState cs = chain_state[c];
+    if (mode == TELEPORT_SNAP) {
+        cs.prev_root_position = target.root_position;
+        cs.prev_root_velocity = vec2(0.0);
+        cs.last_root_position = target.root_position;
+        cs.root_position_rate = vec2(0.0);
+        cs.last_root_angle = target.root_angle;
+        cs.root_angle_rate = 0.0;
+    } else if (mode == TELEPORT_KEEP_SHAPE) {
+        // The root's path and P_prev jump with the body; V_prev and the path velocities stay.
+        cs.prev_root_position += jump;
+        cs.last_root_position += jump;
+        cs.last_root_angle = wrap_angle(cs.last_root_angle + turn);
+    }
+    if ((flags & TELEPORT_MOVING) != 0u) {
+        cs.flags |= CHAIN_START_MOVING;
+    }
+    chain_state[c] = cs;
+}
+
+// SPEC 5, moving: the path starts at the speed it is seen to have (m0 = m1).
+void start_moving(AngleChainRig chain, uint c, AngleChainTarget target) {
+    AngleChainState cs = chain_state[c];
+    cs.root_position_rate = (target.root_position - cs.last_root_position) * sch.inv_span;
+    cs.root_angle_rate = wrap_angle(target.root_angle - cs.last_root_angle) * sch.inv_span;
+    chain_state[c] = cs;
+    for (uint i = 0u; i < chain.segment_count; ++i) {
+        uint s = chain.first_segment + i;
+        segment_state[s].local_angle_rate = wrap_angle(local_angle[s] - segment_state[s].last_local_angle) * sch.inv_span;
+    }
 }
 
 // SPEC section 3, step 1. Returns the root acceleration A; sets P (root_position) and Θ.
-// V and A are measured per second of target path (inv_path_step), see sim/clock.py StepPlan.
-vec2 interpolate_root(uint c, AngleChainTarget target, float alpha, out vec2 root_position, out float root_angle) {
+// V and A are measured per second of target path (inv_path_step), see sim/clock.py StepPlan;
+// a chain starting to move measures no acceleration on its first substep.
+vec2 interpolate_root(uint c, AngleChainTarget target, PathWeights w, bool first_moving, out vec2 root_position,
+                      out float root_angle) {
     AngleChainState cs = chain_state[c];
-    root_position = cs.last_root_position + alpha * (target.root_position - cs.last_root_position);
-    root_angle = cs.last_root_angle + alpha * wrap_angle(target.root_angle - cs.last_root_angle);
+    vec2 d_position = target.root_position - cs.last_root_position;
+    float d_angle = wrap_angle(target.root_angle - cs.last_root_angle);
+    root_position = cs.last_root_position + w.p * d_position + w.q * (sch.span * cs.root_position_rate);
+    root_angle = cs.last_root_angle + w.p * d_angle + w.q * (sch.span * cs.root_angle_rate);
     vec2 velocity = (root_position - cs.prev_root_position) * sch.inv_path_step;
-    vec2 acceleration = (velocity - cs.prev_root_velocity) * sch.inv_path_step;
+    vec2 previous = first_moving ? velocity : cs.prev_root_velocity;
+    vec2 acceleration = (velocity - previous) * sch.inv_path_step;
     chain_state[c].prev_root_position = root_position;
     chain_state[c].prev_root_velocity = velocity;
     return acceleration;
 }
 
-// SPEC section 3, step 2, the limit: keep the angle within β of its target.
-void limit_angle(float target_angle, float limit, inout float phi, inout float omega) {
+// The 2D wind W(x, t) of SPEC 3 at x relative to the anchor, `elapsed` seconds into the frame;
+// chain_phase: κ·anchor (mod 2π) of the chain.
+vec2 wind_at(vec2 x, float chain_phase, float elapsed) {
+    float phase = dot(params.gust.xy, x) + chain_phase + sch.gust_phase - params.gust.z * elapsed;
+    return params.wind.xy + params.wind.z * params.gust_direction.xy * sin(phase);
+}
+
+// SPEC section 3, step 2, the limit: keep the angle within β of its target, removing the
+// outward motion relative to the target (v1: the outward angular velocity).
+void limit_angle(float target_angle, float target_rate, float limit, inout float phi, inout float omega) {
     float dd = wrap_angle(phi - target_angle);
     if (abs(dd) > limit) {
         phi = target_angle + sign(dd) * limit;
-        if (omega * dd > 0.0) {
+        if (relative_damping) {
+            if ((omega - target_rate) * dd > 0.0) {
+                omega = target_rate;
+            }
+        } else if (omega * dd > 0.0) {
             omega = 0.0;
         }
     }
 }
 
-// SPEC section 3, step 2, one segment: semi-implicit Euler, velocity first. Returns φ.
-float integrate_segment(uint s, float phi_parent, float alpha, vec2 root_acceleration, vec2 gravity) {
+// SPEC section 3, step 2, one segment: semi-implicit Euler, velocity first. v2 compares the
+// state with the target at the start of the substep (τ_prev) and damps motion relative to the
+// target; v1 (world damping) springs toward this substep's target. Returns φ.
+float integrate_segment(uint s, float phi_parent, PathWeights w, vec2 root_acceleration, vec2 gravity, vec2 wind,
+                        bool first_moving) {
     AngleSegmentRig rig = segment_rig[s];
     AngleSegmentState st = segment_state[s];
-    float lambda = st.last_local_angle + alpha * wrap_angle(local_angle[s] - st.last_local_angle);
+    float d_local = wrap_angle(local_angle[s] - st.last_local_angle);
+    float lambda = st.last_local_angle + w.p * d_local + w.q * (sch.span * st.local_angle_rate);
     float target_angle = phi_parent + lambda;
+    float target_rate = wrap_angle(target_angle - st.target_angle) * sch.inv_path_step;
     float phi = st.angle;
-    float omega = st.angular_velocity;
-    float d = wrap_angle(phi - target_angle);
+    float omega = first_moving ? target_rate : st.angular_velocity;
     vec2 e = vec2(cos(phi), sin(phi));
-    vec2 g_eff = gravity - rig.inertia * root_acceleration;
+    vec2 g_eff = gravity - rig.inertia * root_acceleration + wind;
     float alpha_ext = (e.x * g_eff.y - e.y * g_eff.x) * rig.inv_length;
-    float acc = -rig.stiffness * d - rig.damping * omega + alpha_ext;
+    float acc;
+    if (relative_damping) {
+        float d = wrap_angle(phi - st.target_angle);
+        acc = -rig.stiffness * d - rig.damping * (omega - target_rate) - rig.air_drag * omega + alpha_ext;
+    } else {
+        float d = wrap_angle(phi - target_angle);
+        acc = -rig.stiffness * d - rig.damping * omega - rig.air_drag * omega + alpha_ext;
+    }
     omega = omega + acc * sch.substep;
     float phi_new = phi + omega * sch.substep;
-    limit_angle(target_angle, rig.angle_limit, phi_new, omega);
+    limit_angle(target_angle, target_rate, rig.angle_limit, phi_new, omega);
     segment_state[s].prev_angle = phi;
     segment_state[s].prev_angular_velocity = st.angular_velocity;
+    segment_state[s].target_angle = wrap_angle(target_angle);
     phi_new = wrap_angle(phi_new);
     segment_state[s].angle = phi_new;
     segment_state[s].angular_velocity = omega;
     return phi_new;
 }
 
-// SPEC section 2, "Output at frame time": blend the last two substeps with σ, then forward
-// kinematics from this frame's root position; the raw positions start at P_prev.
+// SPEC section 2: after the frame's last substep (fraction alpha), the path's start x0 and
+// velocity m0 become its value and velocity there.
+void end_path(AngleChainRig chain, uint c, AngleChainTarget target, float alpha) {
+    PathWeights w = path_weights(alpha, hermite);
+    AngleChainState cs = chain_state[c];
+    vec2 d_position = target.root_position - cs.last_root_position;
+    vec2 m_position = sch.span * cs.root_position_rate;
+    float d_angle = wrap_angle(target.root_angle - cs.last_root_angle);
+    float m_angle = sch.span * cs.root_angle_rate;
+    cs.last_root_position = cs.last_root_position + w.p * d_position + w.q * m_position;
+    cs.root_position_rate = (w.dp * d_position + w.dq * m_position) * sch.inv_span;
+    cs.last_root_angle = wrap_angle(cs.last_root_angle + w.p * d_angle + w.q * m_angle);
+    cs.root_angle_rate = (w.dp * d_angle + w.dq * m_angle) * sch.inv_span;
+    cs.flags &= ~CHAIN_START_MOVING;
+    chain_state[c] = cs;
+    for (uint i = 0u; i < chain.segment_count; ++i) {
+        uint s = chain.first_segment + i;
+        AngleSegmentState st = segment_state[s];
+        float d_local = wrap_angle(local_angle[s] - st.last_local_angle);
+        float m_local = sch.span * st.local_angle_rate;
+        segment_state[s].last_local_angle = wrap_angle(st.last_local_angle + w.p * d_local + w.q * m_local);
+        segment_state[s].local_angle_rate = (w.dp * d_local + w.dq * m_local) * sch.inv_span;
+    }
+}
+
+// SPEC section 2, "Output at frame time": blend the last two substeps with σ, turn the chain
+// rigidly about its root onto this frame's heading, then forward kinematics from this frame's
+// root position; the raw positions start at P_prev (both relative to the anchor). The blend
+// shows the chain one substep behind the last one, (1 - σ)·h before it; the root turned by
+// (1 - σ)·h·Θ' in that time, and by wrap(Θ - Θ_last) since the last substep.
 void write_output(AngleChainRig chain, uint c, AngleChainTarget target) {
     float sigma = sch.blend;
+    AngleChainState cs = chain_state[c];
+    float turn = wrap_angle(target.root_angle - cs.last_root_angle) + (1.0 - sigma) * cs.root_angle_rate / sch.inv_path_step;
     vec2 base = target.root_position;
     vec2 raw_base = chain_state[c].prev_root_position;
     joint_output[chain.first_joint] = AngleJointOutput(base, raw_base);
@@ -101,7 +233,7 @@ void write_output(AngleChainRig chain, uint c, AngleChainTarget target) {
         uint s = chain.first_segment + i;
         AngleSegmentState st = segment_state[s];
         float seg_length = segment_rig[s].length;
-        float angle = wrap_angle(st.prev_angle + sigma * wrap_angle(st.angle - st.prev_angle));
+        float angle = wrap_angle(st.prev_angle + sigma * wrap_angle(st.angle - st.prev_angle) + turn);
         float omega = st.prev_angular_velocity + sigma * (st.angular_velocity - st.prev_angular_velocity);
         base = base + seg_length * vec2(cos(angle), sin(angle));
         raw_base = raw_base + seg_length * vec2(cos(st.angle), sin(st.angle));
@@ -118,6 +250,9 @@ void main() {
     AngleChainRig chain = chain_rig[c];
     AngleChainTarget target = chain_target[c];
     sch = target.lod == LOD_HALF ? params.half_rate : params.full_rate;
+    hermite = (params.options & OPTION_HERMITE_PATH) != 0u;
+    relative_damping = (params.options & OPTION_RELATIVE_DAMPING) != 0u;
+    shift_anchor(c, target.anchor_shift);
     if (target.lod == LOD_FROZEN) {
         // Frozen: sits on its animated targets, as a snap teleport every frame.
         apply_teleport(chain, c, target, TELEPORT_SNAP);
@@ -127,28 +262,34 @@ void main() {
     if (target.teleport != TELEPORT_NONE) {
         apply_teleport(chain, c, target, target.teleport);
     }
+    bool moving = sch.substep_count > 0u && (chain_state[c].flags & CHAIN_START_MOVING) != 0u;
+    if (moving) {
+        start_moving(chain, c, target);
+    }
     uint first_alpha = target.lod * params.alpha_stride;
     vec2 root_position = chain_state[c].last_root_position;
     float root_angle = chain_state[c].last_root_angle;
+    bool windy = params.wind.x != 0.0 || params.wind.y != 0.0 || params.wind.z != 0.0;
     for (uint j = 0u; j < sch.substep_count; ++j) {
         float alpha = alphas[first_alpha + j];
-        vec2 root_acceleration = interpolate_root(c, target, alpha, root_position, root_angle);
+        PathWeights w = path_weights(alpha, hermite);
+        bool first_moving = moving && j == 0u;
+        vec2 tip = chain_state[c].prev_root_position;  // the tips of the last substep, for the wind
+        vec2 root_acceleration = interpolate_root(c, target, w, first_moving, root_position, root_angle);
         float phi_parent = root_angle;
         for (uint i = 0u; i < chain.segment_count; ++i) {
-            phi_parent = integrate_segment(chain.first_segment + i, phi_parent, alpha, root_acceleration,
-                                           chain.gravity);
+            uint s = chain.first_segment + i;
+            vec2 wind = vec2(0.0);
+            if (windy) {
+                float phi = segment_state[s].angle;
+                tip += segment_rig[s].length * vec2(cos(phi), sin(phi));
+                wind = wind_at(tip, target.gust_phase, float(j) * sch.substep);
+            }
+            phi_parent = integrate_segment(s, phi_parent, w, root_acceleration, chain.gravity, wind, first_moving);
         }
     }
     if (sch.substep_count > 0u) {
-        // The target applied at the last substep becomes the start of the next frame's path.
-        chain_state[c].last_root_position = root_position;
-        chain_state[c].last_root_angle = wrap_angle(root_angle);
-        float alpha = alphas[first_alpha + sch.substep_count - 1u];
-        for (uint i = 0u; i < chain.segment_count; ++i) {
-            uint s = chain.first_segment + i;
-            float last = segment_state[s].last_local_angle;
-            segment_state[s].last_local_angle = wrap_angle(last + alpha * wrap_angle(local_angle[s] - last));
-        }
+        end_path(chain, c, target, alphas[first_alpha + sch.substep_count - 1u]);
     }
     write_output(chain, c, target);
 }

@@ -13,6 +13,7 @@ struct AngleChainRig {
     float pad2;
 };
 
+// air_drag: c_air (1/s), damping of the segment's motion in the world (SPEC 3).
 struct AngleSegmentRig {
     float length;
     float inv_length;
@@ -20,47 +21,64 @@ struct AngleSegmentRig {
     float damping;
     float inertia;
     float angle_limit;
+    float air_drag;
     float pad0;
-    float pad1;
 };
 
+// After the last substep and the one before it: world angle φ and angular velocity ω; the
+// local target angle's path (SPEC 2): its value x0 at the last substep and its velocity m0
+// (rad per second of target path); target_angle: τ_prev, the world target angle at the last
+// substep (SPEC 3).
 struct AngleSegmentState {
     float angle;
     float angular_velocity;
     float prev_angle;
     float prev_angular_velocity;
     float last_local_angle;
+    float local_angle_rate;
+    float target_angle;
     float pad0;
-    float pad1;
-    float pad2;
 };
 
+// Positions relative to the chain's anchor (its root in this frame's pose, float64 on the
+// host, SPEC 3.4): P_prev, V_prev, and the root's path: x0 and m0 of its position and heading.
+// flags: CHAIN_START_MOVING.
 struct AngleChainState {
     vec2 prev_root_position;
     vec2 prev_root_velocity;
     vec2 last_root_position;
+    vec2 root_position_rate;
     float last_root_angle;
+    float root_angle_rate;
+    uint flags;
     float pad0;
 };
 
+// This frame's root (relative to the chain's anchor) and heading, teleport flags, level of
+// detail, the wind's phase κ·anchor (mod 2π) and the anchor's move since the last frame (old
+// anchor - new, added to the positions kept relative to it).
 struct AngleChainTarget {
     vec2 root_position;
     float root_angle;
     uint teleport;
     uint lod;
-    uint pad0;
-    uint pad1;
-    uint pad2;
+    float gust_phase;
+    vec2 anchor_shift;
 };
 
-// The alphas of level of detail l start at alphas[l * alpha_stride].
+// The alphas of level of detail l start at alphas[l * alpha_stride]. options: OPTION_* bits.
+// 2D wind (SPEC 3): wind.xy w0, wind.z the gust amplitude A; gust.xy κ, gust.z 2π·f_w;
+// gust_direction.xy u.
 struct AngleFrameParams {
     uint chain_count;
     uint alpha_stride;
+    uint options;
     uint pad0;
-    uint pad1;
     Schedule full_rate;
     Schedule half_rate;
+    vec4 wind;
+    vec4 gust;
+    vec4 gust_direction;
 };
 
 struct AngleJointOutput {

@@ -11,11 +11,26 @@ float wrap_angle(float a) {
     return a - TWO_PI * floor((a + PI) * INV_TWO_PI);
 }
 
-// Teleport flag per chain (per frame, SPEC section 5): none, snap onto the targets, or carry
-// the chain's shape across the jump.
+// Teleport flag per chain (per frame, SPEC section 5): bits 0-1 the mode (none, snap onto the
+// targets, or carry the chain's shape across the jump); TELEPORT_MOVING: the body is already
+// moving (no kick: SPEC 5); TELEPORT_MIRROR: angle chains reflected about the vertical
+// through their root.
 #define TELEPORT_NONE 0u
 #define TELEPORT_SNAP 1u
 #define TELEPORT_KEEP_SHAPE 2u
+#define TELEPORT_MODE_MASK 3u
+#define TELEPORT_MOVING 4u
+#define TELEPORT_MIRROR 8u
+
+// Per chain, dynamic (chain state flags): the next frame that runs substeps starts the chain
+// moving with its targets (set by TELEPORT_MOVING, cleared once used).
+#define CHAIN_START_MOVING 1u
+
+// Solver options (the frame buffer's options): the C1 target path (SPEC 2, v2; else v1's
+// linear path) and damping relative to the target (SPEC 3 and 4, v2; else v1's world damping
+// with the spring toward the end-of-substep target).
+#define OPTION_HERMITE_PATH 1u
+#define OPTION_RELATIVE_DAMPING 2u
 
 // Level of detail per chain (per frame): every frame at the substep h, every second frame at
 // 2h with both frames' time (so the motion keeps its speed at half the cost), or frozen on
@@ -26,9 +41,11 @@ float wrap_angle(float a) {
 
 // The substeps one level of detail runs in this frame (see gpu_jiggle.sim.clock.StepPlan).
 // substep: h in seconds; inv_path_step: 1 / seconds of target path per substep; blend: σ of
-// the frame-time output; gust_phase: point chains' wind phase at the first substep;
-// collider_time_scale: this schedule's span over the full-rate span, which the colliders'
-// interpolation covers (1 at full rate, about 2 at half rate).
+// the frame-time output; gust_phase: the wind's time phase -2π·f_w·t at the first substep
+// (each chain adds its own κ·anchor); collider_time_scale: this schedule's span over the
+// full-rate span, which the colliders' interpolation covers (1 at full rate, about 2 at half
+// rate); span: seconds of target path this frame (the Hermite path's time scale);
+// inv_span: its reciprocal (0 when the span is 0).
 struct Schedule {
     uint substep_count;
     float substep;
@@ -36,6 +53,27 @@ struct Schedule {
     float blend;
     float gust_phase;
     float collider_time_scale;
-    float pad1;
-    float pad2;
+    float span;
+    float inv_span;
 };
+
+// The target path of SPEC 2 at fraction alpha of the frame's span: every interpolated quantity
+// is x(α) = x0 + p·d + q·m0s, with d = x1 - x0 (angles: wrap(x1 - x0)) and m0s = span·m0 (m0:
+// its path velocity per second of target path, kept per quantity), and its velocity along the
+// path x'(α)/span = (dp·d + dq·m0s)/span. Hermite (v2): p = α²(2 - α), q = α(1 - α)², the
+// cubic whose end velocity is d/span; linear (v1): p = α, q = 0.
+struct PathWeights {
+    float p;
+    float q;
+    float dp;
+    float dq;
+};
+
+PathWeights path_weights(float alpha, bool hermite) {
+    if (!hermite) {
+        return PathWeights(alpha, 0.0, 1.0, 0.0);
+    }
+    float u = 1.0 - alpha;
+    return PathWeights(alpha * alpha * (2.0 - alpha), alpha * u * u, alpha * (4.0 - 3.0 * alpha),
+                       u * (1.0 - 3.0 * alpha));
+}

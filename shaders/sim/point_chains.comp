@@ -1,9 +1,9 @@
 #version 430
 // One frame of point chains (SPEC sections 2, 4 and 5): one invocation per chain walks its
 // particles root to tip, for every substep of the frame, inside this one dispatch.
-// Stages, named as in gpu_jiggle/sim/backends/reference_point.py: apply_teleport,
-// interpolate_pivot, follow_parent, integrate_particle, collide, limit_distance,
-// enforce_length, keep_outside, write_output.
+// Stages, named as in gpu_jiggle/sim/backends/reference_point.py: shift_anchor, apply_teleport,
+// start_moving, interpolate_pivot, follow_parent, integrate_particle, collide, limit_distance,
+// enforce_length, keep_outside, collide_segment, end_path, write_output.
 #define LOCAL_SIZE 64
 
 layout(local_size_x = LOCAL_SIZE) in;
@@ -11,164 +11,86 @@ layout(local_size_x = LOCAL_SIZE) in;
 #include "common.glsl"
 #include "dispatch.glsl"
 #include "point_common.glsl"
+#include "point_contact.glsl"
 
-// The schedule of this invocation's chain (its level of detail), set first thing in main().
+// The schedule of this invocation's chain (its level of detail) and the solver's options, set
+// first thing in main().
 Schedule sch;
+bool hermite;
+bool relative_damping;
 
-const float MIN_LENGTH = 1e-6;
-
-// A unit vector perpendicular to u (u unit).
-vec3 perpendicular(vec3 u) {
-    vec3 axis = abs(u.x) < 0.9 ? vec3(1.0, 0.0, 0.0) : vec3(0.0, 1.0, 0.0);
-    return normalize(cross(u, axis));
+// The state follows the chain's anchor, moved to this frame's pivot (SPEC 4.4).
+void shift_anchor(uint c, vec3 shift) {
+    chain_state[c].prev_pivot.xyz += shift;
+    chain_state[c].last_pivot.xyz += shift;
 }
 
-// a turned by the smallest rotation taking direction u onto direction w (SPEC 4, step 2);
-// a half turn about an axis perpendicular to u when u·w < -0.9999; a itself when either
-// direction has no length.
-vec3 follow_parent(vec3 u, vec3 w, vec3 a) {
-    float lu = length(u);
-    float lw = length(w);
-    if (lu < MIN_LENGTH || lw < MIN_LENGTH) {
-        return a;
+// SPEC section 5: snap onto the current targets (the path at rest), or carry the shape across
+// the jump (positions, velocities and path velocities are relative to the pivot: they stay,
+// and the pivot's path jumps with the body); TELEPORT_MOVING marks the chain to start moving
+// with its targets.
+void apply_teleport(PointChainRig chain, uint c, uint flags) {
+    if ((flags & TELEPORT_MODE_MASK) == TELEPORT_SNAP) {
+        for (uint i = 0u; i < chain.segment_count; ++i) {
+            uint s = chain.first_segment + i;
+            vec4 offset = joint_offset[s];
+            segment_state[s] = PointSegmentState(offset, vec4(0.0), offset, vec4(0.0), offset, vec4(0.0), offset);
+        }
+        chain_state[c].prev_pivot = vec4(0.0);
+        chain_state[c].last_pivot = vec4(0.0);
+        chain_state[c].pivot_rate = vec4(0.0);
+    } else if ((flags & TELEPORT_MODE_MASK) == TELEPORT_KEEP_SHAPE) {
+        // The pivot's path jumps with the body by how far this frame's pivot (the anchor, 0) is
+        // from where its path would have taken it (last + span·m0): its own motion stays on the
+        // path, so a moving body is not kicked.
+        PointChainState cs = chain_state[c];
+        vec3 jump = -(cs.last_pivot.xyz + sch.span * cs.pivot_rate.xyz);
+        chain_state[c].prev_pivot = vec4(cs.prev_pivot.xyz + jump, 0.0);
+        chain_state[c].last_pivot = vec4(cs.last_pivot.xyz + jump, 0.0);
     }
-    u = u / lu;
-    w = w / lw;
-    float c = dot(u, w);
-    if (c < -0.9999) {
-        vec3 axis = perpendicular(u);
-        return 2.0 * dot(axis, a) * axis - a;
+    if ((flags & TELEPORT_MOVING) != 0u) {
+        chain_state[c].flags |= CHAIN_START_MOVING;
     }
-    vec3 v = cross(u, w);
-    return a * c + cross(v, a) + v * (dot(v, a) / (1.0 + c));
 }
 
-// The quaternion (x, y, z, w) of the smallest rotation taking u onto w; identity for a
-// zero-length direction.
-vec4 rotation_between(vec3 u, vec3 w) {
-    float lu = length(u);
-    float lw = length(w);
-    if (lu < MIN_LENGTH || lw < MIN_LENGTH) {
-        return vec4(0.0, 0.0, 0.0, 1.0);
-    }
-    u = u / lu;
-    w = w / lw;
-    float c = dot(u, w);
-    if (c < -0.9999) {
-        return vec4(perpendicular(u), 0.0);
-    }
-    return normalize(vec4(cross(u, w), 1.0 + c));
-}
-
-// SPEC section 5 for one chain.
-void apply_teleport(PointChainRig chain, uint c, PointChainTarget target, uint mode) {
+// SPEC 5, moving: the path starts at the speed it is seen to have (m0 = m1).
+void start_moving(PointChainRig chain, uint c) {
+    chain_state[c].pivot_rate = vec4(-chain_state[c].last_pivot.xyz * sch.inv_span, 0.0);
     for (uint i = 0u; i < chain.segment_count; ++i) {
         uint s = chain.first_segment + i;
-        PointSegmentState st = segment_state[s];
-        if (mode == TELEPORT_SNAP) {
-            st.position = joint_offset[s];
-            st.velocity = vec4(0.0);
-            st.prev_position = joint_offset[s];
-            st.prev_velocity = vec4(0.0);
-        }
-        // keep_shape: positions are relative to the pivot, so the shape moves with it.
-        st.last_offset = joint_offset[s];
-        segment_state[s] = st;
+        segment_state[s].offset_rate = vec4((joint_offset[s].xyz - segment_state[s].last_offset.xyz) * sch.inv_span, 0.0);
     }
-    chain_state[c].prev_pivot = target.pivot;
-    chain_state[c].last_pivot = target.pivot;
 }
 
-// SPEC section 4, step 1: the pivot on its target path; returns its motion Δp this substep.
-vec3 interpolate_pivot(uint c, PointChainTarget target, float alpha, out vec3 pivot) {
-    vec3 last = chain_state[c].last_pivot.xyz;
-    pivot = last + alpha * (target.pivot.xyz - last);
-    vec3 moved = pivot - chain_state[c].prev_pivot.xyz;
+// SPEC section 4, step 1: the pivot on its target path (this frame's pivot is the anchor, 0);
+// returns its motion Δp this substep.
+vec3 interpolate_pivot(uint c, PathWeights w, out vec3 pivot) {
+    PointChainState cs = chain_state[c];
+    pivot = cs.last_pivot.xyz + w.p * (-cs.last_pivot.xyz) + w.q * (sch.span * cs.pivot_rate.xyz);
+    vec3 moved = pivot - cs.prev_pivot.xyz;
     chain_state[c].prev_pivot = vec4(pivot, 0.0);
     return moved;
 }
 
-// W(x, t) of SPEC 4.1 at a position relative to the origin, `elapsed` seconds into the frame.
-vec3 wind_at(vec3 x, float elapsed) {
-    float phase = dot(params.gust.xyz, x) + sch.gust_phase - params.gust.w * elapsed;
+// W(x, t) of SPEC 4.1 at a position relative to the anchor, `elapsed` seconds into the frame.
+vec3 wind_at(vec3 x, float chain_phase, float elapsed) {
+    float phase = dot(params.gust.xyz, x) + chain_phase + sch.gust_phase - params.gust.w * elapsed;
     return params.wind.xyz + params.wind.w * params.gust_direction.xyz * sin(phase);
 }
 
-// Semi-implicit Euler toward the target t (SPEC 4, step 2).
-void integrate_particle(PointSegmentRig rig, vec3 t, vec3 gravity, vec3 wind, inout vec3 x, inout vec3 v) {
-    vec3 acc = -rig.stiffness * (x - t) - rig.damping * v + gravity + wind;
+// SPEC 4, step 2: semi-implicit Euler. v2: the spring toward the target at the start of the
+// substep (t_prev), damping relative to the target's velocity v_t; v1: toward this substep's
+// target t, damping of the world velocity.
+void integrate_particle(PointSegmentRig rig, vec3 t, vec3 t_prev, vec3 v_t, vec3 gravity, vec3 wind, inout vec3 x,
+                        inout vec3 v) {
+    vec3 acc;
+    if (relative_damping) {
+        acc = -rig.stiffness * (x - t_prev) - rig.damping * (v - v_t) - rig.air_drag * v + gravity + wind;
+    } else {
+        acc = -rig.stiffness * (x - t) - rig.damping * v - rig.air_drag * v + gravity + wind;
+    }
     v = v + acc * sch.substep;
     x = x + v * sch.substep;
-}
-
-// Push x out of a sphere (centre q, radius r) and remove the inward velocity.
-void push_out(vec3 q, float r, inout vec3 x, inout vec3 v) {
-    vec3 delta = x - q;
-    float d = length(delta);
-    if (d < r) {
-        vec3 n = d < MIN_LENGTH ? vec3(0.0, 1.0, 0.0) : delta / d;
-        x = q + n * r;
-        v = v - min(dot(v, n), 0.0) * n;
-    }
-}
-
-vec3 closest_on_segment(vec3 a, vec3 b, vec3 x) {
-    vec3 ab = b - a;
-    float t = clamp(dot(x - a, ab) / max(dot(ab, ab), 1e-12), 0.0, 1.0);
-    return a + t * ab;
-}
-
-// Collider shapes at this substep, relative to the pivot.
-vec4 sphere_at(uint k, float alpha, vec3 pivot) {
-    vec4 s = spheres[k].from_sphere + alpha * (spheres[k].to_sphere - spheres[k].from_sphere);
-    return vec4(s.xyz - pivot, s.w);
-}
-
-void capsule_at(uint k, float alpha, vec3 pivot, out vec3 a, out vec3 b, out float r) {
-    CapsuleCollider cap = capsules[k];
-    vec4 a4 = cap.from_a + alpha * (cap.to_a - cap.from_a);
-    vec4 b4 = cap.from_b + alpha * (cap.to_b - cap.from_b);
-    a = a4.xyz - pivot;
-    b = b4.xyz - pivot;
-    r = a4.w;
-}
-
-vec4 plane_at(uint k, float alpha, vec3 pivot) {
-    vec4 p = planes[k].from_plane + alpha * (planes[k].to_plane - planes[k].from_plane);
-    vec3 n = normalize(p.xyz);
-    return vec4(n, p.w - dot(n, pivot));
-}
-
-bool in_mask(uint mask, uint group) {
-    return ((mask >> group) & 1u) != 0u;
-}
-
-// SPEC 4.2: spheres, then capsules, then planes, each pushing the particle out.
-void collide(uint mask, float rho, float alpha, vec3 pivot, inout vec3 x, inout vec3 v) {
-    for (uint k = 0u; k < params.sphere_count; ++k) {
-        if (in_mask(mask, spheres[k].group)) {
-            vec4 s = sphere_at(k, alpha, pivot);
-            push_out(s.xyz, s.w + rho, x, v);
-        }
-    }
-    for (uint k = 0u; k < params.capsule_count; ++k) {
-        if (in_mask(mask, capsules[k].group)) {
-            vec3 a, b;
-            float r;
-            capsule_at(k, alpha, pivot, a, b, r);
-            push_out(closest_on_segment(a, b, x), r + rho, x, v);
-        }
-    }
-    for (uint k = 0u; k < params.plane_count; ++k) {
-        if (in_mask(mask, planes[k].group)) {
-            vec4 p = plane_at(k, alpha, pivot);
-            float depth = dot(p.xyz, x) - (p.w + rho);
-            if (depth < 0.0) {
-                x = x - depth * p.xyz;
-                v = v - min(dot(v, p.xyz), 0.0) * p.xyz;
-            }
-        }
-    }
 }
 
 // SPEC 4, step 2, max distance from the target.
@@ -182,91 +104,59 @@ void limit_distance(float max_distance, vec3 t, inout vec3 x, inout vec3 v) {
     }
 }
 
-// SPEC 4, step 2, the length constraint; the constrained velocity component leaves too.
-void enforce_length(float rest_length, vec3 base, vec3 v_base, inout vec3 x, inout vec3 v) {
+// SPEC 4, step 2, the length step (docs/SPEC.md section 9). v2: x moved onto the sphere of
+// its rest length about its base along the segment's direction at the start of the substep
+// (the SHAKE form of a constrained symplectic step: the constraint force acts along the bond
+// as it was, so the step neither adds nor removes energy, whatever the load on the segment),
+// the smaller of the two moves, and the velocity takes the displacement (v += Δx/h); a radial
+// projection where that line misses the sphere. v1 (world damping): x projected radially and
+// the velocity along the segment relative to its base removed, which adds energy to a segment
+// standing up under gravity.
+void enforce_length(float rest_length, vec3 base, vec3 v_base, vec3 old_direction, inout vec3 x, inout vec3 v) {
     vec3 d = x - base;
     vec3 n = d / max(length(d), MIN_LENGTH);
-    x = base + n * rest_length;
-    v = v - dot(v - v_base, n) * n;
+    vec3 projected = base + n * rest_length;
+    if (!relative_damping) {
+        v = v - dot(v - v_base, n) * n;
+        x = projected;
+        return;
+    }
+    float lo = length(old_direction);
+    vec3 u = old_direction / max(lo, MIN_LENGTH);
+    float du = dot(d, u);
+    float disc = du * du - dot(d, d) + rest_length * rest_length;
+    if (disc >= 0.0 && lo >= MIN_LENGTH) {
+        float root = sqrt(disc);
+        projected = x + (du >= 0.0 ? root - du : -root - du) * u;
+    }
+    v = v + (projected - x) / sch.substep;
+    x = projected;
 }
 
-// The length step can pull a particle back into a collider it was pushed out of. Move it
-// along the sphere of its rest length around its base to the nearest point outside a
-// sphere of radius r at q (the circle where the two spheres meet). Nothing to do when the
-// two spheres do not meet. (No test of whether the base is inside: a base resting on the
-// surface must not switch this on and off with rounding.)
-void slide_out(vec3 base, float rest_length, vec3 q, float r, inout vec3 x, inout vec3 v) {
-    vec3 delta = x - q;
-    if (dot(delta, delta) >= r * r) {
-        return;
-    }
-    vec3 bq = q - base;
-    float d = length(bq);
-    if (d < MIN_LENGTH) {
-        return;
-    }
-    vec3 axis = bq / d;
-    float h = (d * d + rest_length * rest_length - r * r) / (2.0 * d);
-    float ring2 = rest_length * rest_length - h * h;
-    if (ring2 <= 0.0) {
-        return;
-    }
-    vec3 centre = base + axis * h;
-    vec3 radial = (x - centre) - dot(x - centre, axis) * axis;
-    float lr = length(radial);
-    vec3 dir = lr < MIN_LENGTH ? perpendicular(axis) : radial / lr;
-    x = centre + dir * sqrt(ring2);
-    vec3 n = normalize(x - q);
-    v = v - min(dot(v, n), 0.0) * n;
-}
-
-void slide_out_of_plane(vec3 base, float rest_length, vec3 n, float offset, inout vec3 x, inout vec3 v) {
-    float depth = dot(n, x) - offset;
-    float base_height = dot(n, base) - offset;
-    if (depth >= 0.0 || abs(base_height) > rest_length) {
-        return;
-    }
-    // The circle where the length sphere meets the plane n·x = offset.
-    vec3 centre = base - base_height * n;
-    vec3 radial = (x - centre) - dot(x - centre, n) * n;
-    float lr = length(radial);
-    vec3 dir = lr < MIN_LENGTH ? perpendicular(n) : radial / lr;
-    x = centre + dir * sqrt(max(rest_length * rest_length - base_height * base_height, 0.0));
-    v = v - min(dot(v, n), 0.0) * n;
-}
-
-// Colliders again, keeping the rest length (spheres, capsules, planes).
-void keep_outside(uint mask, float rho, float alpha, vec3 pivot, vec3 base, float rest_length,
-                  inout vec3 x, inout vec3 v) {
-    for (uint k = 0u; k < params.sphere_count; ++k) {
-        if (in_mask(mask, spheres[k].group)) {
-            vec4 s = sphere_at(k, alpha, pivot);
-            slide_out(base, rest_length, s.xyz, s.w + rho, x, v);
-        }
-    }
-    for (uint k = 0u; k < params.capsule_count; ++k) {
-        if (in_mask(mask, capsules[k].group)) {
-            vec3 a, b;
-            float r;
-            capsule_at(k, alpha, pivot, a, b, r);
-            for (int pass = 0; pass < 2; ++pass) {  // the closest point moves with x
-                slide_out(base, rest_length, closest_on_segment(a, b, x), r + rho, x, v);
-            }
-        }
-    }
-    for (uint k = 0u; k < params.plane_count; ++k) {
-        if (in_mask(mask, planes[k].group)) {
-            vec4 p = plane_at(k, alpha, pivot);
-            slide_out_of_plane(base, rest_length, p.xyz, p.w + rho, x, v);
-        }
+// SPEC 2 and 4.2: the colliders' path, at fraction alpha, starts where they were at the last
+// substep; their positions are taken relative to the chain's anchor in double precision.
+void end_path(PointChainRig chain, uint c, float alpha) {
+    PathWeights w = path_weights(alpha, hermite);
+    PointChainState cs = chain_state[c];
+    vec3 d_pivot = -cs.last_pivot.xyz;
+    vec3 m_pivot = sch.span * cs.pivot_rate.xyz;
+    chain_state[c].last_pivot = vec4(cs.last_pivot.xyz + w.p * d_pivot + w.q * m_pivot, 0.0);
+    chain_state[c].pivot_rate = vec4((w.dp * d_pivot + w.dq * m_pivot) * sch.inv_span, 0.0);
+    chain_state[c].flags &= ~CHAIN_START_MOVING;
+    for (uint i = 0u; i < chain.segment_count; ++i) {
+        uint s = chain.first_segment + i;
+        vec3 last = segment_state[s].last_offset.xyz;
+        vec3 d = joint_offset[s].xyz - last;
+        vec3 m = sch.span * segment_state[s].offset_rate.xyz;
+        segment_state[s].last_offset = vec4(last + w.p * d + w.q * m, 0.0);
+        segment_state[s].offset_rate = vec4((w.dp * d + w.dq * m) * sch.inv_span, 0.0);
     }
 }
 
-// SPEC section 2, "Output at frame time", relative to this frame's pivot. Like the angle
-// chains, which blend angles and rebuild the chain from its pivot, each segment's direction
-// is blended between the last two substeps and the chain rebuilt with its rest lengths, so
-// that a fast-moving pivot does not shorten the blended chain.
-void write_output(PointChainRig chain, uint c) {
+// SPEC section 2, "Output at frame time", relative to this frame's pivot: each segment's
+// direction blended between the last two substeps, the chain rebuilt with its rest lengths,
+// each particle taken out of this frame's colliders (push_out_of_frame).
+void write_output(PointChainRig chain, uint c, dvec3 anchor) {
     float sigma = sch.blend;
     joint_output[chain.first_joint] = PointJointOutput(vec4(0.0), vec4(0.0));
     vec3 base = vec3(0.0);
@@ -282,6 +172,7 @@ void write_output(PointChainRig chain, uint c) {
         float ld = length(dir);
         dir = ld < MIN_LENGTH ? cur_dir / max(length(cur_dir), MIN_LENGTH) : dir / ld;
         vec3 x = base + dir * segment_rig[s].rest_length;
+        push_out_of_frame(chain.collider_mask, segment_rig[s].particle_radius, anchor, base, segment_rig[s].rest_length, x);
         vec3 v = st.prev_velocity.xyz + sigma * (st.velocity.xyz - st.prev_velocity.xyz);
         vec3 animated = joint_offset[s].xyz;
         vec4 q = rotation_between(animated - animated_base, x - base);
@@ -302,26 +193,40 @@ void main() {
     PointChainRig chain = chain_rig[c];
     PointChainTarget target = chain_target[c];
     sch = target.lod == LOD_HALF ? params.half_rate : params.full_rate;
+    hermite = (params.options & OPTION_HERMITE_PATH) != 0u;
+    relative_damping = (params.options & OPTION_RELATIVE_DAMPING) != 0u;
+    dvec3 anchor = target.anchor.xyz;
+    shift_anchor(c, target.anchor_shift.xyz);
     if (target.lod == LOD_FROZEN) {
         // Frozen: sits on its animated targets, as a snap teleport every frame.
-        apply_teleport(chain, c, target, TELEPORT_SNAP);
-        write_output(chain, c);
+        apply_teleport(chain, c, TELEPORT_SNAP);
+        write_output(chain, c, anchor);
         return;
     }
     if (target.teleport != TELEPORT_NONE) {
-        apply_teleport(chain, c, target, target.teleport);
+        apply_teleport(chain, c, target.teleport);
+    }
+    bool moving = sch.substep_count > 0u && (chain_state[c].flags & CHAIN_START_MOVING) != 0u;
+    if (moving) {
+        start_moving(chain, c);
     }
     uint first_alpha = target.lod * params.alpha_stride;
     float influence = chain.world_influence;
     vec3 pivot = chain_state[c].last_pivot.xyz;
     for (uint j = 0u; j < sch.substep_count; ++j) {
         float alpha = alphas[first_alpha + j];
+        PathWeights w = path_weights(alpha, hermite);
         float elapsed = float(j) * sch.substep;
         // The colliders' path covers the full-rate span; map this substep's time onto it.
         float collider_alpha = clamp(1.0 - (1.0 - alpha) * sch.collider_time_scale, 0.0, 1.0);
-        vec3 moved = interpolate_pivot(c, target, alpha, pivot);
+        Contact contact = Contact(chain.collider_mask, anchor, collider_alpha, path_weights(collider_alpha, hermite),
+                                  vec3(0.0), 0.0, sch.substep);
+        vec3 moved = interpolate_pivot(c, w, pivot);
+        contact.pivot = pivot;
+        bool first_moving = moving && j == 0u;
         vec3 base = vec3(0.0);
         vec3 v_base = moved * sch.inv_path_step;
+        vec3 old_base = vec3(0.0);  // the parent's position at the start of the substep
         vec3 offset_base = vec3(0.0);
         vec3 parent_animated = vec3(0.0);
         vec3 parent_simulated = vec3(0.0);
@@ -330,22 +235,32 @@ void main() {
             PointSegmentRig rig = segment_rig[s];
             PointSegmentState st = segment_state[s];
             vec3 last = st.last_offset.xyz;
-            vec3 offset = last + alpha * (joint_offset[s].xyz - last);
+            vec3 offset = last + w.p * (joint_offset[s].xyz - last) + w.q * (sch.span * st.offset_rate.xyz);
             vec3 animated = offset - offset_base;
             vec3 t = base + (i == 0u ? animated : follow_parent(parent_animated, parent_simulated, animated));
             // Positions are kept relative to the pivot, which moved: a particle that stays
             // put in the world moves by -Δp; world influence w keeps the fraction w of that.
+            // The target moves with the body: its last value, relative to the new pivot.
             vec3 x = st.position.xyz - influence * moved;
-            vec3 v = st.velocity.xyz;
-            integrate_particle(rig, t, chain.gravity.xyz, wind_at(pivot + x, elapsed), x, v);
-            collide(chain.collider_mask, rig.particle_radius, collider_alpha, pivot, x, v);
+            vec3 t_prev = st.target.xyz - moved;
+            vec3 v_t = (t - t_prev) * sch.inv_path_step;
+            vec3 v = first_moving ? v_t : st.velocity.xyz;
+            integrate_particle(rig, t, t_prev, v_t, chain.gravity.xyz, wind_at(pivot + x, target.gust_phase, elapsed),
+                               x, v);
+            contact.radius = rig.particle_radius;
+            collide(contact, x, v);
             limit_distance(rig.max_distance, t, x, v);
-            enforce_length(rig.rest_length, base, v_base, x, v);
-            keep_outside(chain.collider_mask, rig.particle_radius, collider_alpha, pivot, base, rig.rest_length, x, v);
+            enforce_length(rig.rest_length, base, v_base, st.position.xyz - old_base, x, v);
+            keep_outside(contact, base, rig.rest_length, x, v);
+            // Where overlapping colliders leave no room on the length sphere, no penetration
+            // wins over the exact length: the particle ends outside, the segment stretched.
+            collide(contact, x, v);
+            old_base = st.position.xyz;
             segment_state[s].prev_position = st.position;  // relative to the previous substep's pivot
             segment_state[s].prev_velocity = st.velocity;
             segment_state[s].position = vec4(x, 0.0);
             segment_state[s].velocity = vec4(v, 0.0);
+            segment_state[s].target = vec4(t, 0.0);
             parent_animated = animated;
             parent_simulated = x - base;
             offset_base = offset;
@@ -354,13 +269,7 @@ void main() {
         }
     }
     if (sch.substep_count > 0u) {
-        chain_state[c].last_pivot = vec4(pivot, 0.0);
-        float alpha = alphas[first_alpha + sch.substep_count - 1u];
-        for (uint i = 0u; i < chain.segment_count; ++i) {
-            uint s = chain.first_segment + i;
-            vec3 last = segment_state[s].last_offset.xyz;
-            segment_state[s].last_offset = vec4(last + alpha * (joint_offset[s].xyz - last), 0.0);
-        }
+        end_path(chain, c, alphas[first_alpha + sch.substep_count - 1u]);
     }
-    write_output(chain, c);
+    write_output(chain, c, anchor);
 }

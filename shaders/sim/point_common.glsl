@@ -18,85 +18,118 @@ struct PointChainRig {
     vec4 gravity;
 };
 
+// air_drag: c_air (1/s), damping of the particle's motion in the world (SPEC 4).
 struct PointSegmentRig {
     float rest_length;
     float stiffness;
     float damping;
     float particle_radius;
     float max_distance;
+    float air_drag;
     float pad0;
     float pad1;
-    float pad2;
 };
 
-// xyz: tip position relative to the chain's pivot after the last substep, velocity (world),
-// the same after the substep before, and the tip's target offset from the pivot applied at
-// the last substep. w: unused (0).
+// xyz, relative to the chain's pivot: the tip after the last substep, its velocity (world),
+// the same after the substep before; the tip's target offset path (SPEC 2): x0 and m0 (per
+// second of target path); target: t_prev, the tip's target at the last substep (SPEC 4).
+// w: unused (0).
 struct PointSegmentState {
     vec4 position;
     vec4 velocity;
     vec4 prev_position;
     vec4 prev_velocity;
     vec4 last_offset;
+    vec4 offset_rate;
+    vec4 target;
 };
 
-// xyz: the pivot at the last substep (p_prev) and the pivot target applied then; w unused.
+// xyz relative to the chain's anchor (its pivot in this frame's pose, float64 on the host,
+// SPEC 4.4): the pivot at the last substep (p_prev), and its path: x0 and m0. flags: CHAIN_*.
 struct PointChainState {
     vec4 prev_pivot;
     vec4 last_pivot;
-};
-
-struct PointChainTarget {
-    vec4 pivot;
-    uint teleport;
-    uint lod;
+    vec4 pivot_rate;
+    uint flags;
     uint pad0;
     uint pad1;
+    uint pad2;
 };
 
-// Colliders at the last substep of the previous frame ("from") and in this frame ("to"),
-// interpolated per substep like poses. Sphere: xyz centre, w radius. Capsule: a.xyz, b.xyz
-// end points, a.w radius. Plane: xyz unit normal, w offset (particles keep n·x ≥ w + ρ).
+// anchor: the chain's pivot in this frame's pose, world, double (the colliders, in double
+// world coordinates, are taken relative to it: SPEC 4.4). pivot: the same relative to the
+// solver's drawing origin (for drawing, point_draw.glsl). anchor_shift: old anchor - new, the
+// move the state follows. gust_phase: the wind's κ·anchor (mod 2π).
+struct PointChainTarget {
+    dvec4 anchor;
+    vec4 pivot;
+    vec4 anchor_shift;
+    uint teleport;
+    uint lod;
+    float gust_phase;
+    uint pad0;
+    uint pad1;
+    uint pad2;
+    uint pad3;
+    uint pad4;
+};
+
+// Colliders on their target path (SPEC 2 and 4.2): where they were at the last substep
+// (start, double world coordinates), their move this frame (delta, float) and their path
+// velocity times the span (start_rate, float). Sphere: xyz centre, w radius. Capsule: a and
+// b ends, a.w radius. Plane: xyz unit normal, w offset (particles keep n·x ≥ w + ρ); normals,
+// radii and offsets move linearly, centres and ends on the path.
 struct SphereCollider {
-    vec4 from_sphere;
-    vec4 to_sphere;
+    dvec4 start;
+    vec4 delta;
+    vec4 start_rate;
     uint group;
     uint pad0;
     uint pad1;
     uint pad2;
+    uint pad3;
+    uint pad4;
+    uint pad5;
+    uint pad6;
 };
 
 struct CapsuleCollider {
-    vec4 from_a;
-    vec4 from_b;
-    vec4 to_a;
-    vec4 to_b;
+    dvec4 start_a;
+    dvec4 start_b;
+    vec4 delta_a;
+    vec4 delta_b;
+    vec4 rate_a;
+    vec4 rate_b;
     uint group;
     uint pad0;
     uint pad1;
     uint pad2;
+    uint pad3;
+    uint pad4;
+    uint pad5;
+    uint pad6;
 };
 
 struct PlaneCollider {
-    vec4 from_plane;
-    vec4 to_plane;
+    dvec4 start;
+    vec4 delta;
     uint group;
     uint pad0;
     uint pad1;
     uint pad2;
 };
 
-// wind: xyz uniform acceleration w0, w gust amplitude A; gust: xyz wave vector
-// κ, w angular frequency 2π·f_w; gust_direction: xyz unit u. Each schedule holds its gust
-// phase κ·origin - 2π·f_w·t at its first substep (host float64, reduced mod 2π). The
-// alphas of level of detail l start at alphas[l * alpha_stride].
+// wind: xyz uniform acceleration w0, w gust amplitude A; gust: xyz wave vector κ, w angular
+// frequency 2π·f_w; gust_direction: xyz unit u. Each schedule holds its gust phase -2π·f_w·t
+// at its first substep (host float64, reduced mod 2π), each chain its κ·anchor. The alphas of
+// level of detail l start at alphas[l * alpha_stride]. options: OPTION_* bits.
 struct PointFrameParams {
     uint chain_count;
     uint alpha_stride;
     uint sphere_count;
     uint capsule_count;
     uint plane_count;
-    uint pad0;
+    uint options;
     uint pad1;
     uint pad2;
     Schedule full_rate;

@@ -12,12 +12,17 @@ from gpu_jiggle.sim import layouts
 
 # std430 base alignment and size of the scalar and vector types used in our structs.
 GLSL_TYPES = {"float": (4, 4, "<f4", ()), "uint": (4, 4, "<u4", ()), "int": (4, 4, "<i4", ()),
-              "vec2": (8, 8, "<f4", (2,)), "vec4": (16, 16, "<f4", (4,))}
+              "vec2": (8, 8, "<f4", (2,)), "vec4": (16, 16, "<f4", (4,)),
+              "double": (8, 8, "<f8", ()), "dvec4": (32, 32, "<f8", (4,))}
+# Structs that live in registers only (returned by functions), never in a storage buffer.
+REGISTER_STRUCTS = {"PathWeights"}
 
 
 def parse_structs(text):
     structs = {}
     for name, body in re.findall(r"struct\s+(\w+)\s*\{(.*?)\};", text, re.S):
+        if name in REGISTER_STRUCTS:
+            continue
         fields = []
         for ftype, names in re.findall(r"(\w+)\s+([\w\s,]+);", body):
             fields += [(ftype, n.strip()) for n in names.split(",")]

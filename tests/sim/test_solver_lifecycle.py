@@ -84,8 +84,11 @@ def test_solvers_on_two_contexts_each_run_on_their_own(gl):
             point_frame(on_own, f)
             point_frame(on_shared, f)
             point_frame(reference, f)
-        for s in (on_own, on_shared):
-            np.testing.assert_allclose(s.positions(), reference.positions(), atol=1e-4)
+        # The same device and inputs give bit-identical runs (SPEC 2, determinism), whichever
+        # context holds the buffers; the reference agrees as the cross-check bounds it (1e-2:
+        # contacts decided differently by float32 rounding grow).
+        np.testing.assert_array_equal(on_own.positions(), on_shared.positions())
+        np.testing.assert_allclose(on_own.positions(), reference.positions(), atol=1e-2)
         assert current.current().context == current.binding_of(own).context, "the caller's context stays current"
         on_own.release()
         on_shared.release()
@@ -137,13 +140,18 @@ def test_frame_times_that_do_not_fit_are_refused(backend, frame_dt, message):
     assert s.save_state() == before
 
 
-def test_poses_whose_squares_overflow_float32_are_refused(backend):
+def test_poses_beyond_1e15_are_refused(backend):
     point = point_solver(backend)
     point_frame(point, 0)
+    before = point.save_state()
     pose = np.concatenate([HANG, HANG + [1.0, 0.0, 0.0]]) * 1e38
     with pytest.raises(ValueError, match=r"joint_positions\[1, 1\] = -1\.0+1e\+37: expected a coordinate within "
-                                         r"±5.33e\+18 \(its square must fit float32\)"):
+                                         r"±1e\+15"):
         point.set_pose(pose)
+    pose = np.concatenate([HANG, HANG + [1.0, 0.0, 0.0]]) + [0.0, 0.0, 1.5e16]
+    with pytest.raises(ValueError, match=r"joint_positions\[0, 2\] = 1\.5e\+16"):
+        point.set_pose(pose)
+    assert point.save_state() == before
     angle = Solver(AngleChainSet([3, 2], 0.5, 2.0, 0.3), backend=backend)
     with pytest.raises(ValueError, match=r"root_position\[0, 0\] = 1e\+38: expected a coordinate"):
         angle.set_pose([[1e38, 0.0], [0.0, 0.0]], [0.0, 0.0], np.zeros(5))
@@ -154,7 +162,7 @@ def test_poses_whose_squares_overflow_float32_are_refused(backend):
 def test_large_poses_within_the_limit_stay_finite(backend):
     s = point_solver(backend, origin=np.zeros(3))
     for f in range(30):
-        s.set_pose((np.concatenate([HANG, HANG + [1.0, 0.0, 0.0]]) + [np.sin(f / 5), 0.0, 0.0]) * 1e18)
+        s.set_pose((np.concatenate([HANG, HANG + [1.0, 0.0, 0.0]]) + [np.sin(f / 5), 0.0, 0.0]) * 1e14)
         s.advance(1 / 60)
     assert np.isfinite(s.positions()).all() and np.isfinite(s.velocities()).all()
 

@@ -9,12 +9,17 @@ from __future__ import annotations
 import numpy as np
 
 from .. import layouts
-from .reference_walk import DepthWalkBackend
+from .reference_walk import DepthWalkBackend, path_weights
 
 F = np.float32
 PI = F(np.pi)
 TWO_PI = F(2.0 * np.pi)
 INV_TWO_PI = F(1.0 / (2.0 * np.pi))
+
+_CHAIN_FIELDS = ("prev_root_position", "prev_root_velocity", "last_root_position", "root_position_rate",
+                 "last_root_angle", "root_angle_rate", "flags")
+_SEGMENT_FIELDS = ("angle", "angular_velocity", "prev_angle", "prev_angular_velocity", "last_local_angle",
+                   "local_angle_rate", "target_angle")
 
 
 def wrap_angle(a):
@@ -42,107 +47,215 @@ class ReferenceAngleBackend(DepthWalkBackend):
     def run_frame(self, params):
         size = layouts.ANGLE_FRAME_PARAMS.itemsize
         header = params[:size].view(layouts.ANGLE_FRAME_PARAMS)[0]
-        s = _FrameScratch(self)
+        options = int(header["options"])
+        self.hermite = bool(options & layouts.OPTION_HERMITE_PATH)
+        self.relative_damping = bool(options & layouts.OPTION_RELATIVE_DAMPING)
+        self.windy = bool(np.any(header["wind"][:3] != 0))
+        s = _FrameScratch(self, header)
+        self.shift_anchor(s)
         lod = s.lod
         # Frozen chains sit on their targets: a snap every frame.
-        s.teleport = np.where(lod == layouts.LOD_FROZEN, np.uint32(layouts.TELEPORT_SNAP), s.teleport)
+        frozen = lod == layouts.LOD_FROZEN
+        s.teleport = np.where(frozen, np.uint32(layouts.TELEPORT_SNAP), s.teleport)
         self.apply_teleport(s)
         sigma = np.zeros(self.chain_count, F)
         for schedule, alphas, chains, seg in self.schedules(header, params, lod, sigma):
             depth = self.depth_lists(chains)
-            h, inv_path_step = F(schedule["substep"]), F(schedule["inv_path_step"])
-            for alpha in alphas:
-                self.substep(s, alpha, chains, depth, h, inv_path_step)
-            s.last_root_position[chains] = s.root_position[chains]
-            s.last_root_angle[chains] = wrap_angle(s.root_angle[chains])
-            alpha = alphas[-1]
-            last = s.last_local_angle[seg]
-            s.last_local_angle[seg] = wrap_angle(last + alpha * wrap_angle(s.local_angle[seg] - last))
+            moving = chains[(s.flags[chains] & layouts.CHAIN_START_MOVING) != 0]
+            self.start_moving(s, schedule, moving)
+            first_moving = np.zeros(self.chain_count, bool)
+            first_moving[moving] = True
+            for j, alpha in enumerate(alphas):
+                self.substep(s, schedule, alpha, j, chains, depth, first_moving if j == 0 else None)
+            self.end_path(s, schedule, alphas[-1], chains, seg)
         s.store(self)
-        self.write_output(s, sigma)
+        inv_path_step = np.zeros(self.chain_count, F)
+        for level, name in ((layouts.LOD_FULL, "full_rate"), (layouts.LOD_HALF, "half_rate"),
+                            (layouts.LOD_FROZEN, "full_rate")):
+            inv_path_step[lod == level] = header[name]["inv_path_step"]
+        self.write_output(s, sigma, inv_path_step)
 
     # -- stages (named as in angle_chains.comp) --------------------------------------------
+    @staticmethod
+    def shift_anchor(s):
+        """The state follows each chain's anchor, moved to this frame's root (SPEC 3.4)."""
+        s.prev_root_position = s.prev_root_position + s.anchor_shift
+        s.last_root_position = s.last_root_position + s.anchor_shift
+
+    def mirror_chains(self, s, chains):
+        """SPEC 5, mirror: the chains reflected about the vertical through their root."""
+        seg = np.flatnonzero(np.isin(np.repeat(np.arange(self.chain_count), self.segment_counts), chains))
+        for name in ("angle", "prev_angle", "target_angle"):
+            getattr(s, name)[seg] = wrap_angle(PI - getattr(s, name)[seg])
+        for name in ("angular_velocity", "prev_angular_velocity", "last_local_angle", "local_angle_rate"):
+            getattr(s, name)[seg] = -getattr(s, name)[seg]
+        root_x = s.root_position_pose[chains, 0]
+        s.prev_root_position[chains, 0] = F(2) * root_x - s.prev_root_position[chains, 0]
+        s.last_root_position[chains, 0] = F(2) * root_x - s.last_root_position[chains, 0]
+        s.prev_root_velocity[chains, 0] = -s.prev_root_velocity[chains, 0]
+        s.root_position_rate[chains, 0] = -s.root_position_rate[chains, 0]
+        s.last_root_angle[chains] = wrap_angle(PI - s.last_root_angle[chains])
+        s.root_angle_rate[chains] = -s.root_angle_rate[chains]
+
     def apply_teleport(self, s):
-        """SPEC section 5: snap or carry flagged chains, reset P_prev, V_prev, last targets."""
-        flag = s.teleport
-        if not flag.any():
+        """SPEC section 5: mirror, then snap (the path at rest) or carry flagged chains."""
+        flags = s.teleport
+        if not flags.any():
             return
-        snap = flag == layouts.TELEPORT_SNAP
-        turn = wrap_angle(s.root_angle_pose - s.last_root_angle)
+        mirrored = np.flatnonzero((flags & layouts.TELEPORT_MIRROR) != 0)
+        if mirrored.size:
+            self.mirror_chains(s, mirrored)
+        mode = flags & layouts.TELEPORT_MODE_MASK
+        snap = mode == layouts.TELEPORT_SNAP
+        keep = mode == layouts.TELEPORT_KEEP_SHAPE
+        # keep_shape carries the jump: the pose's distance from where the root's path would
+        # have taken it this frame (as in the shader).
+        span = self.frame_spans(s.header, s.lod)
+        turn = wrap_angle(s.root_angle_pose - (s.last_root_angle + span * s.root_angle_rate))
+        jump = s.root_position_pose - (s.last_root_position + span[:, None] * s.root_position_rate)
         phi_parent = s.root_angle_pose.copy()
         for ch, seg in self.depth_lists():
-            keep = flag[ch] == layouts.TELEPORT_KEEP_SHAPE
-            snapped = snap[ch]
+            snapped, kept = snap[ch], keep[ch]
             phi = wrap_angle(phi_parent[ch] + s.local_angle[seg])
-            s.angle[seg] = np.where(snapped, phi, np.where(keep, wrap_angle(s.angle[seg] + turn[ch]), s.angle[seg]))
-            s.prev_angle[seg] = np.where(snapped, phi,
-                                         np.where(keep, wrap_angle(s.prev_angle[seg] + turn[ch]), s.prev_angle[seg]))
-            s.angular_velocity[seg] = np.where(snapped, F(0), s.angular_velocity[seg])
-            s.prev_angular_velocity[seg] = np.where(snapped, F(0), s.prev_angular_velocity[seg])
-            s.last_local_angle[seg] = np.where(flag[ch] != 0, s.local_angle[seg], s.last_local_angle[seg])
+            for name in ("angle", "prev_angle", "target_angle"):
+                value = getattr(s, name)[seg]
+                getattr(s, name)[seg] = np.where(snapped, phi, np.where(kept, wrap_angle(value + turn[ch]), value))
+            for name in ("angular_velocity", "prev_angular_velocity", "local_angle_rate"):
+                getattr(s, name)[seg] = np.where(snapped, F(0), getattr(s, name)[seg])
+            s.last_local_angle[seg] = np.where(snapped, s.local_angle[seg], s.last_local_angle[seg])
             phi_parent[ch] = np.where(snapped, phi, phi_parent[ch])
-        moved = flag != 0
-        s.prev_root_position[moved] = s.root_position_pose[moved]
-        s.prev_root_velocity[moved] = F(0)
-        s.last_root_position[moved] = s.root_position_pose[moved]
-        s.last_root_angle[moved] = s.root_angle_pose[moved]
+        s.prev_root_position[snap] = s.root_position_pose[snap]
+        s.prev_root_velocity[snap] = F(0)
+        s.last_root_position[snap] = s.root_position_pose[snap]
+        s.root_position_rate[snap] = F(0)
+        s.last_root_angle[snap] = s.root_angle_pose[snap]
+        s.root_angle_rate[snap] = F(0)
+        s.prev_root_position[keep] += jump[keep]
+        s.last_root_position[keep] += jump[keep]
+        s.last_root_angle[keep] = wrap_angle(s.last_root_angle[keep] + turn[keep])
+        s.flags = np.where((flags & layouts.TELEPORT_MOVING) != 0, s.flags | layouts.CHAIN_START_MOVING, s.flags)
 
-    def interpolate_root(self, s, alpha, chains, inv_path_step):
-        """SPEC section 3, step 1: P and Θ on the target path; V and A from P_prev, V_prev.
-        Returns A for the given chains."""
+    def start_moving(self, s, schedule, chains):
+        """SPEC 5, moving: the path of ``chains`` starts at the speed it is seen to have (m0 = m1)."""
+        if not chains.size:
+            return
+        inv_span = F(schedule["inv_span"])
+        s.root_position_rate[chains] = (s.root_position_pose[chains] - s.last_root_position[chains]) * inv_span
+        s.root_angle_rate[chains] = wrap_angle(s.root_angle_pose[chains] - s.last_root_angle[chains]) * inv_span
+        for ch, seg in self.depth_lists(chains):
+            s.local_angle_rate[seg] = wrap_angle(s.local_angle[seg] - s.last_local_angle[seg]) * inv_span
+
+    def interpolate_root(self, s, w, span, inv_path_step, chains, first_moving):
+        """SPEC section 3, step 1: P and Θ on the target path; V and A from P_prev, V_prev
+        (no acceleration on a moving chain's first substep). Returns A for ``chains``."""
+        p, q = w[0], w[1]
         last_position, last_angle = s.last_root_position[chains], s.last_root_angle[chains]
-        s.root_position[chains] = last_position + alpha * (s.root_position_pose[chains] - last_position)
-        s.root_angle[chains] = last_angle + alpha * wrap_angle(s.root_angle_pose[chains] - last_angle)
+        d_position = s.root_position_pose[chains] - last_position
+        d_angle = wrap_angle(s.root_angle_pose[chains] - last_angle)
+        s.root_position[chains] = last_position + p * d_position + q * (span * s.root_position_rate[chains])
+        s.root_angle[chains] = last_angle + p * d_angle + q * (span * s.root_angle_rate[chains])
         velocity = (s.root_position[chains] - s.prev_root_position[chains]) * inv_path_step
-        acceleration = (velocity - s.prev_root_velocity[chains]) * inv_path_step
+        previous = s.prev_root_velocity[chains]
+        if first_moving is not None:
+            previous = np.where(first_moving[chains][:, None], velocity, previous)
+        acceleration = (velocity - previous) * inv_path_step
         s.prev_root_position[chains] = s.root_position[chains]
         s.prev_root_velocity[chains] = velocity
         return acceleration
 
     @staticmethod
-    def limit_angle(target_angle, limit, phi, omega):
+    def wind_at(header, schedule, x, chain_phase, elapsed):
+        """SPEC 3, the 2D wind at (n, 2) positions relative to the anchor."""
+        gust, wind, direction = header["gust"].astype(F), header["wind"].astype(F), header["gust_direction"].astype(F)
+        phase = (gust[0] * x[:, 0] + gust[1] * x[:, 1]) + chain_phase + F(schedule["gust_phase"]) - gust[2] * elapsed
+        return wind[:2] + wind[2] * direction[:2] * np.sin(phase)[:, None]
+
+    def limit_angle(self, target_angle, target_rate, limit, phi, omega):
         """SPEC section 3, step 2, the limit. Returns (φ, ω)."""
         dd = wrap_angle(phi - target_angle)
         over = np.abs(dd) > limit
         with np.errstate(invalid="ignore"):  # sign(0)·inf where no limit applies: not taken
             phi = np.where(over, target_angle + np.sign(dd) * limit, phi)
-        omega = np.where(over & (omega * dd > F(0)), F(0), omega)
-        return phi, omega
+        if self.relative_damping:
+            return phi, np.where(over & ((omega - target_rate) * dd > F(0)), target_rate, omega)
+        return phi, np.where(over & (omega * dd > F(0)), F(0), omega)
 
-    def integrate_segment(self, s, seg, phi_parent, alpha, root_acceleration, gravity, h):
+    def integrate_segment(self, s, seg, phi_parent, w, span, inv_path_step, h, root_acceleration, gravity, wind,
+                          first_moving):
         """SPEC section 3, step 2, the segments ``seg`` (one per chain, with their chains'
-        (n, 2) root acceleration and gravity): returns their new φ."""
+        (n, 2) root acceleration, gravity and wind): returns their new φ."""
         rig = self.segment_rig[seg]
         last = s.last_local_angle[seg]
-        lam = last + alpha * wrap_angle(s.local_angle[seg] - last)
+        lam = last + w[0] * wrap_angle(s.local_angle[seg] - last) + w[1] * (span * s.local_angle_rate[seg])
         target_angle = phi_parent + lam
+        target_rate = wrap_angle(target_angle - s.target_angle[seg]) * inv_path_step
         phi = s.angle[seg]
-        omega = s.angular_velocity[seg]
-        d = wrap_angle(phi - target_angle)
+        omega = s.angular_velocity[seg] if first_moving is None else np.where(first_moving, target_rate,
+                                                                                s.angular_velocity[seg])
         ex, ey = np.cos(phi), np.sin(phi)
-        gx = gravity[:, 0] - rig["inertia"] * root_acceleration[:, 0]
-        gy = gravity[:, 1] - rig["inertia"] * root_acceleration[:, 1]
+        gx = gravity[:, 0] - rig["inertia"] * root_acceleration[:, 0] + wind[:, 0]
+        gy = gravity[:, 1] - rig["inertia"] * root_acceleration[:, 1] + wind[:, 1]
         alpha_ext = (ex * gy - ey * gx) * rig["inv_length"]
-        acc = -rig["stiffness"] * d - rig["damping"] * omega + alpha_ext
+        if self.relative_damping:
+            d = wrap_angle(phi - s.target_angle[seg])
+            acc = -rig["stiffness"] * d - rig["damping"] * (omega - target_rate) - rig["air_drag"] * omega + alpha_ext
+        else:
+            d = wrap_angle(phi - target_angle)
+            acc = -rig["stiffness"] * d - rig["damping"] * omega - rig["air_drag"] * omega + alpha_ext
         omega_new = omega + acc * h
         phi_new = phi + omega_new * h
-        phi_new, omega_new = self.limit_angle(target_angle, rig["angle_limit"], phi_new, omega_new)
+        phi_new, omega_new = self.limit_angle(target_angle, target_rate, rig["angle_limit"], phi_new, omega_new)
         s.prev_angle[seg] = phi
-        s.prev_angular_velocity[seg] = omega
+        s.prev_angular_velocity[seg] = s.angular_velocity[seg]
+        s.target_angle[seg] = wrap_angle(target_angle)
         phi_new = wrap_angle(phi_new)
         s.angle[seg] = phi_new
         s.angular_velocity[seg] = omega_new
         return phi_new
 
-    def substep(self, s, alpha, chains, depth, h, inv_path_step):
+    def substep(self, s, schedule, alpha, j, chains, depth, first_moving):
+        w = path_weights(alpha, self.hermite)
+        span, inv_path_step, h = F(schedule["span"]), F(schedule["inv_path_step"]), F(schedule["substep"])
+        tip = s.prev_root_position.copy()  # the tips of the last substep, for the wind
         acceleration = np.zeros((self.chain_count, 2), F)
-        acceleration[chains] = self.interpolate_root(s, alpha, chains, inv_path_step)
+        acceleration[chains] = self.interpolate_root(s, w, span, inv_path_step, chains, first_moving)
         phi_parent = s.root_angle.copy()
+        elapsed = F(j) * h
         for ch, seg in depth:
-            phi_parent[ch] = self.integrate_segment(s, seg, phi_parent[ch], alpha, acceleration[ch], s.gravity[ch], h)
+            wind = np.zeros((len(ch), 2), F)
+            if self.windy:
+                phi = s.angle[seg]
+                tip[ch] = tip[ch] + self.segment_rig["length"][seg][:, None] * np.stack([np.cos(phi), np.sin(phi)], 1)
+                wind = self.wind_at(s.header, schedule, tip[ch], s.gust_phase[ch], elapsed)
+            moving = None if first_moving is None else first_moving[ch]
+            phi_parent[ch] = self.integrate_segment(s, seg, phi_parent[ch], w, span, inv_path_step, h,
+                                                    acceleration[ch], s.gravity[ch], wind, moving)
 
-    def write_output(self, s, sigma):
-        """SPEC section 2, "Output at frame time", with each chain's σ (C,)."""
+    def end_path(self, s, schedule, alpha, chains, seg):
+        """SPEC section 2: the path's x0 and m0 become its value and velocity at the frame's
+        last substep, for ``chains`` and their segments ``seg``."""
+        p, q, dp, dq = path_weights(alpha, self.hermite)
+        span, inv_span = F(schedule["span"]), F(schedule["inv_span"])
+        d_position = s.root_position_pose[chains] - s.last_root_position[chains]
+        m_position = span * s.root_position_rate[chains]
+        d_angle = wrap_angle(s.root_angle_pose[chains] - s.last_root_angle[chains])
+        m_angle = span * s.root_angle_rate[chains]
+        s.last_root_position[chains] = s.last_root_position[chains] + p * d_position + q * m_position
+        s.root_position_rate[chains] = (dp * d_position + dq * m_position) * inv_span
+        s.last_root_angle[chains] = wrap_angle(s.last_root_angle[chains] + p * d_angle + q * m_angle)
+        s.root_angle_rate[chains] = (dp * d_angle + dq * m_angle) * inv_span
+        s.flags[chains] = s.flags[chains] & ~np.uint32(layouts.CHAIN_START_MOVING)
+        d_local = wrap_angle(s.local_angle[seg] - s.last_local_angle[seg])
+        m_local = span * s.local_angle_rate[seg]
+        s.last_local_angle[seg] = wrap_angle(s.last_local_angle[seg] + p * d_local + q * m_local)
+        s.local_angle_rate[seg] = (dp * d_local + dq * m_local) * inv_span
+
+    def write_output(self, s, sigma, inv_path_step):
+        """SPEC section 2, "Output at frame time", with each chain's σ and 1/path step (C,),
+        relative to the anchors: the blend turned rigidly onto this frame's heading (as
+        ``write_output`` in the shader)."""
+        turn = (wrap_angle(s.root_angle_pose - self.chain_state["last_root_angle"])
+                + (F(1) - sigma) * self.chain_state["root_angle_rate"] / inv_path_step).astype(F)
         first_joint = self.chain_rig["first_joint"].astype(np.int64)
         base = s.root_position_pose.copy()
         raw_base = s.prev_root_position.copy()
@@ -153,7 +266,7 @@ class ReferenceAngleBackend(DepthWalkBackend):
             length = self.segment_rig["length"][seg]
             phi, prev = st["angle"][seg], st["prev_angle"][seg]
             sg = sigma[ch]
-            angle = wrap_angle(prev + sg * wrap_angle(phi - prev))
+            angle = wrap_angle(prev + sg * wrap_angle(phi - prev) + turn[ch])
             omega = st["prev_angular_velocity"][seg] + sg * (st["angular_velocity"][seg] - st["prev_angular_velocity"][seg])
             base[ch] = base[ch] + length[:, None] * np.stack([np.cos(angle), np.sin(angle)], axis=1)
             raw_base[ch] = raw_base[ch] + length[:, None] * np.stack([np.cos(phi), np.sin(phi)], axis=1)
@@ -167,31 +280,27 @@ class ReferenceAngleBackend(DepthWalkBackend):
 class _FrameScratch:
     """Contiguous float32 copies of the state and targets for one frame."""
 
-    def __init__(self, backend):
+    def __init__(self, backend, header):
         cs, ss, tg = backend.chain_state, backend.segment_state, backend.chain_target
+        self.header = header
         self.gravity = backend.chain_rig["gravity"].astype(F)
-        self.prev_root_position = cs["prev_root_position"].copy()
-        self.prev_root_velocity = cs["prev_root_velocity"].copy()
-        self.last_root_position = cs["last_root_position"].copy()
-        self.last_root_angle = cs["last_root_angle"].copy()
+        for name in _CHAIN_FIELDS:
+            setattr(self, name, cs[name].copy())
+        for name in _SEGMENT_FIELDS:
+            setattr(self, name, ss[name].copy())
         self.root_position = self.last_root_position.copy()
         self.root_angle = self.last_root_angle.copy()
-        self.angle = ss["angle"].copy()
-        self.angular_velocity = ss["angular_velocity"].copy()
-        self.prev_angle = ss["prev_angle"].copy()
-        self.prev_angular_velocity = ss["prev_angular_velocity"].copy()
-        self.last_local_angle = ss["last_local_angle"].copy()
         self.root_position_pose = tg["root_position"].copy()
         self.root_angle_pose = tg["root_angle"].copy()
         self.teleport = tg["teleport"].copy()
         self.lod = tg["lod"].copy()
+        self.gust_phase = tg["gust_phase"].copy()
+        self.anchor_shift = tg["anchor_shift"].copy()
         self.local_angle = backend.local_angle
 
     def store(self, backend):
         cs, ss = backend.chain_state, backend.segment_state
-        cs["prev_root_position"] = self.prev_root_position
-        cs["prev_root_velocity"] = self.prev_root_velocity
-        cs["last_root_position"] = self.last_root_position
-        cs["last_root_angle"] = self.last_root_angle
-        for name in ("angle", "angular_velocity", "prev_angle", "prev_angular_velocity", "last_local_angle"):
+        for name in _CHAIN_FIELDS:
+            cs[name] = getattr(self, name)
+        for name in _SEGMENT_FIELDS:
             ss[name] = getattr(self, name)

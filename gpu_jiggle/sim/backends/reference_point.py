@@ -1,126 +1,19 @@
 """The numpy reference for point chains: ``shaders/sim/point_chains.comp`` written again in
 float32 numpy, vectorised over chains (walked root to tip by depth), with the same stages
-and the same operation order. See :mod:`gpu_jiggle.sim.backends` for the interface.
+and the same operation order; the contact stages are in :mod:`.reference_contact`. See
+:mod:`gpu_jiggle.sim.backends` for the interface.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .. import layouts
-from .reference_walk import DepthWalkBackend
+from .reference_contact import (MIN_LENGTH, Contact, collide, dot, follow_parent, keep_outside, length, push_out_of_frame,
+                                rotation_between, safe_divide)
+from .reference_walk import DepthWalkBackend, path_weights
 
 F = np.float32
-MIN_LENGTH = F(1e-6)
-UP = np.array([0.0, 1.0, 0.0], F)
-
-
-def dot(a, b):
-    return a[..., 0] * b[..., 0] + a[..., 1] * b[..., 1] + a[..., 2] * b[..., 2]
-
-
-def length(a):
-    return np.sqrt(dot(a, a))
-
-
-def cross(a, b):
-    return np.stack([a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1],
-                     a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
-                     a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]], axis=-1)
-
-
-def safe_divide(a, d):
-    """a / d[:, None] where d > 0, else a (the caller masks those rows)."""
-    return a / np.where(d > 0, d, F(1))[..., None]
-
-
-def perpendicular(u):
-    """A unit vector perpendicular to each unit u (as ``perpendicular`` in the shader)."""
-    axis = np.where((np.abs(u[..., 0]) < F(0.9))[..., None], np.array([1, 0, 0], F), np.array([0, 1, 0], F))
-    p = cross(u, axis)
-    return safe_divide(p, length(p))
-
-
-def follow_parent(u, w, a):
-    """Each a turned by the smallest rotation taking u onto w (SPEC 4, step 2)."""
-    lu, lw = length(u), length(w)
-    degenerate = (lu < MIN_LENGTH) | (lw < MIN_LENGTH)
-    u, w = safe_divide(u, lu), safe_divide(w, lw)
-    c = dot(u, w)
-    axis = perpendicular(u)
-    half_turn = F(2) * dot(axis, a)[..., None] * axis - a
-    v = cross(u, w)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        turned = a * c[..., None] + cross(v, a) + v * (dot(v, a) / (F(1) + c))[..., None]
-    out = np.where((c < F(-0.9999))[..., None], half_turn, turned)
-    return np.where(degenerate[..., None], a, out)
-
-
-def rotation_between(u, w):
-    """Quaternions (x, y, z, w) of the smallest rotations taking u onto w."""
-    lu, lw = length(u), length(w)
-    degenerate = (lu < MIN_LENGTH) | (lw < MIN_LENGTH)
-    u, w = safe_divide(u, lu), safe_divide(w, lw)
-    c = dot(u, w)
-    q = np.concatenate([cross(u, w), (F(1) + c)[..., None]], axis=-1)
-    q = q / np.sqrt(np.sum(q * q, axis=-1, dtype=F))[..., None].clip(min=F(1e-30))
-    half_turn = np.concatenate([perpendicular(u), np.zeros_like(c)[..., None]], axis=-1)
-    q = np.where((c < F(-0.9999))[..., None], half_turn, q)
-    return np.where(degenerate[..., None], np.array([0, 0, 0, 1], F), q)
-
-
-def push_out(q, r, x, v, active):
-    delta = x - q
-    d = length(delta)
-    inside = active & (d < r)
-    n = np.where((d < MIN_LENGTH)[..., None], UP, safe_divide(delta, d))
-    x = np.where(inside[..., None], q + n * r[..., None], x)
-    v = np.where(inside[..., None], v - np.minimum(dot(v, n), F(0))[..., None] * n, v)
-    return x, v
-
-
-def closest_on_segment(a, b, x):
-    ab = b - a
-    t = np.clip(dot(x - a, ab) / np.maximum(dot(ab, ab), F(1e-12)), F(0), F(1))
-    return a + t[..., None] * ab
-
-
-def slide_out(base, rest_length, q, r, x, v, active):
-    """As ``slide_out`` in the shader: back out of a sphere along the length sphere."""
-    delta = x - q
-    inside = active & (dot(delta, delta) < r * r)
-    bq = q - base
-    d = length(bq)
-    ok = inside & (d >= MIN_LENGTH)
-    axis = safe_divide(bq, d)
-    with np.errstate(divide="ignore", invalid="ignore"):  # d = 0 rows are masked by ok
-        h = (d * d + rest_length * rest_length - r * r) / (F(2) * d)
-        ring2 = rest_length * rest_length - h * h
-        ok &= ring2 > 0
-        centre = base + axis * np.where(ok, h, F(0))[..., None]
-    xc = x - centre
-    radial = xc - dot(xc, axis)[..., None] * axis
-    lr = length(radial)
-    direction = np.where((lr < MIN_LENGTH)[..., None], perpendicular(axis), safe_divide(radial, lr))
-    new_x = centre + direction * np.sqrt(np.maximum(ring2, 0))[..., None]
-    nq = new_x - q
-    n = safe_divide(nq, length(nq))
-    new_v = v - np.minimum(dot(v, n), F(0))[..., None] * n
-    return np.where(ok[..., None], new_x, x), np.where(ok[..., None], new_v, v)
-
-
-def slide_out_of_plane(base, rest_length, n, offset, x, v, active):
-    depth = dot(n, x) - offset
-    base_height = dot(n, base) - offset
-    ok = active & (depth < 0) & (np.abs(base_height) <= rest_length)
-    centre = base - base_height[..., None] * n
-    xc = x - centre
-    radial = xc - dot(xc, n)[..., None] * n
-    lr = length(radial)
-    direction = np.where((lr < MIN_LENGTH)[..., None], perpendicular(n), safe_divide(radial, lr))
-    new_x = centre + direction * np.sqrt(np.maximum(rest_length * rest_length - base_height * base_height,
-                                                    F(0)))[..., None]
-    new_v = v - np.minimum(dot(v, n), F(0))[..., None] * n
-    return np.where(ok[..., None], new_x, x), np.where(ok[..., None], new_v, v)
+_SEGMENT_FIELDS = ("position", "velocity", "prev_position", "prev_velocity", "last_offset", "offset_rate", "target")
 
 
 class ReferencePointBackend(DepthWalkBackend):
@@ -151,131 +44,151 @@ class ReferencePointBackend(DepthWalkBackend):
     def run_frame(self, params):
         size = layouts.POINT_FRAME_PARAMS.itemsize
         header = params[:size].view(layouts.POINT_FRAME_PARAMS)[0]
-        lod = self.chain_target["lod"]
-        self.apply_teleport(np.where(lod == layouts.LOD_FROZEN, np.uint32(layouts.TELEPORT_SNAP),
-                                     self.chain_target["teleport"]))
-        cs, ss = self.chain_state, self.segment_state
-        f = _PointScratch(cs, ss, self.joint_offset)
+        options = int(header["options"])
+        self.hermite = bool(options & layouts.OPTION_HERMITE_PATH)
+        self.relative_damping = bool(options & layouts.OPTION_RELATIVE_DAMPING)
+        self.count = {name: int(header[f"{name[:-1]}_count"]) for name in ("spheres", "capsules", "planes")}
+        tg = self.chain_target
+        self.anchor = tg["anchor"][:, :3].astype(np.float64)
+        self.shift_anchor(tg["anchor_shift"][:, :3])
+        lod = tg["lod"]
+        self.apply_teleport(np.where(lod == layouts.LOD_FROZEN, np.uint32(layouts.TELEPORT_SNAP), tg["teleport"]),
+                            self.frame_spans(header, lod))
+        f = _PointScratch(self.chain_state, self.segment_state, self.joint_offset)
         sigma = np.zeros(self.chain_count, F)
         for schedule, alphas, chains, seg in self.schedules(header, params, lod, sigma):
-            self._run_schedule(f, header, schedule, alphas, chains)
-            alpha = alphas[-1]
-            last = f.last_offset[seg]
-            f.last_offset[seg] = last + alpha * (f.offset_now[seg] - last)
-        f.store(cs, ss)
+            moving = chains[(f.flags[chains] & layouts.CHAIN_START_MOVING) != 0]
+            self.start_moving(f, schedule, moving)
+            self._run_schedule(f, header, schedule, alphas, chains, moving)
+            self.end_path(f, schedule, alphas[-1], chains, seg)
+        f.store(self.chain_state, self.segment_state)
         self.write_output(sigma)
 
-    def _run_schedule(self, f, header, schedule, alphas, chains):
+    # -- stages (named as in point_chains.comp) -----------------------------------------------
+    def shift_anchor(self, shift):
+        """The state follows each chain's anchor, moved to this frame's pivot (SPEC 4.4)."""
+        for name in ("prev_pivot", "last_pivot"):
+            self.chain_state[name][:, :3] = self.chain_state[name][:, :3] + shift
+
+    def apply_teleport(self, flags, spans):
+        """SPEC section 5: snap flagged chains onto their targets, the path at rest (flags (C,));
+        keep_shape carries the pivot-relative state as it is and moves the pivot's path by the
+        jump (``spans`` (C,): each chain's span this frame); MOVING marks them."""
+        if not flags.any():
+            return
+        ss, cs = self.segment_state, self.chain_state
+        snap_chain = (flags & layouts.TELEPORT_MODE_MASK) == layouts.TELEPORT_SNAP
+        snap = np.repeat(snap_chain, self.chain_rig["segment_count"].astype(np.int64))
+        for name in ("position", "prev_position", "last_offset", "target"):
+            ss[name][snap] = self.joint_offset[snap]
+        for name in ("velocity", "prev_velocity", "offset_rate"):
+            ss[name][snap] = 0
+        for name in ("prev_pivot", "last_pivot", "pivot_rate"):
+            cs[name][snap_chain] = 0
+        keep = (flags & layouts.TELEPORT_MODE_MASK) == layouts.TELEPORT_KEEP_SHAPE
+        if keep.any():  # the pivot's path jumps with the body (as in the shader)
+            last, rate = cs["last_pivot"][keep, :3], cs["pivot_rate"][keep, :3]
+            jump = -(last + spans[keep, None] * rate)
+            cs["prev_pivot"][keep, :3] += jump
+            cs["last_pivot"][keep, :3] += jump
+        cs["flags"] = np.where((flags & layouts.TELEPORT_MOVING) != 0, cs["flags"] | layouts.CHAIN_START_MOVING,
+                               cs["flags"])
+
+    def start_moving(self, f, schedule, chains):
+        """SPEC 5, moving: the path of ``chains`` starts at the speed it is seen to have (m0 = m1)."""
+        if not chains.size:
+            return
+        inv_span = F(schedule["inv_span"])
+        f.pivot_rate[chains] = -f.last_pivot[chains] * inv_span
+        for _, seg in self.depth_lists(chains):
+            f.offset_rate[seg] = (f.offset_now[seg] - f.last_offset[seg]) * inv_span
+
+    def _run_schedule(self, f, header, schedule, alphas, chains, moving):
         """The substeps of one level of detail, for its chains."""
         depth = self.depth_lists(chains)
         rig, chain_rig = self.segment_rig, self.chain_rig
-        mask = chain_rig["collider_mask"]
-        influence = chain_rig["world_influence"]
-        h = F(schedule["substep"])
-        inv_path_step = F(schedule["inv_path_step"])
-        gust_phase = F(schedule["gust_phase"])
-        collider_time_scale = F(schedule["collider_time_scale"])
+        mask, influence = chain_rig["collider_mask"], chain_rig["world_influence"]
         gravity = chain_rig["gravity"][:, :3].astype(F)
-        wind = header["wind"].astype(F)
-        gust = header["gust"].astype(F)
-        gust_direction = header["gust_direction"].astype(F)
-        target_pivot = self.chain_target["pivot"][:, :3]
-        last_pivot = f.last_pivot.copy()
+        h, span = F(schedule["substep"]), F(schedule["span"])
+        inv_path_step, scale = F(schedule["inv_path_step"]), F(schedule["collider_time_scale"])
+        first_moving = np.zeros(self.chain_count, bool)
+        first_moving[moving] = True
         pivot = f.last_pivot.copy()
         for j, alpha in enumerate(alphas):
+            w = path_weights(alpha, self.hermite)
             elapsed = F(j) * h
-            collider_alpha = np.clip(F(1) - (F(1) - alpha) * collider_time_scale, F(0), F(1))
-            # interpolate_pivot
-            pivot[chains] = last_pivot[chains] + alpha * (target_pivot[chains] - last_pivot[chains])
-            moved = np.zeros_like(pivot)
-            moved[chains] = pivot[chains] - f.prev_pivot[chains]
-            f.prev_pivot[chains] = pivot[chains]
+            collider_alpha = np.clip(F(1) - (F(1) - alpha) * scale, F(0), F(1))
+            cw = path_weights(collider_alpha, self.hermite)
+            moved = self.interpolate_pivot(f, w, span, chains, pivot)
             base = np.zeros_like(pivot)
             v_base = moved * inv_path_step
+            old_base = np.zeros_like(pivot)  # the parent's position at the start of the substep
             offset_base = np.zeros_like(pivot)
             parent_animated = np.zeros_like(pivot)
             parent_simulated = np.zeros_like(pivot)
             for d, (ch, seg) in enumerate(depth):
                 r = rig[seg]
                 last = f.last_offset[seg]
-                offset = last + alpha * (f.offset_now[seg] - last)
+                offset = last + w[0] * (f.offset_now[seg] - last) + w[1] * (span * f.offset_rate[seg])
                 animated = offset - offset_base[ch]
-                follow = follow_parent(parent_animated[ch], parent_simulated[ch], animated) if d else animated
-                t = base[ch] + follow
+                t = base[ch] + (follow_parent(parent_animated[ch], parent_simulated[ch], animated) if d else animated)
                 x = f.position[seg] - influence[ch][:, None] * moved[ch]
-                v = f.velocity[seg]
-                # integrate_particle
-                wx = pivot[ch] + x
-                phase = dot(gust[:3], wx) + gust_phase - gust[3] * elapsed
-                w = wind[:3] + wind[3] * gust_direction[:3] * np.sin(phase)[:, None]
-                acc = (-r["stiffness"][:, None] * (x - t) - r["damping"][:, None] * v + gravity[ch]) + w
-                v = v + acc * h
-                x = x + v * h
-                x, v = self.collide(mask[ch], r["particle_radius"], collider_alpha, pivot[ch], x, v)
+                t_prev = f.target[seg] - moved[ch]
+                v_t = (t - t_prev) * inv_path_step
+                v = np.where(first_moving[ch][:, None], v_t, f.velocity[seg]) if j == 0 else f.velocity[seg]
+                wind = self.wind_at(header, schedule, pivot[ch] + x, self.chain_target["gust_phase"][ch], elapsed)
+                x, v = self.integrate_particle(r, t, t_prev, v_t, gravity[ch], wind, h, x, v)
+                ct = Contact(self.live_colliders(), mask[ch], self.anchor[ch], pivot[ch], collider_alpha, cw)
+                x, v = collide(ct, r["particle_radius"], x, v)
                 x, v = self.limit_distance(r["max_distance"], t, x, v)
-                x, v = self.enforce_length(r["rest_length"], base[ch], v_base[ch], x, v)
-                x, v = self.keep_outside(mask[ch], r["particle_radius"], collider_alpha, pivot[ch], base[ch],
-                                         r["rest_length"], x, v)
+                x, v = self.enforce_length(r["rest_length"], base[ch], v_base[ch], f.position[seg] - old_base[ch], h,
+                                           x, v)
+                x, v = keep_outside(ct, r["particle_radius"], base[ch], r["rest_length"], h, x, v)
+                x, v = collide(ct, r["particle_radius"], x, v)  # no penetration wins over the exact length
+                old_base[ch] = f.position[seg]
                 f.prev_position[seg] = f.position[seg]
                 f.prev_velocity[seg] = f.velocity[seg]
                 f.position[seg] = x
                 f.velocity[seg] = v
+                f.target[seg] = t
                 parent_animated[ch] = animated
                 parent_simulated[ch] = x - base[ch]
                 offset_base[ch] = offset
                 base[ch] = x
                 v_base[ch] = v
-        f.last_pivot[chains] = pivot[chains]
 
-    # -- stages (named as in point_chains.comp) -----------------------------------------------
-    def apply_teleport(self, flag):
-        """SPEC section 5: snap or carry flagged chains (flag (C,): 0 none, 1 snap, 2 keep
-        shape); reset p_prev and the last targets."""
-        if not flag.any():
-            return
-        ss = self.segment_state
-        seg_flag = np.repeat(flag, self.chain_rig["segment_count"].astype(np.int64))
-        snap = seg_flag == layouts.TELEPORT_SNAP
-        for name in ("position", "prev_position"):
-            ss[name][snap] = self.joint_offset[snap]
-        for name in ("velocity", "prev_velocity"):
-            ss[name][snap] = 0
-        moved = seg_flag != layouts.TELEPORT_NONE
-        ss["last_offset"][moved] = self.joint_offset[moved]
-        chains = flag != layouts.TELEPORT_NONE
-        self.chain_state["prev_pivot"][chains] = self.chain_target["pivot"][chains]
-        self.chain_state["last_pivot"][chains] = self.chain_target["pivot"][chains]
+    def live_colliders(self):
+        """The colliders of this frame (the buffers may hold more records than are live)."""
+        return {name: records[:self.count[name]] for name, records in self.colliders.items()}
 
-    def collide(self, mask, rho, alpha, pivot, x, v):
-        """SPEC 4.2: spheres, then capsules, then planes, each pushing the particle out."""
-        for s in self.colliders["spheres"]:
-            active = ((mask >> s["group"]) & 1) != 0
-            sphere = s["from_sphere"] + alpha * (s["to_sphere"] - s["from_sphere"])
-            x, v = push_out(sphere[:3] - pivot, np.full(len(x), sphere[3], F) + rho, x, v, active)
-        for c in self.colliders["capsules"]:
-            active = ((mask >> c["group"]) & 1) != 0
-            a, b, r = self._capsule(c, alpha, pivot)
-            x, v = push_out(closest_on_segment(a, b, x), r + rho, x, v, active)
-        for p in self.colliders["planes"]:
-            active = ((mask >> p["group"]) & 1) != 0
-            n, offset = self._plane(p, alpha, pivot)
-            depth = dot(n, x) - (offset + rho)
-            hit = active & (depth < 0)
-            x = np.where(hit[:, None], x - depth[:, None] * n, x)
-            v = np.where(hit[:, None], v - np.minimum(dot(v, n), F(0))[:, None] * n, v)
+    def interpolate_pivot(self, f, w, span, chains, pivot):
+        """SPEC 4, step 1: the pivots of ``chains`` on their path (this frame's pivot is the
+        anchor, 0); fills ``pivot`` (C, 3) and returns each chain's move Δp (C, 3)."""
+        last = f.last_pivot[chains]
+        pivot[chains] = last + w[0] * (-last) + w[1] * (span * f.pivot_rate[chains])
+        moved = np.zeros_like(pivot)
+        moved[chains] = pivot[chains] - f.prev_pivot[chains]
+        f.prev_pivot[chains] = pivot[chains]
+        return moved
+
+    @staticmethod
+    def wind_at(header, schedule, x, chain_phase, elapsed):
+        gust, wind, direction = header["gust"].astype(F), header["wind"].astype(F), header["gust_direction"].astype(F)
+        phase = (gust[0] * x[:, 0] + gust[1] * x[:, 1] + gust[2] * x[:, 2]) + chain_phase + F(schedule["gust_phase"]) \
+            - gust[3] * elapsed
+        return wind[:3] + wind[3] * direction[:3] * np.sin(phase)[:, None]
+
+    def integrate_particle(self, r, t, t_prev, v_t, gravity, wind, h, x, v):
+        """SPEC 4, step 2: semi-implicit Euler (v2: spring toward t_prev, damping relative to
+        v_t; v1: toward t, damping of the world velocity)."""
+        k, c, c_air = r["stiffness"][:, None], r["damping"][:, None], r["air_drag"][:, None]
+        if self.relative_damping:
+            acc = -k * (x - t_prev) - c * (v - v_t) - c_air * v + gravity + wind
+        else:
+            acc = -k * (x - t) - c * v - c_air * v + gravity + wind
+        v = v + acc * h
+        x = x + v * h
         return x, v
-
-    @staticmethod
-    def _capsule(c, alpha, pivot):
-        a4 = c["from_a"] + alpha * (c["to_a"] - c["from_a"])
-        b4 = c["from_b"] + alpha * (c["to_b"] - c["from_b"])
-        return a4[:3] - pivot, b4[:3] - pivot, np.full(len(pivot), a4[3], F)
-
-    @staticmethod
-    def _plane(p, alpha, pivot):
-        plane = p["from_plane"] + alpha * (p["to_plane"] - p["from_plane"])
-        n = plane[:3] / np.sqrt(dot(plane[:3], plane[:3]))
-        return n, plane[3] - dot(np.broadcast_to(n, pivot.shape), pivot)
 
     @staticmethod
     def limit_distance(max_distance, t, x, v):
@@ -287,35 +200,44 @@ class ReferencePointBackend(DepthWalkBackend):
         v = np.where(over[:, None], v - np.maximum(dot(v, n), F(0))[:, None] * n, v)
         return x, v
 
-    @staticmethod
-    def enforce_length(rest_length, base, v_base, x, v):
+    def enforce_length(self, rest_length, base, v_base, old_direction, h, x, v):
+        """SPEC 4, the length step (as ``enforce_length`` in the shader). v2: x moved along the
+        segment's direction at the start of the substep onto its length sphere (SHAKE), v +=
+        Δx/h; v1 (world damping): x projected radially, the velocity along the segment
+        relative to its base removed."""
         d = x - base
         n = d / np.maximum(length(d), MIN_LENGTH)[:, None]
-        x = base + n * rest_length[:, None]
-        v = v - dot(v - v_base, n)[:, None] * n
-        return x, v
+        projected = base + n * rest_length[:, None]
+        if not self.relative_damping:
+            return projected, v - dot(v - v_base, n)[:, None] * n
+        u = old_direction / np.maximum(length(old_direction), MIN_LENGTH)[:, None]
+        du = dot(d, u)
+        disc = du * du - dot(d, d) + rest_length * rest_length
+        root = np.sqrt(np.maximum(disc, F(0)))
+        shift = np.where(du >= 0, root - du, -root - du)  # the smaller move of the two
+        along = x + shift[:, None] * u
+        ok = (disc >= 0) & (length(old_direction) >= MIN_LENGTH)
+        projected = np.where(ok[:, None], along, projected)
+        return projected, v + (projected - x) / h
 
-    def keep_outside(self, mask, rho, alpha, pivot, base, rest_length, x, v):
-        for s in self.colliders["spheres"]:
-            active = ((mask >> s["group"]) & 1) != 0
-            sphere = s["from_sphere"] + alpha * (s["to_sphere"] - s["from_sphere"])
-            q = np.broadcast_to(sphere[:3], x.shape) - pivot
-            x, v = slide_out(base, rest_length, q, np.full(len(x), sphere[3], F) + rho, x, v, active)
-        for c in self.colliders["capsules"]:
-            active = ((mask >> c["group"]) & 1) != 0
-            a, b, r = self._capsule(c, alpha, pivot)
-            for _ in range(2):
-                x, v = slide_out(base, rest_length, closest_on_segment(a, b, x), r + rho, x, v, active)
-        for p in self.colliders["planes"]:
-            active = ((mask >> p["group"]) & 1) != 0
-            n, offset = self._plane(p, alpha, pivot)
-            x, v = slide_out_of_plane(base, rest_length, np.broadcast_to(n, x.shape), offset + rho, x, v, active)
-        return x, v
+    def end_path(self, f, schedule, alpha, chains, seg):
+        """SPEC 2: the paths' x0 and m0 become their value and velocity at the frame's last substep."""
+        p, q, dp, dq = path_weights(alpha, self.hermite)
+        span, inv_span = F(schedule["span"]), F(schedule["inv_span"])
+        last = f.last_pivot[chains]
+        d, m = -last, span * f.pivot_rate[chains]
+        f.last_pivot[chains] = last + p * d + q * m
+        f.pivot_rate[chains] = (dp * d + dq * m) * inv_span
+        f.flags[chains] = f.flags[chains] & ~np.uint32(layouts.CHAIN_START_MOVING)
+        last = f.last_offset[seg]
+        d, m = f.offset_now[seg] - last, span * f.offset_rate[seg]
+        f.last_offset[seg] = last + p * d + q * m
+        f.offset_rate[seg] = (dp * d + dq * m) * inv_span
 
     def write_output(self, sigma_per_chain):
         """SPEC section 2, "Output at frame time", relative to this frame's pivot: segment
         directions blended between the last two substeps, the chain rebuilt with its rest
-        lengths (as ``write_output`` in the shader)."""
+        lengths, each particle taken out of this frame's colliders (as ``write_output``)."""
         ss = self.segment_state
         first_joint = self.chain_rig["first_joint"].astype(np.int64)
         self.joint_output[first_joint] = np.zeros(1, layouts.POINT_JOINT_OUTPUT)
@@ -323,6 +245,7 @@ class ReferencePointBackend(DepthWalkBackend):
         prev_base = np.zeros((self.chain_count, 3), F)
         cur_base = np.zeros((self.chain_count, 3), F)
         animated_base = np.zeros((self.chain_count, 3), F)
+        mask = self.chain_rig["collider_mask"]
         for d, (ch, seg) in enumerate(self.depth_lists()):
             sigma = sigma_per_chain[ch][:, None]
             prev, cur = ss["prev_position"][seg, :3], ss["position"][seg, :3]
@@ -333,6 +256,10 @@ class ReferencePointBackend(DepthWalkBackend):
             fallback = cur_dir / np.maximum(length(cur_dir), MIN_LENGTH)[:, None]
             direction = np.where((ld < MIN_LENGTH)[:, None], fallback, safe_divide(direction, ld))
             x = base[ch] + direction * self.segment_rig["rest_length"][seg][:, None]
+            ct = Contact(self.live_colliders(), mask[ch], self.anchor[ch], np.zeros((len(ch), 3), F), F(1),
+                         (F(1), F(0), F(0), F(0)))
+            x = push_out_of_frame(ct, self.segment_rig["particle_radius"][seg], base[ch],
+                                  self.segment_rig["rest_length"][seg], x)
             pv, cv = ss["prev_velocity"][seg, :3], ss["velocity"][seg, :3]
             v = pv + sigma * (cv - pv)
             animated = self.joint_offset[seg, :3]
@@ -354,17 +281,17 @@ class ReferencePointBackend(DepthWalkBackend):
 class _PointScratch:
     """Contiguous float32 xyz copies of the point state for one frame."""
 
-    SEGMENT_FIELDS = ("position", "velocity", "prev_position", "prev_velocity", "last_offset")
-
     def __init__(self, chain_state, segment_state, joint_offset):
-        for name in self.SEGMENT_FIELDS:
+        for name in _SEGMENT_FIELDS:
             setattr(self, name, segment_state[name][:, :3].copy())
-        self.prev_pivot = chain_state["prev_pivot"][:, :3].copy()
-        self.last_pivot = chain_state["last_pivot"][:, :3].copy()
+        for name in ("prev_pivot", "last_pivot", "pivot_rate"):
+            setattr(self, name, chain_state[name][:, :3].copy())
+        self.flags = chain_state["flags"].copy()
         self.offset_now = joint_offset[:, :3]
 
     def store(self, chain_state, segment_state):
-        for name in self.SEGMENT_FIELDS:
+        for name in _SEGMENT_FIELDS:
             segment_state[name][:, :3] = getattr(self, name)
-        chain_state["prev_pivot"][:, :3] = self.prev_pivot
-        chain_state["last_pivot"][:, :3] = self.last_pivot
+        for name in ("prev_pivot", "last_pivot", "pivot_rate"):
+            chain_state[name][:, :3] = getattr(self, name)
+        chain_state["flags"] = self.flags

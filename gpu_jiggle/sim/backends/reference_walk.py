@@ -7,6 +7,19 @@ import numpy as np
 from .. import layouts
 
 
+F = np.float32
+
+
+def path_weights(alpha, hermite: bool) -> tuple:
+    """``(p, q, dp, dq)`` float32 of the target path at fraction ``alpha`` (SPEC 2), as
+    ``path_weights`` in ``common.glsl``: x(α) = x0 + p·d + q·m0s, velocity (dp·d + dq·m0s)/span."""
+    alpha = F(alpha)
+    if not hermite:
+        return alpha, F(0), F(1), F(0)
+    u = F(1) - alpha
+    return alpha * alpha * (F(2) - alpha), alpha * u * u, alpha * (F(4) - F(3) * alpha), u * (F(1) - F(3) * alpha)
+
+
 class DepthWalkBackend:
     """Holds the records of one chain kind and walks its chains root to tip by depth: at
     depth d every chain with more than d segments advances its d-th segment at once, so the
@@ -40,6 +53,13 @@ class DepthWalkBackend:
         keep = np.zeros(self.chain_count, bool)
         keep[chains] = True
         return [(ch[keep[ch]], seg[keep[ch]]) for ch, seg in zip(self._chains_at, self._segments_at)]
+
+    @staticmethod
+    def frame_spans(header, lod) -> np.ndarray:
+        """(C,) float32: each chain's span this frame, from its level of detail's schedule
+        (the full rate's for frozen chains, as in the shaders)."""
+        return np.where(lod == layouts.LOD_HALF, np.float32(header["half_rate"]["span"]),
+                        np.float32(header["full_rate"]["span"])).astype(np.float32)
 
     def schedules(self, header, params, lod, sigma):
         """For each level of detail with substeps in this frame, yield ``(schedule, alphas,

@@ -1,0 +1,294 @@
+"""Geometry and contact for the numpy point-chain reference: ``shaders/sim/point_contact.glsl``
+written again in float32 numpy, vectorised over the chains of one depth, with the same stage
+names and operation order (SPEC 4 and 4.2).
+
+The colliders are held as their records (:data:`~gpu_jiggle.sim.layouts.SPHERE_COLLIDER`, ...):
+where they were at the last substep in float64 world coordinates, their move and path
+velocity in float32. :class:`Contact` takes them relative to each chain's anchor in float64
+and rounds once, as the shader does in double precision.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+F = np.float32
+MIN_LENGTH = F(1e-6)
+UP = np.array([0.0, 1.0, 0.0], F)
+#: Each contact stage runs over all the colliders this many times (CONTACT_PASSES in the shader).
+CONTACT_PASSES = 2
+
+
+def dot(a, b):
+    return a[..., 0] * b[..., 0] + a[..., 1] * b[..., 1] + a[..., 2] * b[..., 2]
+
+
+def length(a):
+    return np.sqrt(dot(a, a))
+
+
+def cross(a, b):
+    return np.stack([a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1],
+                     a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
+                     a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]], axis=-1)
+
+
+def safe_divide(a, d):
+    """a / d[:, None] where d > 0, else a (the caller masks those rows)."""
+    return a / np.where(d > 0, d, F(1))[..., None]
+
+
+def perpendicular(u):
+    """A unit vector perpendicular to each unit u (as ``perpendicular`` in the shader)."""
+    axis = np.where((np.abs(u[..., 0]) < F(0.9))[..., None], np.array([1, 0, 0], F), np.array([0, 1, 0], F))
+    p = cross(u, axis)
+    return safe_divide(p, length(p))
+
+
+def follow_parent(u, w, a):
+    """Each a turned by the smallest rotation taking u onto w (SPEC 4, step 2)."""
+    lu, lw = length(u), length(w)
+    degenerate = (lu < MIN_LENGTH) | (lw < MIN_LENGTH)
+    u, w = safe_divide(u, lu), safe_divide(w, lw)
+    c = dot(u, w)
+    axis = perpendicular(u)
+    half_turn = F(2) * dot(axis, a)[..., None] * axis - a
+    v = cross(u, w)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        turned = a * c[..., None] + cross(v, a) + v * (dot(v, a) / (F(1) + c))[..., None]
+    out = np.where((c < F(-0.9999))[..., None], half_turn, turned)
+    return np.where(degenerate[..., None], a, out)
+
+
+def rotation_between(u, w):
+    """Quaternions (x, y, z, w) of the smallest rotations taking u onto w."""
+    lu, lw = length(u), length(w)
+    degenerate = (lu < MIN_LENGTH) | (lw < MIN_LENGTH)
+    u, w = safe_divide(u, lu), safe_divide(w, lw)
+    c = dot(u, w)
+    q = np.concatenate([cross(u, w), (F(1) + c)[..., None]], axis=-1)
+    q = q / np.sqrt(np.sum(q * q, axis=-1, dtype=F))[..., None].clip(min=F(1e-30))
+    half_turn = np.concatenate([perpendicular(u), np.zeros_like(c)[..., None]], axis=-1)
+    q = np.where((c < F(-0.9999))[..., None], half_turn, q)
+    return np.where(degenerate[..., None], np.array([0, 0, 0, 1], F), q)
+
+
+class Contact:
+    """The colliders of one substep for some chains, relative to their pivots (as the shader's
+    ``Contact`` with ``sphere_at``, ``capsule_at`` and ``plane_at``).
+
+    Args:
+        colliders: {"spheres", "capsules", "planes"}: the collider records.
+        mask: (n,) uint32 collider masks. anchor: (n, 3) float64 anchors. pivot: (n, 3)
+        float32 pivots relative to the anchors. alpha, w: the colliders' path fraction and
+        its (p, q, dp, dq) weights.
+    """
+
+    def __init__(self, colliders, mask, anchor, pivot, alpha, w):
+        p, q = w[0], w[1]
+        self.spheres, self.capsules, self.planes = [], [], []
+        for s in colliders["spheres"]:
+            centre = (s["start"][:3] - anchor).astype(F) + p * s["delta"][:3] + q * s["start_rate"][:3]
+            self.spheres.append((((mask >> s["group"]) & 1) != 0, centre - pivot,
+                                 F(s["start"][3]) + F(alpha) * s["delta"][3]))
+        for c in colliders["capsules"]:
+            a = (c["start_a"][:3] - anchor).astype(F) + p * c["delta_a"][:3] + q * c["rate_a"][:3] - pivot
+            b = (c["start_b"][:3] - anchor).astype(F) + p * c["delta_b"][:3] + q * c["rate_b"][:3] - pivot
+            self.capsules.append((((mask >> c["group"]) & 1) != 0, a, b,
+                                  F(c["start_a"][3]) + F(alpha) * c["delta_a"][3]))
+        for pl in colliders["planes"]:
+            n = pl["start"][:3].astype(F) + F(alpha) * pl["delta"][:3]
+            n = n / np.sqrt(dot(n, n))
+            offset = (pl["start"][3] - anchor @ n.astype(np.float64)).astype(F) + F(alpha) * pl["delta"][3]
+            self.planes.append((((mask >> pl["group"]) & 1) != 0, np.broadcast_to(n, pivot.shape),
+                                offset - dot(np.broadcast_to(n, pivot.shape), pivot)))
+
+
+def push_out(q, r, x, v, active):
+    delta = x - q
+    d = length(delta)
+    inside = active & (d < r)
+    n = np.where((d < MIN_LENGTH)[..., None], UP, safe_divide(delta, d))
+    x = np.where(inside[..., None], q + n * r[..., None], x)
+    v = np.where(inside[..., None], v - np.minimum(dot(v, n), F(0))[..., None] * n, v)
+    return x, v
+
+
+def closest_on_segment(a, b, x):
+    ab = b - a
+    t = np.clip(dot(x - a, ab) / np.maximum(dot(ab, ab), F(1e-12)), F(0), F(1))
+    return a + t[..., None] * ab
+
+
+def closest_to_segment(a, b, p, x):
+    """The points of segments [a, b] closest to segments [p, x]."""
+    d1, d2, r = b - a, x - p, a - p
+    aa, ee, f, cc, bb = dot(d1, d1), dot(d2, d2), dot(d2, r), dot(d1, r), dot(d1, d2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        denom = aa * ee - bb * bb
+        s = np.where(denom > F(1e-12), np.clip((bb * f - cc * ee) / denom, F(0), F(1)), F(0))
+        t = (bb * s + f) / ee
+        s = np.where(t < F(0), np.clip(-cc / aa, F(0), F(1)), np.where(t > F(1), np.clip((bb - cc) / aa, F(0), F(1)), s))
+        s = np.where(ee < F(1e-12), np.clip(-cc / aa, F(0), F(1)), s)
+        s = np.where(aa < F(1e-12), F(0), s)
+    return a + s[..., None] * d1
+
+
+def round_colliders(ct, rho, x):
+    """Every sphere and capsule as a sphere near each x (as ``local_sphere``): (K, n, 3)
+    centres, (K, n) radii with ρ, (K, n) activity."""
+    q = [centre for _, centre, _ in ct.spheres] + [closest_on_segment(a, b, x) for _, a, b, _ in ct.capsules]
+    r = [radius + rho for _, _, radius in ct.spheres] + [radius + rho for _, _, _, radius in ct.capsules]
+    on = [active for active, _, _ in ct.spheres] + [active for active, _, _, _ in ct.capsules]
+    n = len(x)
+    return (np.stack([np.broadcast_to(c, (n, 3)) for c in q]), np.stack([np.broadcast_to(c, (n,)) for c in r]),
+            np.stack([np.broadcast_to(c, (n,)) for c in on]))
+
+
+def deepest_round(ct, rho, x, skip):
+    """(index (n,) or -1, centre (n, 3), radius (n,)) of the sphere or capsule each x lies
+    deepest inside, other than ``skip`` (n,) (as ``deepest_round``)."""
+    q, r, on = round_colliders(ct, rho, x)
+    depth = r - length(x[None] - q)
+    depth = np.where(on & (np.arange(len(q))[:, None] != skip[None]) & (depth > 0), depth, F(0))
+    k = np.argmax(depth, axis=0)
+    rows = np.arange(len(x))
+    found = np.where(depth[k, rows] > 0, k, -1)
+    return found, q[k, rows], r[k, rows]
+
+
+def leave_crevice(ct, rho, x, v):
+    """SPEC 4.2, overlapping colliders resolved together (as ``leave_crevice`` in the shader)."""
+    if not ct.spheres and not ct.capsules:
+        return x, v
+    none = np.full(len(x), -1)
+    a, qa, ra = deepest_round(ct, rho, x, none)
+    da = x - qa
+    lda = length(da)
+    na = np.where((lda < MIN_LENGTH)[:, None], UP, safe_divide(da, lda))
+    out_a = qa + na * ra[:, None]
+    b, qb, rb = deepest_round(ct, rho, out_a, a)
+    ab = qb - qa
+    d = length(ab)
+    single = (a >= 0) & ((b < 0) | (d < MIN_LENGTH) | (d >= ra + rb) | (d <= np.abs(ra - rb)))
+    pair = (a >= 0) & ~single
+    axis = safe_divide(ab, d)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        h = np.where(pair, (d * d + ra * ra - rb * rb) / (F(2) * d), F(0))
+    centre = qa + axis * h[:, None]
+    xc = x - centre
+    radial = xc - dot(xc, axis)[:, None] * axis
+    lr = length(radial)
+    direction = np.where((lr < MIN_LENGTH)[:, None], perpendicular(axis), safe_divide(radial, lr))
+    ring_x = centre + direction * np.sqrt(np.maximum(ra * ra - h * h, F(0)))[:, None]
+    n1, n2 = ring_x - qa, ring_x - qb
+    n1, n2 = safe_divide(n1, length(n1)), safe_divide(n2, length(n2))
+    ring_v = v - np.minimum(dot(v, n1), F(0))[:, None] * n1
+    ring_v = ring_v - np.minimum(dot(ring_v, n2), F(0))[:, None] * n2
+    single_v = v - np.minimum(dot(v, na), F(0))[:, None] * na
+    x = np.where(single[:, None], out_a, np.where(pair[:, None], ring_x, x))
+    v = np.where(single[:, None], single_v, np.where(pair[:, None], ring_v, v))
+    return x, v
+
+
+def collide(ct, rho, x, v):
+    """SPEC 4.2: spheres, then capsules, then planes, each pushing the particles out; then
+    the crevices between overlapping ones."""
+    for _ in range(CONTACT_PASSES):
+        for active, centre, radius in ct.spheres:
+            x, v = push_out(centre, radius + rho, x, v, active)
+        for active, a, b, radius in ct.capsules:
+            x, v = push_out(closest_on_segment(a, b, x), radius + rho, x, v, active)
+        for active, n, offset in ct.planes:
+            depth = dot(n, x) - (offset + rho)
+            hit = active & (depth < 0)
+            x = np.where(hit[:, None], x - depth[:, None] * n, x)
+            v = np.where(hit[:, None], v - np.minimum(dot(v, n), F(0))[:, None] * n, v)
+    for _ in range(CONTACT_PASSES):  # a capsule's nearest point moves with x
+        x, v = leave_crevice(ct, rho, x, v)
+    return x, v
+
+
+def slide_out(base, rest_length, q, r, x, v, active):
+    """As ``slide_out`` in the shader: back out of a sphere along the length sphere."""
+    delta = x - q
+    inside = active & (dot(delta, delta) < r * r)
+    bq = q - base
+    d = length(bq)
+    ok = inside & (d >= MIN_LENGTH)
+    axis = safe_divide(bq, d)
+    with np.errstate(divide="ignore", invalid="ignore"):  # d = 0 rows are masked by ok
+        h = (d * d + rest_length * rest_length - r * r) / (F(2) * d)
+        ring2 = rest_length * rest_length - h * h
+        ok &= ring2 > 0
+        centre = base + axis * np.where(ok, h, F(0))[..., None]
+    xc = x - centre
+    radial = xc - dot(xc, axis)[..., None] * axis
+    lr = length(radial)
+    direction = np.where((lr < MIN_LENGTH)[..., None], perpendicular(axis), safe_divide(radial, lr))
+    new_x = centre + direction * np.sqrt(np.maximum(ring2, 0))[..., None]
+    nq = new_x - q
+    n = safe_divide(nq, length(nq))
+    new_v = v - np.minimum(dot(v, n), F(0))[..., None] * n
+    return np.where(ok[..., None], new_x, x), np.where(ok[..., None], new_v, v)
+
+
+def slide_out_of_plane(base, rest_length, n, offset, x, v, active):
+    depth = dot(n, x) - offset
+    base_height = dot(n, base) - offset
+    ok = active & (depth < 0) & (np.abs(base_height) <= rest_length)
+    centre = base - base_height[..., None] * n
+    xc = x - centre
+    radial = xc - dot(xc, n)[..., None] * n
+    lr = length(radial)
+    direction = np.where((lr < MIN_LENGTH)[..., None], perpendicular(n), safe_divide(radial, lr))
+    new_x = centre + direction * np.sqrt(np.maximum(rest_length * rest_length - base_height * base_height,
+                                                    F(0)))[..., None]
+    new_v = v - np.minimum(dot(v, n), F(0))[..., None] * n
+    return np.where(ok[..., None], new_x, x), np.where(ok[..., None], new_v, v)
+
+
+def segment_out_of_sphere(base, q, r, h, x, v, active):
+    """SPEC 4, segments: as ``segment_out_of_sphere`` in the shader (the tip's velocity takes
+    the turn's displacement over the substep h)."""
+    d = q - base
+    dq = length(d)
+    u = x - base
+    lu = length(u)
+    u = safe_divide(u, lu)
+    along = dot(d, u)
+    ok = active & (dq >= MIN_LENGTH) & (lu >= MIN_LENGTH) & (along > 0) & (along < lu) & \
+        (length(d - along[..., None] * u) < r)
+    dh = safe_divide(d, dq)
+    side = u - dot(u, dh)[..., None] * dh
+    ls = length(side)
+    side = np.where((ls < MIN_LENGTH)[..., None], perpendicular(dh), safe_divide(side, ls))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sine = np.where(ok, np.minimum(r / dq, F(1)), F(0))
+    turned = np.sqrt(np.maximum(F(1) - sine * sine, F(0)))[..., None] * dh + sine[..., None] * side
+    new_x = base + turned * lu[..., None]
+    new_v = v + (new_x - x) / h
+    return np.where(ok[..., None], new_x, x), np.where(ok[..., None], new_v, v)
+
+
+def keep_outside(ct, rho, base, rest_length, h, x, v, passes=CONTACT_PASSES):
+    """Colliders again, keeping the rest length (spheres, capsules, planes), then the segment."""
+    for _ in range(passes):
+        for active, centre, radius in ct.spheres:
+            x, v = slide_out(base, rest_length, centre, radius + rho, x, v, active)
+            x, v = segment_out_of_sphere(base, centre, radius + rho, h, x, v, active)
+        for active, a, b, radius in ct.capsules:
+            for _ in range(2):
+                x, v = slide_out(base, rest_length, closest_on_segment(a, b, x), radius + rho, x, v, active)
+                x, v = segment_out_of_sphere(base, closest_to_segment(a, b, base, x), radius + rho, h, x, v, active)
+        for active, n, offset in ct.planes:
+            x, v = slide_out_of_plane(base, rest_length, n, offset + rho, x, v, active)
+    return x, v
+
+
+def push_out_of_frame(ct, rho, base, rest_length, x):
+    """SPEC 2, output (as ``push_out_of_frame``): a frame-time particle slid out along its
+    length sphere (``keep_outside``), then pushed out where that leaves no room; positions only."""
+    v = np.zeros_like(x)
+    x, v = keep_outside(ct, rho, base, rest_length, F(1), x, v)
+    x, _ = collide(ct, rho, x, v)
+    return x

@@ -1,0 +1,359 @@
+// Geometry and contact for the point-chain kernel (SPEC 4 and 4.2): directions and rotations,
+// the colliders on their path relative to a chain's pivot (their double world coordinates
+// taken relative to the chain's anchor, SPEC 4.4), and the contact stages: particles pushed
+// out (collide), slid back out along their length sphere (keep_outside), segments turned
+// about their base off a collider (collide_segment), and the frame-time push-out. Stage names
+// as in gpu_jiggle/sim/backends/reference_contact.py. Include after point_common.glsl.
+
+const float MIN_LENGTH = 1e-6;
+// Each contact stage runs over all the colliders this many times, so that a particle between
+// overlapping colliders (a head sphere over a neck capsule) ends outside both.
+#define CONTACT_PASSES 2
+
+// A unit vector perpendicular to u (u unit).
+vec3 perpendicular(vec3 u) {
+    vec3 axis = abs(u.x) < 0.9 ? vec3(1.0, 0.0, 0.0) : vec3(0.0, 1.0, 0.0);
+    return normalize(cross(u, axis));
+}
+
+// a turned by the smallest rotation taking direction u onto direction w (SPEC 4, step 2);
+// a half turn about an axis perpendicular to u when u·w < -0.9999; a itself when either
+// direction has no length.
+vec3 follow_parent(vec3 u, vec3 w, vec3 a) {
+    float lu = length(u);
+    float lw = length(w);
+    if (lu < MIN_LENGTH || lw < MIN_LENGTH) {
+        return a;
+    }
+    u = u / lu;
+    w = w / lw;
+    float c = dot(u, w);
+    if (c < -0.9999) {
+        vec3 axis = perpendicular(u);
+        return 2.0 * dot(axis, a) * axis - a;
+    }
+    vec3 v = cross(u, w);
+    return a * c + cross(v, a) + v * (dot(v, a) / (1.0 + c));
+}
+
+// The quaternion (x, y, z, w) of the smallest rotation taking u onto w; identity for a
+// zero-length direction.
+vec4 rotation_between(vec3 u, vec3 w) {
+    float lu = length(u);
+    float lw = length(w);
+    if (lu < MIN_LENGTH || lw < MIN_LENGTH) {
+        return vec4(0.0, 0.0, 0.0, 1.0);
+    }
+    u = u / lu;
+    w = w / lw;
+    float c = dot(u, w);
+    if (c < -0.9999) {
+        return vec4(perpendicular(u), 0.0);
+    }
+    return normalize(vec4(cross(u, w), 1.0 + c));
+}
+
+// What the contact stages of one chain and substep share: the chain's collider mask and
+// anchor, the colliders' path fraction and weights, the pivot (relative to the anchor), the
+// particle radius ρ of the segment at hand and the substep h.
+struct Contact {
+    uint mask;
+    dvec3 anchor;
+    float alpha;
+    PathWeights w;
+    vec3 pivot;
+    float radius;
+    float substep;
+};
+
+bool in_mask(uint mask, uint group) {
+    return ((mask >> group) & 1u) != 0u;
+}
+
+// Collider shapes on their path at the contact's fraction, relative to the pivot.
+vec4 sphere_at(uint k, Contact ct) {
+    SphereCollider sc = spheres[k];
+    vec3 centre = vec3(sc.start.xyz - ct.anchor) + ct.w.p * sc.delta.xyz + ct.w.q * sc.start_rate.xyz;
+    return vec4(centre - ct.pivot, float(sc.start.w) + ct.alpha * sc.delta.w);
+}
+
+void capsule_at(uint k, Contact ct, out vec3 a, out vec3 b, out float r) {
+    CapsuleCollider cap = capsules[k];
+    a = vec3(cap.start_a.xyz - ct.anchor) + ct.w.p * cap.delta_a.xyz + ct.w.q * cap.rate_a.xyz - ct.pivot;
+    b = vec3(cap.start_b.xyz - ct.anchor) + ct.w.p * cap.delta_b.xyz + ct.w.q * cap.rate_b.xyz - ct.pivot;
+    r = float(cap.start_a.w) + ct.alpha * cap.delta_a.w;
+}
+
+vec4 plane_at(uint k, Contact ct) {
+    PlaneCollider pl = planes[k];
+    vec3 n = normalize(vec3(pl.start.xyz) + ct.alpha * pl.delta.xyz);
+    float offset = float(pl.start.w - dot(dvec3(n), ct.anchor)) + ct.alpha * pl.delta.w;
+    return vec4(n, offset - dot(n, ct.pivot));
+}
+
+// Push x out of a sphere (centre q, radius r) and remove the inward velocity.
+void push_out(vec3 q, float r, inout vec3 x, inout vec3 v) {
+    vec3 delta = x - q;
+    float d = length(delta);
+    if (d < r) {
+        vec3 n = d < MIN_LENGTH ? vec3(0.0, 1.0, 0.0) : delta / d;
+        x = q + n * r;
+        v = v - min(dot(v, n), 0.0) * n;
+    }
+}
+
+vec3 closest_on_segment(vec3 a, vec3 b, vec3 x) {
+    vec3 ab = b - a;
+    float t = clamp(dot(x - a, ab) / max(dot(ab, ab), 1e-12), 0.0, 1.0);
+    return a + t * ab;
+}
+
+// The point of segment [a, b] closest to segment [p, x] (closest points of two segments).
+vec3 closest_to_segment(vec3 a, vec3 b, vec3 p, vec3 x) {
+    vec3 d1 = b - a;
+    vec3 d2 = x - p;
+    vec3 r = a - p;
+    float aa = dot(d1, d1);
+    float ee = dot(d2, d2);
+    float f = dot(d2, r);
+    float cc = dot(d1, r);
+    if (aa < 1e-12) {
+        return a;
+    }
+    if (ee < 1e-12) {
+        return a + clamp(-cc / aa, 0.0, 1.0) * d1;
+    }
+    float bb = dot(d1, d2);
+    float denom = aa * ee - bb * bb;
+    float s = denom > 1e-12 ? clamp((bb * f - cc * ee) / denom, 0.0, 1.0) : 0.0;
+    float t = (bb * s + f) / ee;
+    if (t < 0.0) {
+        s = clamp(-cc / aa, 0.0, 1.0);
+    } else if (t > 1.0) {
+        s = clamp((bb - cc) / aa, 0.0, 1.0);
+    }
+    return a + s * d1;
+}
+
+// Collider k, a sphere (k < sphere_count) or a capsule (k - sphere_count), as a sphere near x:
+// its centre (a capsule's: the closest point of its axis) and its radius with ρ, relative to
+// the pivot. False when the chain does not collide with it.
+bool local_sphere(uint k, Contact ct, vec3 x, out vec3 q, out float r) {
+    if (k < params.sphere_count) {
+        vec4 s = sphere_at(k, ct);
+        q = s.xyz;
+        r = s.w + ct.radius;
+        return in_mask(ct.mask, spheres[k].group);
+    }
+    vec3 a, b;
+    float rc;
+    capsule_at(k - params.sphere_count, ct, a, b, rc);
+    q = closest_on_segment(a, b, x);
+    r = rc + ct.radius;
+    return in_mask(ct.mask, capsules[k - params.sphere_count].group);
+}
+
+// The sphere or capsule x lies deepest inside, other than `skip`: its index, or -1 for none.
+int deepest_round(Contact ct, vec3 x, int skip, out vec3 q, out float r) {
+    int found = -1;
+    float depth = 0.0;
+    for (uint k = 0u; k < params.sphere_count + params.capsule_count; ++k) {
+        vec3 qk;
+        float rk;
+        if (int(k) != skip && local_sphere(k, ct, x, qk, rk) && rk - length(x - qk) > depth) {
+            depth = rk - length(x - qk);
+            found = int(k);
+            q = qk;
+            r = rk;
+        }
+    }
+    return found;
+}
+
+// SPEC 4.2, overlapping colliders (resolved together): a particle that leaving the collider
+// it is deepest in would put inside another (a crevice between a head and a neck) goes to the
+// nearest point outside both, on the circle where their surfaces meet; its inward velocity
+// against both is removed. Pushing out of one after the other only ping-pongs there.
+void leave_crevice(Contact ct, inout vec3 x, inout vec3 v) {
+    vec3 qa, qb;
+    float ra, rb;
+    int a = deepest_round(ct, x, -1, qa, ra);
+    if (a < 0) {
+        return;
+    }
+    vec3 da = x - qa;
+    vec3 na = length(da) < MIN_LENGTH ? vec3(0.0, 1.0, 0.0) : normalize(da);
+    vec3 out_a = qa + na * ra;
+    int b = deepest_round(ct, out_a, a, qb, rb);
+    vec3 ab = qb - qa;
+    float d = length(ab);
+    if (b < 0 || d < MIN_LENGTH || d >= ra + rb || d <= abs(ra - rb)) {
+        x = out_a;
+        v = v - min(dot(v, na), 0.0) * na;
+        return;
+    }
+    vec3 axis = ab / d;
+    float h = (d * d + ra * ra - rb * rb) / (2.0 * d);
+    vec3 centre = qa + axis * h;
+    vec3 radial = (x - centre) - dot(x - centre, axis) * axis;
+    float lr = length(radial);
+    vec3 dir = lr < MIN_LENGTH ? perpendicular(axis) : radial / lr;
+    x = centre + dir * sqrt(max(ra * ra - h * h, 0.0));
+    vec3 n1 = normalize(x - qa);
+    vec3 n2 = normalize(x - qb);
+    v = v - min(dot(v, n1), 0.0) * n1;
+    v = v - min(dot(v, n2), 0.0) * n2;
+}
+
+// SPEC 4.2: spheres, then capsules, then planes, each pushing the particle out; then the
+// crevices between overlapping ones.
+void collide(Contact ct, inout vec3 x, inout vec3 v) {
+    for (int pass = 0; pass < CONTACT_PASSES; ++pass) {
+        for (uint k = 0u; k < params.sphere_count; ++k) {
+            if (in_mask(ct.mask, spheres[k].group)) {
+                vec4 s = sphere_at(k, ct);
+                push_out(s.xyz, s.w + ct.radius, x, v);
+            }
+        }
+        for (uint k = 0u; k < params.capsule_count; ++k) {
+            if (in_mask(ct.mask, capsules[k].group)) {
+                vec3 a, b;
+                float r;
+                capsule_at(k, ct, a, b, r);
+                push_out(closest_on_segment(a, b, x), r + ct.radius, x, v);
+            }
+        }
+        for (uint k = 0u; k < params.plane_count; ++k) {
+            if (in_mask(ct.mask, planes[k].group)) {
+                vec4 p = plane_at(k, ct);
+                float depth = dot(p.xyz, x) - (p.w + ct.radius);
+                if (depth < 0.0) {
+                    x = x - depth * p.xyz;
+                    v = v - min(dot(v, p.xyz), 0.0) * p.xyz;
+                }
+            }
+        }
+    }
+    for (int pass = 0; pass < CONTACT_PASSES; ++pass) {  // a capsule's nearest point moves with x
+        leave_crevice(ct, x, v);
+    }
+}
+
+// The length step can pull a particle back into a collider it was pushed out of. Move it
+// along the sphere of its rest length around its base to the nearest point outside a
+// sphere of radius r at q (the circle where the two spheres meet). Nothing to do when the
+// two spheres do not meet. (No test of whether the base is inside: a base resting on the
+// surface must not switch this on and off with rounding.)
+void slide_out(vec3 base, float rest_length, vec3 q, float r, inout vec3 x, inout vec3 v) {
+    vec3 delta = x - q;
+    if (dot(delta, delta) >= r * r) {
+        return;
+    }
+    vec3 bq = q - base;
+    float d = length(bq);
+    if (d < MIN_LENGTH) {
+        return;
+    }
+    vec3 axis = bq / d;
+    float h = (d * d + rest_length * rest_length - r * r) / (2.0 * d);
+    float ring2 = rest_length * rest_length - h * h;
+    if (ring2 <= 0.0) {
+        return;
+    }
+    vec3 centre = base + axis * h;
+    vec3 radial = (x - centre) - dot(x - centre, axis) * axis;
+    float lr = length(radial);
+    vec3 dir = lr < MIN_LENGTH ? perpendicular(axis) : radial / lr;
+    x = centre + dir * sqrt(ring2);
+    vec3 n = normalize(x - q);
+    v = v - min(dot(v, n), 0.0) * n;
+}
+
+void slide_out_of_plane(vec3 base, float rest_length, vec3 n, float offset, inout vec3 x, inout vec3 v) {
+    float depth = dot(n, x) - offset;
+    float base_height = dot(n, base) - offset;
+    if (depth >= 0.0 || abs(base_height) > rest_length) {
+        return;
+    }
+    // The circle where the length sphere meets the plane n·x = offset.
+    vec3 centre = base - base_height * n;
+    vec3 radial = (x - centre) - dot(x - centre, n) * n;
+    float lr = length(radial);
+    vec3 dir = lr < MIN_LENGTH ? perpendicular(n) : radial / lr;
+    x = centre + dir * sqrt(max(rest_length * rest_length - base_height * base_height, 0.0));
+    v = v - min(dot(v, n), 0.0) * n;
+}
+
+// SPEC 4, segments: the segment from base to x (a capsule of radius ρ, folded into r) turned
+// about its base until it clears the sphere (q, r), its length kept. The tip's velocity takes
+// the turn's displacement (v += Δx/h, as the length step does): the inward motion that made
+// the segment touch is removed, in proportion to how far it went in, so a graze changes the
+// velocity as little as it changes the position. Only where the segment's closest point to q
+// lies between its ends (at an end, the particle stages act). A base on the surface (where the
+// previous particle rests) or inside turns the segment onto the tangent plane at the base:
+// the limit of the tangent cone as the base reaches the surface, so that rounding on which
+// side of the surface the base lies changes nothing.
+void segment_out_of_sphere(vec3 base, vec3 q, float r, float h, inout vec3 x, inout vec3 v) {
+    vec3 d = q - base;
+    float dq = length(d);
+    vec3 u = x - base;
+    float lu = length(u);
+    if (dq < MIN_LENGTH || lu < MIN_LENGTH) {
+        return;
+    }
+    u = u / lu;
+    float along = dot(d, u);
+    if (along <= 0.0 || along >= lu || length(d - along * u) >= r) {
+        return;
+    }
+    vec3 dh = d / dq;
+    vec3 side = u - dot(u, dh) * dh;
+    float ls = length(side);
+    side = ls < MIN_LENGTH ? perpendicular(dh) : side / ls;
+    float sine = min(r / dq, 1.0);
+    vec3 turned = sqrt(max(1.0 - sine * sine, 0.0)) * dh + sine * side;
+    vec3 cleared = base + turned * lu;
+    v = v + (cleared - x) / h;
+    x = cleared;
+}
+
+// Colliders again, keeping the rest length (spheres, capsules, planes), then the segment.
+void keep_outside(Contact ct, vec3 base, float rest_length, inout vec3 x, inout vec3 v) {
+    for (int pass = 0; pass < CONTACT_PASSES; ++pass) {
+        for (uint k = 0u; k < params.sphere_count; ++k) {
+            if (in_mask(ct.mask, spheres[k].group)) {
+                vec4 s = sphere_at(k, ct);
+                slide_out(base, rest_length, s.xyz, s.w + ct.radius, x, v);
+                segment_out_of_sphere(base, s.xyz, s.w + ct.radius, ct.substep, x, v);
+            }
+        }
+        for (uint k = 0u; k < params.capsule_count; ++k) {
+            if (in_mask(ct.mask, capsules[k].group)) {
+                vec3 a, b;
+                float r;
+                capsule_at(k, ct, a, b, r);
+                for (int iteration = 0; iteration < 2; ++iteration) {  // the closest point moves with x
+                    slide_out(base, rest_length, closest_on_segment(a, b, x), r + ct.radius, x, v);
+                    segment_out_of_sphere(base, closest_to_segment(a, b, base, x), r + ct.radius, ct.substep, x, v);
+                }
+            }
+        }
+        for (uint k = 0u; k < params.plane_count; ++k) {
+            if (in_mask(ct.mask, planes[k].group)) {
+                vec4 p = plane_at(k, ct);
+                slide_out_of_plane(base, rest_length, p.xyz, p.w + ct.radius, x, v);
+            }
+        }
+    }
+}
+
+// SPEC 2, output: a frame-time particle (relative to this frame's pivot, the anchor) taken out
+// of this frame's colliders as a substep's contact stages would: slid along its length sphere
+// about its (already outside) base and its segment turned off them, then pushed out where that
+// leaves no room (no penetration wins over the exact length). Positions only.
+void push_out_of_frame(uint mask, float rho, dvec3 anchor, vec3 base, float rest_length, inout vec3 x) {
+    Contact ct = Contact(mask, anchor, 1.0, PathWeights(1.0, 0.0, 0.0, 0.0), vec3(0.0), rho, 1.0);
+    vec3 v = vec3(0.0);
+    keep_outside(ct, base, rest_length, x, v);
+    collide(ct, x, v);
+}
