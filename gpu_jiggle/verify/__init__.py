@@ -10,6 +10,9 @@ checks and the tests drive the solver with), :mod:`~gpu_jiggle.verify.measure` (
 checks share), :mod:`~gpu_jiggle.verify.angle` (angle chains, properties 1-5),
 :mod:`~gpu_jiggle.verify.point` (point chains, 1 and 2), :mod:`~gpu_jiggle.verify.point_motion`
 (point chains, 3 and 5), :mod:`~gpu_jiggle.verify.cross` (property 6 for both),
+:mod:`~gpu_jiggle.verify.field` (model v2's field scenarios: :func:`ear_frame_rates`,
+:func:`tracking`, :func:`contact`, :func:`precision`; its depths from
+:mod:`~gpu_jiggle.verify.contact_geometry`),
 :mod:`~gpu_jiggle.verify.result` (:class:`CheckResult`), :mod:`~gpu_jiggle.verify.runner`
 (:data:`CHECKS`, :func:`run_all`, :func:`format_table`, :func:`write_plots`) and
 :mod:`~gpu_jiggle.verify.plots` (matplotlib, imported only by :func:`write_plots`).
@@ -18,6 +21,7 @@ This package uses :mod:`gpu_jiggle.sim` and :mod:`gpu_jiggle.gl` only.
 """
 from .angle import free_decay, frame_rates, rest, teleport, wraparound
 from .cross import cross_check, point_cross_check
+from .field import contact, ear_frame_rates, precision, tracking
 from .measure import REFERENCE_VARIANTS, gpu_available, half_cycle_peaks, wrap
 from .point import point_free_decay, point_rest
 from .point_motion import point_frame_rates, point_teleport
@@ -52,6 +56,10 @@ __all__ = [
     "point_frame_rates",
     "point_teleport",
     "point_cross_check",
+    "ear_frame_rates",
+    "tracking",
+    "contact",
+    "precision",
     "CHECKS",
     "run_all",
     "format_table",

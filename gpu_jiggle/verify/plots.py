@@ -334,9 +334,43 @@ def _plot_point_cross_check(r):
     return fig, "point 6 cross-check: compute shaders vs numpy reference, random chains, colliders, wind phases"
 
 
+def _plot_ear_frame_rates(r):
+    """The ear's tip angle at 30 fps on the linear path and on the Hermite path (v2's spring
+    both), over the 1200 fps run; and the peak errors per frame rate, v1 beside v2."""
+    tr = r.traces
+    fig = _figure((15, 4.8))
+    path_ax, zoom_ax, error_ax = fig.subplots(1, 3)
+    for ax in (path_ax, zoom_ax):
+        t, tip = tr["v2 dense"]
+        ax.plot(t, np.degrees(tip - math.pi / 2), "-", color="0.5", lw=1, label="1200 fps")
+        t, tip = tr["linear path 30"]
+        ax.plot(t, np.degrees(tip - math.pi / 2), "x", color="C1", ms=5, label="30 fps, linear path (v1's)")
+        t, tip = tr["v2 30"]
+        ax.plot(t, np.degrees(tip - math.pi / 2), "o", color="C0", ms=3, label="30 fps, Hermite path (v2)")
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("tip angle off upright (degrees)")
+    path_ax.legend(fontsize=7)
+    path_ax.set_title("ear tip after a 10 cm move in 0.3 s (v2 spring)", fontsize=9)
+    zoom_ax.set_xlim(0.3, 0.65)
+    zoom_ax.set_title("around the largest swing", fontsize=9)
+    keys = [k for k in r.details if "fps peak error (limit" in k]
+    fps = [int(k.split()[0]) for k in keys]
+    v2 = [100 * r.details[k] for k in keys]
+    v1 = [100 * r.details[f"v1 {f} fps peak error (not held)"] for f in fps]
+    x = np.arange(len(fps))
+    error_ax.bar(x - 0.2, v1, 0.4, color="C1", label="v1 (linear path, world damping)")
+    error_ax.bar(x + 0.2, v2, 0.4, color="C0", label="v2 (defaults)")
+    error_ax.hlines([3 if f == 30 else 1 for f in fps], x - 0.45, x + 0.45, colors="k", label="limit")
+    error_ax.set_xticks(x, [f"{f} fps" for f in fps])
+    error_ax.set_ylabel("peak tip angle error vs 1200 fps (%)")
+    error_ax.set_ylim(0, 3.6)
+    error_ax.legend(fontsize=7, loc="upper right")
+    return fig, f"v2 frame rates: ears at 30-165 fps against 1200 fps, worst {r.figure:.2f} of its limit"
+
+
 #: The painter of each check, by :attr:`CheckResult.name`.
 PAINTERS = {"decay": _plot_decay, "rest": _plot_rest, "frame_rates": _plot_frame_rates,
             "wraparound": _plot_wraparound, "teleport": _plot_teleport, "cross_check": _plot_cross_check,
             "point_decay": _plot_point_decay, "point_rest": _plot_point_rest,
             "point_frame_rates": _plot_point_frame_rates, "point_teleport": _plot_point_teleport,
-            "point_cross_check": _plot_point_cross_check}
+            "point_cross_check": _plot_point_cross_check, "ear_frame_rates": _plot_ear_frame_rates}

@@ -11,9 +11,10 @@ from gpu_jiggle.app import bake, cli, info
 from gpu_jiggle.gl import context as gl_context_module
 
 CHECK_TITLES = ["1 free decay", "2 rest", "3 frame rates", "4 wraparound", "5 teleport", "6 cross-check",
-                "point 1 free decay", "point 2 rest", "point 3 frame rates", "point 5 teleport", "point 6 cross-check"]
+                "point 1 free decay", "point 2 rest", "point 3 frame rates", "point 5 teleport", "point 6 cross-check",
+                "v2 frame rates (ears)", "v2 tracking", "v2 contact", "v2 precision"]
 PLOTS = ["decay.png", "rest.png", "frame_rates.png", "wraparound.png", "teleport.png",
-         "point_decay.png", "point_rest.png", "point_frame_rates.png", "point_teleport.png"]
+         "point_decay.png", "point_rest.png", "point_frame_rates.png", "point_teleport.png", "ear_frame_rates.png"]
 
 
 def run_cli(*args, timeout=300):
@@ -41,14 +42,14 @@ def check_verify_output(proc, out):
 
 def test_verify_cpu(tmp_path):
     out = tmp_path / "verify"
-    proc = run_cli("verify", "--backend", "cpu", "--out", str(out))
+    proc = run_cli("verify", "--backend", "cpu", "--out", str(out), timeout=1200)
     assert "backend: cpu" in proc.stdout
     check_verify_output(proc, out)
 
 
 def test_verify_gpu(gl, tmp_path):
     out = tmp_path / "verify"
-    proc = run_cli("verify", "--backend", "gpu", "--out", str(out))
+    proc = run_cli("verify", "--backend", "gpu", "--out", str(out), timeout=1200)
     assert "backend: gpu" in proc.stdout
     check_verify_output(proc, out)
     # With a context the cross-checks run and write their plots.

@@ -31,7 +31,9 @@ TELEPORT_SPACINGS = 10
 #: point cross-check in gpu_jiggle/verify/cross.py says why): the first frame with substeps
 #: agrees to float32 rounding, and the whole run within 1e-2 (position / chain length; velocity
 #: relative to max(1, |v|); rotation as quaternion distance).
-CROSS_FIRST_FRAME_TOLERANCE = 1e-5
+# One frame: float32 rounding, and velocities of chains that appear moving are position
+# differences over a substep (rounding × 120).
+CROSS_FIRST_FRAME_TOLERANCE = 1e-4
 CROSS_TOLERANCE = 1e-2
 
 FORCES = pytest.mark.parametrize("gravity, wind", FORCE_VARIANTS,
@@ -176,7 +178,7 @@ def test_teleport_snaps_and_then_moves_as_if_it_had_always_been_there(backend, g
 @FORCES
 def test_cross_check_gpu_against_reference(gl, gravity, wind):
     r = verify.point_cross_check("gpu", variants=[(gravity, wind)], frames=96)
-    first = r.details["first frame with substeps (<= 1e-05)"]
+    first = r.details["first frame with substeps (<= 0.0001)"]
     assert first <= CROSS_FIRST_FRAME_TOLERANCE
     per_frame = r.traces["per_frame"]
     assert len(per_frame) == 96 and np.all(np.isfinite(per_frame))
@@ -191,19 +193,23 @@ def test_cross_check_gpu_against_reference(gl, gravity, wind):
     assert r.passed
 
 
-@pytest.mark.xfail(strict=True, reason="SPEC 4's length step adds damping of about a_r·h/L (a_r: outward "
-                                       "radial acceleration), which turns negative for a segment standing up "
-                                       "against gravity: at ζ = 0.01 its swing grows")
-def test_upright_lightly_damped_segment_decays(backend):
+V1_LENGTH_STEP = pytest.mark.xfail(strict=True, reason="v1's length step (damping_frame='world') adds damping of "
+                                   "about a_r·h/L (a_r: outward radial acceleration), which turns negative for a "
+                                   "segment standing up against gravity: at ζ = 0.01 its swing grows")
+
+
+@pytest.mark.parametrize("damping_frame", ["relative", pytest.param("world", marks=V1_LENGTH_STEP)])
+def test_upright_lightly_damped_segment_decays(backend, damping_frame):
     """SPEC 8.1 for a short, lightly damped segment standing straight up under gravity (an ear,
-    an antenna): its target and gravity are in line, so it swings about the vertical."""
+    an antenna): its target and gravity are in line, so it swings about the vertical. v2's
+    position-based length step (docs/SPEC.md section 9) adds no energy; v1's did."""
     length = 1.0 / 12.0
     cs = PointChainSet([1], 5.0, 0.01, rest_lengths=length, gravity=POINT_GRAVITY)
     upright = np.array([[0.0, 0.0, 0.0], [0.0, length, 0.0]])
     tilted = upright.copy()
     tilted[1] = axis_rotation((0.0, 0.0, 1.0), 0.3) @ upright[1]
     angle = []
-    with Solver(cs, backend=backend) as solver:
+    with Solver(cs, backend=backend, damping_frame=damping_frame) as solver:
         solver.set_pose(joint_positions=tilted)  # snapped 0.3 rad off the vertical
         solver.advance(0.0)
         solver.set_pose(joint_positions=upright)
@@ -212,5 +218,5 @@ def test_upright_lightly_damped_segment_decays(backend):
             angle.append(math.atan2(x[0], x[1]))
             solver.advance(SUBSTEP)
     _, peaks = verify.half_cycle_peaks(np.asarray(angle))
-    assert peaks[0] == pytest.approx(0.3, abs=1e-6)
+    assert peaks[0] == pytest.approx(0.3, abs=0.01)  # v2: the target's own velocity on that first frame drags it a little
     assert np.all(np.diff(peaks) < 0), f"peaks {peaks[:3]} ... {peaks[-3:]}"
