@@ -21,6 +21,8 @@ damping_ratio = 0.5           # one value or one per segment
 gravity = [0.0, -980.0, 0.0]  # world, length/s² (default 0)
 particle_radius = 2.0         # default 0
 max_distance = 30.0           # how far a particle may leave its animated place (default: no limit)
+air_drag = 0.5                # 1/s: damps motion in the world, as air does (default 0; damping_ratio
+                              # damps motion relative to the animated pose, SPEC 4)
 world_influence = 1.0         # [0, 1] (default 1)
 colliders = ["body"]          # the colliders it collides with (default: all)
 
@@ -37,7 +39,7 @@ spread_deg = 30.0             # directions fanned over this angle about fan_axis
 fan_axis = [1.0, 0.0, 0.0]    # optional (default: root_end - root, else a perpendicular of direction)
 draw = "ribbons"              # "lines" or "ribbons" (a hint for renderers)
 width = 1.5                   # ribbon width
-# and frequency, damping_ratio, gravity, particle_radius, max_distance, world_influence, colliders
+# and frequency, damping_ratio, gravity, particle_radius, max_distance, air_drag, world_influence, colliders
 
 [[collider]]
 name = "body"
@@ -111,7 +113,8 @@ MAX_RIG_FILE_BYTES = 16 * 1024 * 1024
 
 #: What ``Pipeline.set_parameters`` may change, per chain: these per segment, except the
 #: per-chain ones below (their shape per chain).
-LIVE_PARAMETERS = ("frequency", "damping_ratio", "particle_radius", "max_distance", "world_influence", "gravity")
+LIVE_PARAMETERS = ("frequency", "damping_ratio", "particle_radius", "max_distance", "air_drag", "world_influence",
+                   "gravity")
 PER_CHAIN_PARAMETERS = {"world_influence": (), "gravity": (3,)}
 
 
@@ -140,7 +143,7 @@ class ChainSpec:
 
     The spring values are read from the rig's chain set (one store, changed by
     ``Pipeline.set_parameters``): ``frequency``, ``damping_ratio``, ``particle_radius``,
-    ``max_distance`` ((segments,) float64), ``gravity`` ((3,) float64, world),
+    ``max_distance``, ``air_drag`` ((segments,) float64), ``gravity`` ((3,) float64, world),
     ``world_influence`` (float) and ``collider_mask`` (int, 32 bits).
     """
 
@@ -172,6 +175,7 @@ class ChainSpec:
     damping_ratio = property(lambda self: self._segments("damping_ratio"))
     particle_radius = property(lambda self: self._segments("particle_radius"))
     max_distance = property(lambda self: self._segments("max_distance"))
+    air_drag = property(lambda self: self._segments("air_drag"))
     gravity = property(lambda self: np.array(self.rig.chain_set.gravity[self.index]))
     world_influence = property(lambda self: float(self.rig.chain_set.world_influence[self.index]))
     collider_mask = property(lambda self: int(self.rig.chain_set.collider_mask[self.index]))

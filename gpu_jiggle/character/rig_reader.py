@@ -18,8 +18,8 @@ from ..sim.clock import MAX_SUBSTEPS
 from ..sim.spring import UnstableSpringError, check_stable
 from ..sim.validation import FLOAT32_MAX, InputError, unknown_name
 
-SPRING_KEYS = ("frequency", "damping_ratio", "gravity", "particle_radius", "max_distance", "world_influence",
-               "colliders")
+SPRING_KEYS = ("frequency", "damping_ratio", "gravity", "particle_radius", "max_distance", "air_drag",
+               "world_influence", "colliders")
 CHAIN_KEYS = ("name", "joints", "tip_length", "tip_axis") + SPRING_KEYS
 STRAND_KEYS = ("name", "joint", "count", "segments", "length", "root", "root_end", "direction", "spread_deg",
                "fan_axis", "draw", "width") + SPRING_KEYS
@@ -30,7 +30,8 @@ SOLVER_KEYS = ("substep", "max_substeps")
 TOP_KEYS = ("solver", "chain", "strands", "collider", "look_at", "two_bone_ik")
 DRAW_STYLES = ("lines", "ribbons")
 #: Per-segment spring keys (a number, or one per segment) and their defaults; "frequency" has none.
-PER_SEGMENT_DEFAULTS = {"frequency": None, "damping_ratio": 0.5, "particle_radius": 0.0, "max_distance": math.inf}
+PER_SEGMENT_DEFAULTS = {"frequency": None, "damping_ratio": 0.5, "particle_radius": 0.0, "max_distance": math.inf,
+                        "air_drag": 0.0}
 #: A chain segment is of zero length when its joints are this fraction of the chain's longest
 #: segment apart, or closer, in the rest pose (two joints at the same place).
 ZERO_SEGMENT = 1e-6
@@ -203,6 +204,7 @@ class RigReader:
             chain_set = PointChainSet(counts, per_segment["frequency"], per_segment["damping_ratio"],
                                       particle_radius=per_segment["particle_radius"],
                                       max_distance=per_segment["max_distance"],
+                                      air_drag=per_segment["air_drag"],
                                       world_influence=np.asarray(per["world_influence"], np.float64),
                                       collider_mask=per["collider_mask"],
                                       gravity=np.asarray(per["gravity"], np.float64).reshape(len(chains), 3))

@@ -289,13 +289,15 @@ def test_set_parameters_live_on_a_chain_and_a_strand_group(fox, backend):
             pass
         tail_solver, tail = pipeline.solver_of("tail")
         time = tail_solver.sim_time
-        pipeline.set_parameters("tail", frequency=[3.0, 2.5, 2.0], damping_ratio=0.25)
+        pipeline.set_parameters("tail", frequency=[3.5, 2.5, 2.0], damping_ratio=0.25, air_drag=[0.5, 1.0, 2.0])
         pipeline.set_parameters("mane", damping_ratio=[0.2, 0.3, 0.4], world_influence=0.5)
         assert pipeline.solver_of("tail") == (tail_solver, tail), "a change must not rebuild the solver"
         segments = tail_solver.chain_set.chain_slices()[tail]
-        np.testing.assert_array_equal(tail_solver.chain_set.frequency[segments], [3.0, 2.5, 2.0])
+        np.testing.assert_array_equal(tail_solver.chain_set.frequency[segments], [3.5, 2.5, 2.0])
+        np.testing.assert_array_equal(tail_solver.chain_set.air_drag[segments], [0.5, 1.0, 2.0])
+        np.testing.assert_array_equal(rig.chains[0].air_drag, [0.5, 1.0, 2.0])
         np.testing.assert_array_equal(tail_solver.chain_set.damping_ratio[segments], [0.25] * 3)
-        np.testing.assert_array_equal(rig.chains[0].frequency, [3.0, 2.5, 2.0])
+        np.testing.assert_array_equal(rig.chains[0].frequency, [3.5, 2.5, 2.0])
         manes = [c for c in rig.chains if c.group == "mane"]
         assert len(manes) == 6
         for chain in manes:
@@ -315,12 +317,13 @@ def test_set_parameters_live_on_a_chain_and_a_strand_group(fox, backend):
         again.step(0.0, 1 / FPS)
         solver, index = again.solver_of("tail")
         np.testing.assert_array_equal(solver.chain_set.frequency[solver.chain_set.chain_slices()[index]],
-                                      [3.0, 2.5, 2.0])
+                                      [3.5, 2.5, 2.0])
 
 
 @pytest.mark.parametrize("name, changes, error, message", [
     ("tail", dict(frequency=[3.0, 2.5, 80.0]), ValueError,
-     r"tail: frequency\[2\] = 80.0 Hz with damping_ratio\[2\] = 0.35 is unstable .*largest stable frequency"),
+     r"tail: frequency\[2\] = 80.0 Hz with damping_ratio\[2\] = 0.2 is unstable .*largest stable frequency"),
+    ("tail", dict(air_drag=[1.0, -0.5, 1.0]), ValueError, r"tail: air_drag\[1\] = -0.5: expected a finite value >= 0"),
     ("tail", dict(damping_ratio=0.2, frequency=-1.0), ValueError,
      r"tail: frequency\[0\] = -1.0: expected a finite value > 0"),
     ("mane", dict(frequency=4.0, world_influence=1.5), ValueError,

@@ -42,6 +42,8 @@ def test_fox_rig(fox):
     np.testing.assert_array_equal(cs.gravity[tail.index], [0.0, -60.0, 0.0])
     mane = next(c for c in rig.strand_chains if c.group == "mane")
     np.testing.assert_array_equal(cs.gravity[mane.index], [0.0, -300.0, 0.0])
+    np.testing.assert_array_equal(tail.air_drag, [1.0, 1.0, 1.0])  # read from the rig
+    np.testing.assert_array_equal(mane.air_drag, [0.0, 0.0, 0.0])  # the default
 
 
 def test_virtual_tip_defaults_to_the_previous_segment_along_the_bone_axis(fox, data):
@@ -116,6 +118,8 @@ def test_a_joint_in_two_chains(fox, data):
     ("chain", "damping_ratio", -0.1, r"damping_ratio = -0.1: expected a finite value >= 0"),
     ("chain", "particle_radius", -2.0, r"particle_radius = -2.0: expected a finite value >= 0"),
     ("chain", "max_distance", 0.0, r"max_distance = 0.0: expected a value > 0"),
+    ("chain", "air_drag", -1.0, r"air_drag = -1.0: expected a finite value >= 0 \(1/s\)"),
+    ("chain", "air_drag", [0.0, math.inf, 0.0], r"air_drag\[1\] = inf: expected a finite value >= 0"),
     ("chain", "world_influence", 1.5, r"world_influence = 1.5: expected a value in \[0, 1\]"),
     ("chain", "gravity", [0.0, math.inf, 0.0], r"gravity = \[0.0, inf, 0.0\]: expected finite numbers"),
     ("chain", "tip_length", -3.0, r"tip_length = -3.0: expected a value > 0"),
