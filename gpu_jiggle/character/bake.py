@@ -26,7 +26,7 @@ does not drift. The springs are stepped at those times with ``dt = duration / (n
 and follow the clip sampled at exactly those times (no looping arithmetic: ``loop=False``),
 so the other channels of the copy, unchanged, hold at each baked key what the springs saw.
 
-**Seamless loops.** The springs first run ``preroll`` seconds (default 2 s) of the looping
+**Seamless loops.** The springs first run ``preroll`` seconds (default 4 s) of the looping
 clip, ``P = round(preroll / dt)`` frames at the same times wrapped into the clip (the key
 grid before ``end``: key ``k mod (n - 1)`` for k = -P .. -1), so the chains enter the first
 key in the steady swing they leave the last one with; the first and last baked keys are
@@ -60,7 +60,7 @@ from .gltf import Character
 from .pipeline import Pipeline
 from .rig import Rig
 
-DEFAULT_PREROLL = 2.0
+DEFAULT_PREROLL = 4.0
 #: Keys per second of a bake resampled because ``fps`` is None and the clip's own key times
 #: are uneven or sparser than :data:`MIN_SOURCE_FPS`.
 DEFAULT_FPS = 30.0

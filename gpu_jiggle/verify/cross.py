@@ -183,7 +183,7 @@ def point_cross_check(backend: str = "gpu", variants=FORCE_VARIANTS, frames: int
     body = RandomBody(rng, cs)
     scale = np.repeat(point_chain_lengths(cs), cs.segment_counts + 1)[:, None]
     new_frequency, new_damping = _more_damped(cs, 0.2)
-    air_drag = rng.uniform(0.0, 2.0, cs.segment_count)
+    air_drag = rng.uniform(1.0, 3.0, cs.segment_count)
     dts = random_frame_times(rng, frames, FRAME_RATE_MIX, first=0.0)
     events = _point_cross_events(frames)
     dts[events["0.2 s frame"]] = 0.2       # past the substep cap

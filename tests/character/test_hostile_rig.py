@@ -43,14 +43,14 @@ def test_bad_tables_and_numbers_are_refused_with_file_and_key(fox, tmp_path, tex
 
 
 def test_gravity_beyond_float32_is_refused_at_load(fox, tmp_path):
-    text = BASE.replace("gravity = [0.0, -60.0, 0.0]", "gravity = [0.0, -1e300, 0.0]")
+    text = BASE.replace("gravity = [0.0, -15.0, 0.0]", "gravity = [0.0, -1e300, 0.0]")
     assert text != BASE
     refused(fox, tmp_path, text, r"chain 'tail': gravity = \[0.0, -1e\+300, 0.0\]: expected finite numbers within "
                                  r"float32 range")
 
 
 def test_huge_integers_in_spring_values_are_refused(fox, tmp_path):
-    text = BASE.replace("frequency = [6.0, 5.0, 4.0]", "frequency = [6.0, " + "7" * 401 + ", 4.0]")
+    text = BASE.replace("frequency = [3.0, 2.5, 2.0]", "frequency = [3.0, " + "7" * 401 + ", 2.0]")
     assert text != BASE
     refused(fox, tmp_path, text, r"chain 'tail': frequency\[1\] = 7777.*\.\.\.: expected a number")
 

@@ -39,7 +39,7 @@ def test_fox_rig(fox):
     assert [c.enabled for c in rig.constraints] == [False] and rig.enabled_constraints() == []
     cs = rig.chain_set  # every chain's springs in one set, gravity per chain
     assert cs.chain_count == len(rig.chains) and cs.segment_count == sum(c.segments for c in rig.chains)
-    np.testing.assert_array_equal(cs.gravity[tail.index], [0.0, -60.0, 0.0])
+    np.testing.assert_array_equal(cs.gravity[tail.index], [0.0, -15.0, 0.0])
     mane = next(c for c in rig.strand_chains if c.group == "mane")
     np.testing.assert_array_equal(cs.gravity[mane.index], [0.0, -300.0, 0.0])
     np.testing.assert_array_equal(tail.air_drag, [1.0, 1.0, 1.0])  # read from the rig

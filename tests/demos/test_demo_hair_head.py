@@ -127,18 +127,24 @@ def test_head_turns_toward_the_pointer(gl, demo):
 def test_teleport_carries_the_hair_with_its_shape(gl, demo):
     head = demo.HairHead(gl, 60)
     try:
+        pivots = head.chain_set.first_joint
+
+        def shape(p):
+            return p - np.repeat(p[pivots], head.chain_set.segment_counts + 1, axis=0)
+
+        shapes = []
         for _ in range(20):
             head.step(1 / 60)
+            shapes.append(shape(head.solver.positions()))
+        frame_motion = max(np.abs(b - a).max() for a, b in zip(shapes[-6:], shapes[-5:]))
         before = head.solver.positions()
         head.teleport()
         head.step(1 / 60)
         after = head.solver.positions()
-        pivots = head.chain_set.first_joint
         jump = after[pivots] - before[pivots]
         assert np.allclose(np.linalg.norm(jump, axis=1), np.linalg.norm(demo.TELEPORT_JUMP), atol=0.05)
-        shape_before = before - np.repeat(before[pivots], head.chain_set.segment_counts + 1, axis=0)
-        shape_after = after - np.repeat(after[pivots], head.chain_set.segment_counts + 1, axis=0)
-        assert np.abs(shape_after - shape_before).max() < 0.05, "one frame's motion at most"
+        change = np.abs(shape(after) - shape(before)).max()
+        assert change <= 1.5 * frame_motion + 1e-3, f"one frame's motion at most: {change} vs {frame_motion}"
         assert np.abs(head.solver.velocities()).max() < 5.0, "no velocity from the jump"
     finally:
         head.release()

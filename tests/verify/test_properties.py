@@ -40,7 +40,9 @@ def test_free_decay_peaks_shrink_every_half_cycle(backend):
         c = 2 * tr["damping_ratio"][chain] * omega
         zeta = c / (2 * math.sqrt(omega * omega + tr["gravity"] / tr["length"][chain]))
         expected = math.exp(-math.pi * zeta / math.sqrt(1 - zeta * zeta))
-        ratio = peaks[1:4] / peaks[0:3]
+        # From the second half-cycle on: the first follows the target's jump back to rest,
+        # which v2's damping, relative to the target, feels as a push of c·Δτ.
+        ratio = peaks[2:5] / peaks[1:4]
         np.testing.assert_allclose(ratio, expected, rtol=0.02, err_msg=f"chain {chain}")
     assert r.figure < 1.0
     # The displaced segment's ancestors keep still: its target really is pinned.

@@ -122,7 +122,6 @@ class ReferencePointBackend(DepthWalkBackend):
             moved = self.interpolate_pivot(f, w, span, chains, pivot)
             base = np.zeros_like(pivot)
             v_base = moved * inv_path_step
-            old_base = np.zeros_like(pivot)  # the parent's position at the start of the substep
             offset_base = np.zeros_like(pivot)
             parent_animated = np.zeros_like(pivot)
             parent_simulated = np.zeros_like(pivot)
@@ -141,11 +140,9 @@ class ReferencePointBackend(DepthWalkBackend):
                 ct = Contact(self.live_colliders(), mask[ch], self.anchor[ch], pivot[ch], collider_alpha, cw)
                 x, v = collide(ct, r["particle_radius"], x, v)
                 x, v = self.limit_distance(r["max_distance"], t, x, v)
-                x, v = self.enforce_length(r["rest_length"], base[ch], v_base[ch], f.position[seg] - old_base[ch], h,
-                                           x, v)
+                x, v = self.enforce_length(r["rest_length"], base[ch], v_base[ch], h, x, v)
                 x, v = keep_outside(ct, r["particle_radius"], base[ch], r["rest_length"], h, x, v)
                 x, v = collide(ct, r["particle_radius"], x, v)  # no penetration wins over the exact length
-                old_base[ch] = f.position[seg]
                 f.prev_position[seg] = f.position[seg]
                 f.prev_velocity[seg] = f.velocity[seg]
                 f.position[seg] = x
@@ -200,24 +197,15 @@ class ReferencePointBackend(DepthWalkBackend):
         v = np.where(over[:, None], v - np.maximum(dot(v, n), F(0))[:, None] * n, v)
         return x, v
 
-    def enforce_length(self, rest_length, base, v_base, old_direction, h, x, v):
-        """SPEC 4, the length step (as ``enforce_length`` in the shader). v2: x moved along the
-        segment's direction at the start of the substep onto its length sphere (SHAKE), v +=
-        Δx/h; v1 (world damping): x projected radially, the velocity along the segment
+    def enforce_length(self, rest_length, base, v_base, h, x, v):
+        """SPEC 4, the length step (as ``enforce_length`` in the shader): x projected onto its
+        length sphere; v2: v += Δx/h; v1 (world damping): the velocity along the segment
         relative to its base removed."""
         d = x - base
         n = d / np.maximum(length(d), MIN_LENGTH)[:, None]
         projected = base + n * rest_length[:, None]
         if not self.relative_damping:
             return projected, v - dot(v - v_base, n)[:, None] * n
-        u = old_direction / np.maximum(length(old_direction), MIN_LENGTH)[:, None]
-        du = dot(d, u)
-        disc = du * du - dot(d, d) + rest_length * rest_length
-        root = np.sqrt(np.maximum(disc, F(0)))
-        shift = np.where(du >= 0, root - du, -root - du)  # the smaller move of the two
-        along = x + shift[:, None] * u
-        ok = (disc >= 0) & (length(old_direction) >= MIN_LENGTH)
-        projected = np.where(ok[:, None], along, projected)
         return projected, v + (projected - x) / h
 
     def end_path(self, f, schedule, alpha, chains, seg):
