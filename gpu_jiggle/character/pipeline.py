@@ -148,7 +148,7 @@ class Pipeline:
 
     # -- life cycle -------------------------------------------------------------------------
     def _make_solver(self, origin):
-        """The character's solver, its floating origin (SPEC 4.4) on ``origin``: the first
+        """The character's solver, its draw origin (SPEC 4.4: the buffers drawn from the GPU) on ``origin``: the first
         chain's pivot at the first step."""
         rig = self.rig
         self._solver = Solver(rig.chain_set, backend=self.backend_name, substep=rig.substep,

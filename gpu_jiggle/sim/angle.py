@@ -21,7 +21,7 @@ from .spring import coefficients
 class AngleSolver(Solver):
     """A :class:`~gpu_jiggle.Solver` of 2D angle chains (SPEC section 3); made by
     ``Solver(angle_chain_set, ...)`` or directly, with the same arguments (no ``origin``:
-    angle chains have no floating origin)."""
+    each chain is simulated relative to its own root, SPEC 3.4)."""
 
     CHAIN_SET = AngleChainSet
     RECORDS = {"chain_state": layouts.ANGLE_CHAIN_STATE, "segment_state": layouts.ANGLE_SEGMENT_STATE,

@@ -1,4 +1,4 @@
-"""Point chains on the host (SPEC section 4): :class:`PointSolver` — the floating origin, rest
+"""Point chains on the host (SPEC section 4): :class:`PointSolver` — the draw origin, rest
 lengths from the first pose, pose, collider and wind packing, and read-backs in world space.
 
 Precision (SPEC 4.4): poses and colliders arrive in float64 world space. Each chain has an
@@ -72,7 +72,7 @@ class PointSolver(Solver):
 
         Args:
             joint_positions: (J, 3) float (float64 kept), world space: per chain its pivot,
-                then one joint per segment tip. The first pose fixes the floating origin and,
+                then one joint per segment tip. The first pose fixes the draw origin and,
                 where the chain set has none, the rest lengths.
 
         Raises:

@@ -270,9 +270,9 @@ def segment_out_of_sphere(base, q, r, h, x, v, active):
     return np.where(ok[..., None], new_x, x), np.where(ok[..., None], new_v, v)
 
 
-def keep_outside(ct, rho, base, rest_length, h, x, v, passes=CONTACT_PASSES):
+def keep_outside(ct, rho, base, rest_length, h, x, v):
     """Colliders again, keeping the rest length (spheres, capsules, planes), then the segment."""
-    for _ in range(passes):
+    for _ in range(CONTACT_PASSES):
         for active, centre, radius in ct.spheres:
             x, v = slide_out(base, rest_length, centre, radius + rho, x, v, active)
             x, v = segment_out_of_sphere(base, centre, radius + rho, h, x, v, active)
