@@ -71,8 +71,9 @@ class AngleSolver(Solver):
 
         Raises: ValueError for an index out of range; TypeError for non-integer indices or
         non-bools."""
+        mirror = validation.flag("mirror", mirror)  # checked before anything is flagged
         super().teleport(chains, keep_shape, moving)
-        if validation.flag("mirror", mirror) and self._has_pose():
+        if mirror and self._has_pose():  # before the first pose there is nothing to reflect
             ids = validation.chain_ids("chains", chains, self._chain_set.chain_count)
             self._teleport[ids] = (self._teleport[ids] & ~np.uint32(layouts.TELEPORT_MODE_MASK)) \
                 | layouts.TELEPORT_MIRROR | (layouts.TELEPORT_KEEP_SHAPE if keep_shape else layouts.TELEPORT_NONE)

@@ -108,6 +108,7 @@ void start_moving(AngleChainRig chain, uint c, AngleChainTarget target) {
     AngleChainState cs = chain_state[c];
     cs.root_position_rate = (target.root_position - cs.last_root_position) * sch.inv_span;
     cs.root_angle_rate = wrap_angle(target.root_angle - cs.last_root_angle) * sch.inv_span;
+    cs.flags &= ~CHAIN_START_MOVING;
     chain_state[c] = cs;
     for (uint i = 0u; i < chain.segment_count; ++i) {
         uint s = chain.first_segment + i;
@@ -205,7 +206,6 @@ void end_path(AngleChainRig chain, uint c, AngleChainTarget target, float alpha)
     cs.root_position_rate = (w.dp * d_position + w.dq * m_position) * sch.inv_span;
     cs.last_root_angle = wrap_angle(cs.last_root_angle + w.p * d_angle + w.q * m_angle);
     cs.root_angle_rate = (w.dp * d_angle + w.dq * m_angle) * sch.inv_span;
-    cs.flags &= ~CHAIN_START_MOVING;
     chain_state[c] = cs;
     for (uint i = 0u; i < chain.segment_count; ++i) {
         uint s = chain.first_segment + i;
@@ -262,7 +262,10 @@ void main() {
     if (target.teleport != TELEPORT_NONE) {
         apply_teleport(chain, c, target, target.teleport);
     }
-    bool moving = sch.substep_count > 0u && (chain_state[c].flags & CHAIN_START_MOVING) != 0u;
+    // A chain declared moving starts moving on the first frame after its snap that runs
+    // substeps: on the snap frame its path starts at the pose just given and shows no speed yet.
+    bool snapped_now = (target.teleport & TELEPORT_MODE_MASK) == TELEPORT_SNAP;
+    bool moving = sch.substep_count > 0u && (chain_state[c].flags & CHAIN_START_MOVING) != 0u && !snapped_now;
     if (moving) {
         start_moving(chain, c, target);
     }

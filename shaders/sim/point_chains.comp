@@ -56,6 +56,7 @@ void apply_teleport(PointChainRig chain, uint c, uint flags) {
 // SPEC 5, moving: the path starts at the speed it is seen to have (m0 = m1).
 void start_moving(PointChainRig chain, uint c) {
     chain_state[c].pivot_rate = vec4(-chain_state[c].last_pivot.xyz * sch.inv_span, 0.0);
+    chain_state[c].flags &= ~CHAIN_START_MOVING;
     for (uint i = 0u; i < chain.segment_count; ++i) {
         uint s = chain.first_segment + i;
         segment_state[s].offset_rate = vec4((joint_offset[s].xyz - segment_state[s].last_offset.xyz) * sch.inv_span, 0.0);
@@ -129,7 +130,6 @@ void end_path(PointChainRig chain, uint c, float alpha) {
     vec3 m_pivot = sch.span * cs.pivot_rate.xyz;
     chain_state[c].last_pivot = vec4(cs.last_pivot.xyz + w.p * d_pivot + w.q * m_pivot, 0.0);
     chain_state[c].pivot_rate = vec4((w.dp * d_pivot + w.dq * m_pivot) * sch.inv_span, 0.0);
-    chain_state[c].flags &= ~CHAIN_START_MOVING;
     for (uint i = 0u; i < chain.segment_count; ++i) {
         uint s = chain.first_segment + i;
         vec3 last = segment_state[s].last_offset.xyz;
@@ -193,7 +193,10 @@ void main() {
     if (target.teleport != TELEPORT_NONE) {
         apply_teleport(chain, c, target.teleport);
     }
-    bool moving = sch.substep_count > 0u && (chain_state[c].flags & CHAIN_START_MOVING) != 0u;
+    // A chain declared moving starts moving on the first frame after its snap that runs
+    // substeps: on the snap frame its path starts at the pose just given and shows no speed yet.
+    bool snapped_now = (target.teleport & TELEPORT_MODE_MASK) == TELEPORT_SNAP;
+    bool moving = sch.substep_count > 0u && (chain_state[c].flags & CHAIN_START_MOVING) != 0u && !snapped_now;
     if (moving) {
         start_moving(chain, c);
     }

@@ -49,7 +49,7 @@ def test_teleport_flags_must_be_bools_and_nothing_changes(backend):
     s.set_pose([[0.0, 0.0], [1.0, 0.0]], [0.0, 0.0], np.zeros(4))
     s.advance(1 / 60)
     before = s.save_state()
-    for flags in ({"moving": "yes"}, {"mirror": 1}, {"keep_shape": None}):
+    for flags in ({"moving": "yes"}, {"mirror": 1}, {"mirror": "yes", "keep_shape": True}, {"keep_shape": None}):
         with pytest.raises(TypeError, match=next(iter(flags))):
             s.teleport(**flags)
     with pytest.raises(ValueError, match=r"chains\[0\] = 7"):

@@ -61,7 +61,9 @@ class ReferenceAngleBackend(DepthWalkBackend):
         sigma = np.zeros(self.chain_count, F)
         for schedule, alphas, chains, seg in self.schedules(header, params, lod, sigma):
             depth = self.depth_lists(chains)
-            moving = chains[(s.flags[chains] & layouts.CHAIN_START_MOVING) != 0]
+            # Declared moving: starts moving on the first frame after its snap that runs substeps.
+            snapped_now = (s.teleport[chains] & layouts.TELEPORT_MODE_MASK) == layouts.TELEPORT_SNAP
+            moving = chains[((s.flags[chains] & layouts.CHAIN_START_MOVING) != 0) & ~snapped_now]
             self.start_moving(s, schedule, moving)
             first_moving = np.zeros(self.chain_count, bool)
             first_moving[moving] = True
@@ -140,6 +142,7 @@ class ReferenceAngleBackend(DepthWalkBackend):
         if not chains.size:
             return
         inv_span = F(schedule["inv_span"])
+        s.flags[chains] = s.flags[chains] & ~np.uint32(layouts.CHAIN_START_MOVING)
         s.root_position_rate[chains] = (s.root_position_pose[chains] - s.last_root_position[chains]) * inv_span
         s.root_angle_rate[chains] = wrap_angle(s.root_angle_pose[chains] - s.last_root_angle[chains]) * inv_span
         for ch, seg in self.depth_lists(chains):
@@ -244,7 +247,6 @@ class ReferenceAngleBackend(DepthWalkBackend):
         s.root_position_rate[chains] = (dp * d_position + dq * m_position) * inv_span
         s.last_root_angle[chains] = wrap_angle(s.last_root_angle[chains] + p * d_angle + q * m_angle)
         s.root_angle_rate[chains] = (dp * d_angle + dq * m_angle) * inv_span
-        s.flags[chains] = s.flags[chains] & ~np.uint32(layouts.CHAIN_START_MOVING)
         d_local = wrap_angle(s.local_angle[seg] - s.last_local_angle[seg])
         m_local = span * s.local_angle_rate[seg]
         s.last_local_angle[seg] = wrap_angle(s.last_local_angle[seg] + p * d_local + q * m_local)

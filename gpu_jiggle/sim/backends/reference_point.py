@@ -57,7 +57,9 @@ class ReferencePointBackend(DepthWalkBackend):
         f = _PointScratch(self.chain_state, self.segment_state, self.joint_offset)
         sigma = np.zeros(self.chain_count, F)
         for schedule, alphas, chains, seg in self.schedules(header, params, lod, sigma):
-            moving = chains[(f.flags[chains] & layouts.CHAIN_START_MOVING) != 0]
+            # Declared moving: starts moving on the first frame after its snap that runs substeps.
+            snapped_now = (tg["teleport"][chains] & layouts.TELEPORT_MODE_MASK) == layouts.TELEPORT_SNAP
+            moving = chains[((f.flags[chains] & layouts.CHAIN_START_MOVING) != 0) & ~snapped_now]
             self.start_moving(f, schedule, moving)
             self._run_schedule(f, header, schedule, alphas, chains, moving)
             self.end_path(f, schedule, alphas[-1], chains, seg)
@@ -99,6 +101,7 @@ class ReferencePointBackend(DepthWalkBackend):
         if not chains.size:
             return
         inv_span = F(schedule["inv_span"])
+        f.flags[chains] = f.flags[chains] & ~np.uint32(layouts.CHAIN_START_MOVING)
         f.pivot_rate[chains] = -f.last_pivot[chains] * inv_span
         for _, seg in self.depth_lists(chains):
             f.offset_rate[seg] = (f.offset_now[seg] - f.last_offset[seg]) * inv_span
@@ -216,7 +219,6 @@ class ReferencePointBackend(DepthWalkBackend):
         d, m = -last, span * f.pivot_rate[chains]
         f.last_pivot[chains] = last + p * d + q * m
         f.pivot_rate[chains] = (dp * d + dq * m) * inv_span
-        f.flags[chains] = f.flags[chains] & ~np.uint32(layouts.CHAIN_START_MOVING)
         last = f.last_offset[seg]
         d, m = f.offset_now[seg] - last, span * f.offset_rate[seg]
         f.last_offset[seg] = last + p * d + q * m
