@@ -71,6 +71,8 @@ PARTICLE_RADIUS = 0.004            # m
 FREQUENCY_HZ = 4.5                 # at the tip; ROOT_STIFFER times that at the root
 ROOT_STIFFER = 2.2
 DAMPING_RATIO = 0.55
+AIR_DRAG = 2.0                     # 1/s: the springs damp motion relative to the scalp (model v2);
+                                   # this damps the strands' motion through the air
 GRAVITY = 9.81                     # m/s² down
 WORLD_INFLUENCE = 0.35             # how much of the scalp's motion through the world a strand feels
 WIND = 1.0                         # m/s² along +x, with gusts
@@ -150,7 +152,7 @@ def make_chain_set(hair: Hair, tip_hz: float = FREQUENCY_HZ, damping: float = DA
                    gravity: float = GRAVITY) -> PointChainSet:
     return PointChainSet(hair.segment_counts, frequency=strand_frequencies(hair.segment_counts, tip_hz),
                          damping_ratio=damping, particle_radius=PARTICLE_RADIUS, world_influence=WORLD_INFLUENCE,
-                         gravity=(0.0, -gravity, 0.0))
+                         gravity=(0.0, -gravity, 0.0), air_drag=AIR_DRAG)
 
 
 # -- the head's motion -----------------------------------------------------------------------------------
