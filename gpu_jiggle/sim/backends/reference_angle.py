@@ -71,11 +71,7 @@ class ReferenceAngleBackend(DepthWalkBackend):
                 self.substep(s, schedule, alpha, j, chains, depth, first_moving if j == 0 else None)
             self.end_path(s, schedule, alphas[-1], chains, seg)
         s.store(self)
-        inv_path_step = np.zeros(self.chain_count, F)
-        for level, name in ((layouts.LOD_FULL, "full_rate"), (layouts.LOD_HALF, "half_rate"),
-                            (layouts.LOD_FROZEN, "full_rate")):
-            inv_path_step[lod == level] = header[name]["inv_path_step"]
-        self.write_output(s, sigma, inv_path_step)
+        self.write_output(s, sigma, self.per_chain(header, lod, "inv_path_step"))
 
     # -- stages (named as in angle_chains.comp) --------------------------------------------
     @staticmethod
@@ -112,7 +108,7 @@ class ReferenceAngleBackend(DepthWalkBackend):
         keep = mode == layouts.TELEPORT_KEEP_SHAPE
         # keep_shape carries the jump: the pose's distance from where the root's path would
         # have taken it this frame (as in the shader).
-        span = self.frame_spans(s.header, s.lod)
+        span = self.per_chain(s.header, s.lod, "span")
         turn = wrap_angle(s.root_angle_pose - (s.last_root_angle + span * s.root_angle_rate))
         jump = s.root_position_pose - (s.last_root_position + span[:, None] * s.root_position_rate)
         phi_parent = s.root_angle_pose.copy()

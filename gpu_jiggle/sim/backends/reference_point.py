@@ -53,7 +53,7 @@ class ReferencePointBackend(DepthWalkBackend):
         self.shift_anchor(tg["anchor_shift"][:, :3])
         lod = tg["lod"]
         self.apply_teleport(np.where(lod == layouts.LOD_FROZEN, np.uint32(layouts.TELEPORT_SNAP), tg["teleport"]),
-                            self.frame_spans(header, lod))
+                            self.per_chain(header, lod, "span"))
         f = _PointScratch(self.chain_state, self.segment_state, self.joint_offset)
         sigma = np.zeros(self.chain_count, F)
         for schedule, alphas, chains, seg in self.schedules(header, params, lod, sigma):

@@ -55,11 +55,11 @@ class DepthWalkBackend:
         return [(ch[keep[ch]], seg[keep[ch]]) for ch, seg in zip(self._chains_at, self._segments_at)]
 
     @staticmethod
-    def frame_spans(header, lod) -> np.ndarray:
-        """(C,) float32: each chain's span this frame, from its level of detail's schedule
-        (the full rate's for frozen chains, as in the shaders)."""
-        return np.where(lod == layouts.LOD_HALF, np.float32(header["half_rate"]["span"]),
-                        np.float32(header["full_rate"]["span"])).astype(np.float32)
+    def per_chain(header, lod, field: str) -> np.ndarray:
+        """(C,) float32: each chain's ``field`` of its level of detail's SCHEDULE this frame
+        (``"span"``, ``"inv_path_step"``; the full rate's for frozen chains, as in the shaders)."""
+        return np.where(lod == layouts.LOD_HALF, np.float32(header["half_rate"][field]),
+                        np.float32(header["full_rate"][field])).astype(np.float32)
 
     def schedules(self, header, params, lod, sigma):
         """For each level of detail with substeps in this frame, yield ``(schedule, alphas,
