@@ -23,8 +23,7 @@ import math
 import numpy as np
 
 from ..sim.chains import AngleChainSet
-from ..sim.solver import Solver
-from .measure import (FRAME_RATE_LIMIT, FRAME_RATES, chain_lengths, cumulative, frame_rate_differences,
+from .measure import (new_solver, FRAME_RATE_LIMIT, FRAME_RATES, chain_lengths, cumulative, frame_rate_differences,
                       half_cycle_peaks, parent_angle, peak_ratios, ramp, tip_joints, tip_paths, wrap)
 from .result import CheckResult
 from .scenarios import MOTION_AMPLITUDE, SUBSTEP, TWO_PI, root_motion, standard_chains
@@ -39,7 +38,7 @@ DECAY_DAMPING = [0.05, 0.3, 0.03, 0.1, 0.02, 0.04]
 DECAY_DEPTH = [0, 0, 3, 1, 11, 6]
 
 
-def free_decay(backend: str, substeps: int = 720, displacement: float = 0.5) -> CheckResult:
+def free_decay(backend: str, substeps: int = 720, displacement: float = 0.5, options=None) -> CheckResult:
     """SPEC 8.1: target pinned, one initial displacement, ζ > 0: every half-cycle's peak is
     strictly smaller than the one before, over at least 600 substeps.
 
@@ -59,7 +58,7 @@ def free_decay(backend: str, substeps: int = 720, displacement: float = 0.5) -> 
     local = np.zeros(s)
     local[segment] = -displacement
     angles = np.empty((substeps + 1, s))
-    with Solver(cs, backend=backend, substep=SUBSTEP) as solver:
+    with new_solver(cs, backend, options) as solver:
         solver.set_pose(root_position, root_angle, local)  # the first pose snaps the chains here
         solver.advance(0.0)
         local[segment] = 0.0
@@ -101,7 +100,7 @@ def free_decay(backend: str, substeps: int = 720, displacement: float = 0.5) -> 
 
 
 # -- 2. rest ------------------------------------------------------------------------------------
-def rest(backend: str, duration: float = 60.0, fps: float = 60.0) -> CheckResult:
+def rest(backend: str, duration: float = 60.0, fps: float = 60.0, options=None) -> CheckResult:
     """SPEC 8.2: targets still for ``duration`` s of sim time, with gravity: in the last second
     no tip moves more than 1e-6 × its chain's length between frames.
 
@@ -116,7 +115,7 @@ def rest(backend: str, duration: float = 60.0, fps: float = 60.0) -> CheckResult
     chain_length = chain_lengths(cs)[cs.chain_of_segment]
     previous = None
     movement_time, movement = [], []
-    with Solver(cs, backend=backend, substep=SUBSTEP) as solver:
+    with new_solver(cs, backend, options) as solver:
         solver.set_pose(np.zeros((c, 2)), np.full(c, 0.3), np.full(s, 0.15))
         for k in range(1, frames + 1):
             solver.advance(dt)
@@ -140,7 +139,7 @@ def rest(backend: str, duration: float = 60.0, fps: float = 60.0) -> CheckResult
                 "chain_of_segment": cs.chain_of_segment, "duration": duration}, bound="<=")
 
 
-def frame_rates(backend: str, duration: float = 3.0, fps_list=FRAME_RATES) -> CheckResult:
+def frame_rates(backend: str, duration: float = 3.0, fps_list=FRAME_RATES, options=None) -> CheckResult:
     """SPEC 8.3: the same primary motion (:func:`root_motion`) at 30, 60 and 144 fps, compared
     at the multiples of 1/6 s: every tip agrees within ``FRAME_RATE_LIMIT`` × the motion's
     amplitude (``MOTION_AMPLITUDE``) between every pair of rates.
@@ -150,7 +149,7 @@ def frame_rates(backend: str, duration: float = 3.0, fps_list=FRAME_RATES) -> Ch
     """
     cs = standard_chains()
     c, s = cs.chain_count, cs.segment_count
-    paths, compared = tip_paths(lambda: Solver(cs, backend=backend, substep=SUBSTEP),
+    paths, compared = tip_paths(lambda: new_solver(cs, backend, options),
                                 lambda solver, t: solver.set_pose(*root_motion(t, c, s)), tip_joints(cs), duration,
                                 fps_list)
     times = np.arange(len(compared[fps_list[0]])) / 6.0
@@ -187,7 +186,7 @@ def _turns(t):
     return out
 
 
-def wraparound(backend: str, fps: float = 60.0, duration: float = 7.5) -> CheckResult:
+def wraparound(backend: str, fps: float = 60.0, duration: float = 7.5, options=None) -> CheckResult:
     """SPEC 8.4: the root's heading swept through full turns in both directions, and local
     targets crossing ±π: no segment ever takes the long way round.
 
@@ -222,7 +221,7 @@ def wraparound(backend: str, fps: float = 60.0, duration: float = 7.5) -> CheckR
     local[:, last] = swing[:, None]
     phi = np.empty((frames + 1, s))
     tau = np.empty((frames + 1, s))
-    with Solver(cs, backend=backend, substep=SUBSTEP) as solver:
+    with new_solver(cs, backend, options) as solver:
         for k in range(frames + 1):
             solver.set_pose(np.zeros((c, 2)), heading[k], local[k])
             solver.advance(0.0 if k == 0 else 1.0 / fps)
@@ -264,7 +263,7 @@ TELEPORT_JUMP = np.array([1200.0, -1600.0])  # 2000 units
 TELEPORT_TURN = 4.0  # the heading jumps too; after the jump it swings across ±π
 
 
-def _teleport_run(cs, backend, fps, before, after):
+def _teleport_run(cs, backend, fps, before, after, options):
     """Solver A moves about the origin for ``before`` s, then jumps by ``TELEPORT_JUMP`` (and
     turns by ``TELEPORT_TURN``) with ``teleport()``, then moves on for ``after`` s. Solver B is
     created at the jump frame at the destination and gets the same poses from then on.
@@ -276,7 +275,7 @@ def _teleport_run(cs, backend, fps, before, after):
     rec = {k: [] for k in ("a_angle", "a_omega", "a_pos", "b_angle", "b_omega", "b_pos")}
     jump_pose = None
     with contextlib.ExitStack() as solvers:  # both released at the end
-        a = solvers.enter_context(Solver(cs, backend=backend, substep=SUBSTEP))
+        a = solvers.enter_context(new_solver(cs, backend, options))
         b = None
         for k in range(frames + 1):
             position, heading, local = root_motion(k / fps, c, s)
@@ -288,7 +287,7 @@ def _teleport_run(cs, backend, fps, before, after):
             if k == jump:
                 a.teleport()
                 jump_pose = (position, heading, local)
-                b = solvers.enter_context(Solver(cs, backend=backend, substep=SUBSTEP))
+                b = solvers.enter_context(new_solver(cs, backend, options))
             a.advance(dt)
             rec["a_angle"].append(a.angles())
             rec["a_omega"].append(a.angular_velocities())
@@ -302,7 +301,7 @@ def _teleport_run(cs, backend, fps, before, after):
     return {k: np.asarray(v, np.float64) for k, v in rec.items()}, jump, jump_pose
 
 
-def teleport(backend: str, fps: float = 60.0, before: float = 1.0, after: float = 1.5) -> CheckResult:
+def teleport(backend: str, fps: float = 60.0, before: float = 1.0, after: float = 1.5, options=None) -> CheckResult:
     """SPEC 8.5: a 2000-unit jump with the flag: the next frame's velocities are zero and the
     chain sits on its targets; every later frame behaves as if it had always been there.
 
@@ -317,8 +316,8 @@ def teleport(backend: str, fps: float = 60.0, before: float = 1.0, after: float 
     1e-3 units of the targets' forward kinematics, and A vs B positions within 1e-3 units.
     """
     cs = standard_chains()
-    runs = {"no gravity": _teleport_run(cs.replace(gravity=(0.0, 0.0)), backend, fps, before, after),
-            "gravity": _teleport_run(cs, backend, fps, before, after)}
+    runs = {"no gravity": _teleport_run(cs.replace(gravity=(0.0, 0.0)), backend, fps, before, after, options),
+            "gravity": _teleport_run(cs, backend, fps, before, after, options)}
     worst_angle = worst_position = worst_omega_diff = 0.0
     for rec, _, _ in runs.values():
         n = len(rec["b_angle"])

@@ -9,9 +9,8 @@ import math
 
 import numpy as np
 
-from ..sim.solver import Solver
 from ..sim.spring import stable_frequency
-from .measure import chain_lengths, gpu_available, point_chain_lengths, wrap
+from .measure import new_solver, chain_lengths, gpu_available, point_chain_lengths, wrap
 from .result import CheckResult
 from .scenarios import (FORCE_VARIANTS, FRAME_RATE_MIX, POINT_GRAVITY, POINT_GUST, POINT_WIND, SUBSTEP, TWO_PI,
                         RandomBody, random_chains, random_frame_times, random_point_chains, variant_name)
@@ -40,7 +39,7 @@ def _teleport_halves(solver, chain_count: int) -> None:
     solver.teleport(np.arange(1, chain_count, 2), keep_shape=True)
 
 
-def cross_check(backend: str = "gpu", frames: int = 240, seed: int = 8) -> CheckResult:
+def cross_check(backend: str = "gpu", frames: int = 240, seed: int = 8, options=None) -> CheckResult:
     """SPEC 8.6: the compute shaders against the numpy reference on random ragged chains
     (:func:`random_chains`) and random motions: smooth root sway and turns, local targets
     crossing ±π, frame times of 1/30, 1/60, 1/144 s, zero and 0.2 s (past the substep cap),
@@ -76,7 +75,7 @@ def cross_check(backend: str = "gpu", frames: int = 240, seed: int = 8) -> Check
     per_frame = np.zeros(frames)
     worst = {"angle": 0.0, "angular velocity": 0.0, "position": 0.0, "raw angle": 0.0, "raw position": 0.0}
     first = None
-    with Solver(cs, backend="cpu", substep=SUBSTEP) as ref, Solver(cs, backend="gpu", substep=SUBSTEP) as gpu:
+    with new_solver(cs, "cpu", options) as ref, new_solver(cs, "gpu", options) as gpu:
         for k in range(frames):
             t += dts[k]
             position = np.stack([amp[:, 0] * np.sin(TWO_PI * freq[:, 0] * t + phase[:, 0]),
@@ -154,7 +153,7 @@ def _point_cross_events(frames: int) -> dict:
             "rebase": int(0.85 * frames)}
 
 
-def point_cross_check(backend: str = "gpu", variants=FORCE_VARIANTS, frames: int = 240, seed: int = 11) -> CheckResult:
+def point_cross_check(backend: str = "gpu", variants=FORCE_VARIANTS, frames: int = 240, seed: int = 11, options=None) -> CheckResult:
     """SPEC 8.6 for point chains: the compute shaders against the numpy reference on random
     ragged chains (:func:`random_point_chains`) rooted on a moving, turning body
     (:class:`RandomBody`) with colliders of every kind and group riding on it.
@@ -194,7 +193,7 @@ def point_cross_check(backend: str = "gpu", variants=FORCE_VARIANTS, frames: int
     first = None
     same_clock = True
     t = 0.0
-    with Solver(cs, backend="cpu", substep=SUBSTEP) as ref, Solver(cs, backend="gpu", substep=SUBSTEP) as gpu:
+    with new_solver(cs, "cpu", options) as ref, new_solver(cs, "gpu", options) as gpu:
         for k in range(frames):
             t += dts[k]
             gravity, wind = variants[phase[k]]

@@ -20,13 +20,11 @@ import math
 import numpy as np
 
 from ..sim.chains import AngleChainSet, PointChainSet
-from ..sim.solver import Solver
 from .contact_geometry import capsule_segment_depth, sphere_segment_depth
 from .result import CheckResult
+from .measure import V1, V2, new_solver
 from .scenarios import SUBSTEP, axis_rotation
 
-V1 = dict(target_path="linear", damping_frame="world")
-V2 = dict(target_path="hermite", damping_frame="relative")
 
 # -- frame rates: the ears -------------------------------------------------------------------
 EAR_FRAME_RATES = (30, 60, 144, 165)
@@ -42,7 +40,7 @@ def _ear_run(backend, fps, options):
     (smoothstep ease, so the motion itself is C1)."""
     cs = AngleChainSet([3], 0.05, 3.0, 0.2)
     times, tips = [], []
-    with Solver(cs, backend=backend, substep=SUBSTEP, **options) as solver:
+    with new_solver(cs, backend, options) as solver:
         for k in range(int(round(EAR_SECONDS * fps)) + 1):
             t = k / fps
             u = min(t / EAR_MOVE_SECONDS, 1.0)
@@ -105,7 +103,7 @@ def _carried_chain(backend, options, fps=60):
     cs = PointChainSet([5], 3.0, 0.3)
     local = np.array([[0.0, -0.1 * k, 0.0] for k in range(6)])
     worst = 0.0
-    with Solver(cs, backend=backend, substep=SUBSTEP, **options) as solver:
+    with new_solver(cs, backend, options) as solver:
         frames = int(TRACK_SECONDS * fps)
         for k in range(frames + 1):
             pose = local + [_ramped(k / fps, TRACK_SPEED), 0.0, 0.0]
@@ -121,7 +119,7 @@ def _turning_chain(backend, options, fps=60):
     tip segment's worst lag behind its animated angle over the last second, degrees."""
     cs = AngleChainSet([5], 0.1, 3.0, 0.3)
     worst = 0.0
-    with Solver(cs, backend=backend, substep=SUBSTEP, **options) as solver:
+    with new_solver(cs, backend, options) as solver:
         frames = int(TRACK_SECONDS * fps)
         for k in range(frames + 1):
             heading = _ramped(k / fps, 2 * math.pi * TRACK_TURN_HZ)
@@ -151,7 +149,7 @@ def tracking(backend: str) -> CheckResult:
 CONTACT_LIMIT = 1e-4  # SPEC 8.8, of the chain's length
 
 
-def _bar_sweep(backend, fps=120):
+def _bar_sweep(backend, options=None, fps=120):
     """A 0.6-unit chain of 15 cm segments hanging under gravity; a bar of radius 0.005 along z
     sweeps through it in x at 0.5 units/s (4 mm per substep, less than its radius: a collider
     that moves further than its radius in one substep can tunnel), 0.4 units below the pivot. Returns the worst depth
@@ -160,7 +158,7 @@ def _bar_sweep(backend, fps=120):
     cs = PointChainSet([4], 2.0, 0.3, gravity=(0.0, -9.81, 0.0))
     pose = np.array([[0.0, -0.15 * k, 0.0] for k in range(5)])
     depth, pushed = -np.inf, 0.0
-    with Solver(cs, backend=backend, substep=SUBSTEP) as solver:
+    with new_solver(cs, backend, options) as solver:
         solver.set_pose(joint_positions=pose)
         for k in range(int(2.4 * fps) + 1):
             x = -0.6 + 0.5 * k / fps
@@ -174,7 +172,7 @@ def _bar_sweep(backend, fps=120):
     return depth / 0.6, pushed
 
 
-def _spinning_head(backend, fps=60):
+def _spinning_head(backend, options=None, fps=60):
     """Twelve 4 × 0.05 strands rooted round the crown of a 0.1-radius head, lying down over it
     (each animated from the tangent down its meridian a little into the head, so the head
     holds it on the surface), while the head spins at 2 turns/s about a tilted axis; frame-time read-back
@@ -193,7 +191,7 @@ def _spinning_head(backend, fps=60):
     cs = PointChainSet([4] * 12, 4.0, 0.4, particle_radius=0.005, gravity=(0.0, -9.81, 0.0))
     axis = np.array([0.3, 1.0, 0.2]) / np.linalg.norm([0.3, 1.0, 0.2])
     depth, nearest = -np.inf, np.inf
-    with Solver(cs, backend=backend, substep=SUBSTEP) as solver:
+    with new_solver(cs, backend, options) as solver:
         for k in range(int(2.0 * fps) + 1):
             spin = _ramped(k / fps, 2 * 2 * math.pi)
             solver.set_pose(joint_positions=local @ axis_rotation(axis, spin).T)
@@ -206,11 +204,11 @@ def _spinning_head(backend, fps=60):
     return depth / 0.2, nearest
 
 
-def contact(backend: str) -> CheckResult:
+def contact(backend: str, options=None) -> CheckResult:
     """SPEC 8.8: the swept bar and the spinning head, worst depth inside a collider / chain
-    length (negative: never touched)."""
-    bar_depth, pushed = _bar_sweep(backend)
-    head_depth, nearest = _spinning_head(backend)
+    length (negative: never touched); ``options``: solver options (``V1`` or ``V2``, default v2)."""
+    bar_depth, pushed = _bar_sweep(backend, options)
+    head_depth, nearest = _spinning_head(backend, options)
     worst = max(bar_depth, head_depth)
     details = {"thin bar: worst depth / chain length": bar_depth,
                "thin bar: tip pushed aside to x, units (> 0.1)": pushed,
@@ -228,10 +226,10 @@ POINT_APART = (2e3, 2e4, 1e5)
 ANGLE_PRECISION_LIMIT_DEG, POINT_PRECISION_LIMIT = 0.01, 1e-5
 
 
-def _angle_far(backend, offset, fps=60, seconds=3.0):
+def _angle_far(backend, offset, fps=60, seconds=3.0, options=None):
     cs = AngleChainSet([5], 0.1, 3.0, 0.5, gravity=(0.0, -9.81))
     out = []
-    with Solver(cs, backend=backend, substep=SUBSTEP) as solver:
+    with new_solver(cs, backend, options) as solver:
         for k in range(int(seconds * fps) + 1):
             t = k / fps
             solver.set_pose([[offset + 0.3 * math.sin(2 * t), offset + 0.1 * math.sin(3 * t)]],
@@ -241,13 +239,13 @@ def _angle_far(backend, offset, fps=60, seconds=3.0):
     return np.array(out, np.float64)
 
 
-def _point_set(backend, places, fps=60, seconds=3.0):
+def _point_set(backend, places, fps=60, seconds=3.0, options=None):
     """Chains of 5 × 0.1 (3 Hz, ζ 0.7, gravity), one at each of ``places`` (P, 3), resting over
     a sphere each and carried by the same smooth motion; positions relative to their place."""
     local = np.array([[0.02 * k, 0.05 - 0.1 * k, 0.0] for k in range(6)])
     cs = PointChainSet([5] * len(places), 3.0, 0.7, particle_radius=0.01, gravity=(0.0, -9.81, 0.0))
     out = []
-    with Solver(cs, backend=backend, substep=SUBSTEP) as solver:
+    with new_solver(cs, backend, options) as solver:
         for k in range(int(seconds * fps) + 1):
             t = k / fps
             body = np.array([0.3 * math.sin(2 * t), 0.05 * math.sin(3 * t), 0.2 * t])

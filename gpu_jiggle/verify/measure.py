@@ -12,7 +12,9 @@ import math
 
 import numpy as np
 
-from .scenarios import FORCE_VARIANTS, MOTION_AMPLITUDE, POINT_GRAVITY, POINT_GUST, POINT_WIND, TWO_PI, variant_name
+from ..sim.solver import Solver
+from .scenarios import (FORCE_VARIANTS, MOTION_AMPLITUDE, POINT_GRAVITY, POINT_GUST, POINT_WIND, SUBSTEP, TWO_PI,
+                        variant_name)
 
 #: The frame rates the frame-rate checks compare, fps; every one is a multiple of 6, so all
 #: have frames at the multiples of 1/6 s.
@@ -24,6 +26,10 @@ FRAME_RATE_LIMIT = 0.03
 #: between them take every path (no force; gravity and wind together). The tests run all four
 #: on both.
 REFERENCE_VARIANTS = ((False, False), (True, True))
+#: The solver options of the model versions (SPEC "What changed from v1"): v2's defaults, and
+#: v1's target path and damping, kept for comparison.
+V2 = {"target_path": "hermite", "damping_frame": "relative"}
+V1 = {"target_path": "linear", "damping_frame": "world"}
 
 
 # -- angles and peaks --------------------------------------------------------------------------
@@ -175,6 +181,12 @@ def set_forces(solver, wind: bool, gusts: bool) -> None:
 def force_vector(gravity: bool, wind: bool) -> np.ndarray:
     """(3,) the uniform acceleration g + w0 of a variant (gusts left out), units/s²."""
     return (np.asarray(POINT_GRAVITY) if gravity else np.zeros(3)) + (np.asarray(POINT_WIND) if wind else np.zeros(3))
+
+
+def new_solver(chain_set, backend: str, options=None):
+    """A :class:`~gpu_jiggle.Solver` of ``chain_set`` at the checks' substep, with the solver
+    ``options`` given (a dict such as ``V1``; ``None``: the defaults, v2)."""
+    return Solver(chain_set, backend=backend, substep=SUBSTEP, **(options or {}))
 
 
 def settle(solver, seconds: float) -> None:

@@ -26,8 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..sim.solver import Solver
-from .measure import (force_vector, half_cycle_peaks, peak_ratios, point_chain_lengths, point_tip_joints,
+from .measure import (new_solver, force_vector, half_cycle_peaks, peak_ratios, point_chain_lengths, point_tip_joints,
                       run_variants, set_forces, settle)
 from .result import CheckResult
 from .scenarios import (POINT_SEGMENT_COUNTS, SUBSTEP, axis_rotation, standard_point_chains, standard_point_pose,
@@ -50,7 +49,7 @@ POINT_DECAY_TURN = 0.4
 POINT_SETTLE = 2.0
 
 
-def _point_decay_run(backend, gravity, wind, substeps, turn):
+def _point_decay_run(backend, gravity, wind, substeps, turn, options):
     # No air drag: the decay measures the spring's own damping.
     cs = standard_point_chains(gravity, frequency=POINT_DECAY_FREQUENCY, damping_ratio=1.0, air_drag=0.0)
     c = cs.chain_count
@@ -66,7 +65,7 @@ def _point_decay_run(backend, gravity, wind, substeps, turn):
         axis = np.cross(pose[b + 1] - pose[b], [0.3, 0.4, 1.0])
         displaced[b + 1:joints.stop] = pose[b] + (pose[b + 1:joints.stop] - pose[b]) @ axis_rotation(axis, turn).T
     trace = np.empty((substeps + 1, cs.joint_count, 3))
-    with Solver(cs, backend=backend, substep=SUBSTEP) as solver:
+    with new_solver(cs, backend, options) as solver:
         set_forces(solver, wind, gusts=False)
         solver.set_pose(joint_positions=pose)
         solver.advance(0.0)
@@ -101,7 +100,7 @@ def _point_decay_run(backend, gravity, wind, substeps, turn):
             "length": lengths, "force": force_vector(gravity, wind)}
 
 
-def point_free_decay(backend: str, variants=None, substeps: int = 720,
+def point_free_decay(backend: str, variants=None, substeps: int = 720, options=None,
                      turn: float = POINT_DECAY_TURN) -> CheckResult:
     """SPEC 8.1 for point chains: pivot pinned, one displacement, ζ > 0: every half-cycle's
     peak is strictly smaller than the one before, over at least 600 substeps.
@@ -120,7 +119,7 @@ def point_free_decay(backend: str, variants=None, substeps: int = 720,
     (≤ 3e-6 × chain length: model v2's velocity is the length step's displacement over h, so
     the float32 rounding of that projection, ~1e-8, shows as jitter of a few 1e-6).
     """
-    runs = run_variants(lambda g, w: _point_decay_run(backend, g, w, substeps, turn), variants, backend)
+    runs = run_variants(lambda g, w: _point_decay_run(backend, g, w, substeps, turn, options), variants, backend)
     worst, covered, fewest, strictly = 0.0, substeps, 10 ** 9, True
     ancestor_motion = out_of_plane = 0.0
     details = {}
@@ -152,7 +151,7 @@ def point_free_decay(backend: str, variants=None, substeps: int = 720,
 POINT_REST_TURN = 0.5
 
 
-def _point_rest_run(backend, gravity, wind, duration, fps):
+def _point_rest_run(backend, gravity, wind, duration, fps, options):
     cs = standard_point_chains(gravity)
     pose = standard_point_pose(cs)
     turned = pose.copy()
@@ -164,7 +163,7 @@ def _point_rest_run(backend, gravity, wind, duration, fps):
     coarse_frames = int(round((duration - 2.0) / coarse))
     fine_frames = int(round(2.0 * fps))
     times, positions = [], []
-    with Solver(cs, backend=backend, substep=SUBSTEP) as solver:
+    with new_solver(cs, backend, options) as solver:
         set_forces(solver, wind, gusts=False)
         solver.set_pose(joint_positions=pose)    # snapped here
         solver.advance(0.0)
@@ -184,7 +183,7 @@ def _point_rest_run(backend, gravity, wind, duration, fps):
             "target": turned, "tips": tips, "chain_length": chain_length, "force": force_vector(gravity, wind)}
 
 
-def point_rest(backend: str, variants=None, duration: float = 60.0, fps: float = 60.0) -> CheckResult:
+def point_rest(backend: str, variants=None, duration: float = 60.0, fps: float = 60.0, options=None) -> CheckResult:
     """SPEC 8.2 for point chains: the targets still for ``duration`` s of sim time, with
     gravity and constant wind (each on or off in ``variants``; by default all four on the GPU,
     gravity + wind on the reference): in the last second no tip moves more than 1e-6 × its
@@ -196,7 +195,7 @@ def point_rest(backend: str, variants=None, duration: float = 60.0, fps: float =
     1/``fps`` s; the figure is over the frames of the last second.
     """
     # 60 s of sim time is about 15 s per variant in the reference: there only gravity + wind.
-    runs = run_variants(lambda g, w: _point_rest_run(backend, g, w, duration, fps), variants, backend,
+    runs = run_variants(lambda g, w: _point_rest_run(backend, g, w, duration, fps, options), variants, backend,
                         reference_default=((True, True),))
     worst, details = 0.0, {}
     for name, run in runs.items():

@@ -11,8 +11,7 @@ import math
 
 import numpy as np
 
-from ..sim.solver import Solver
-from .measure import (FRAME_RATE_LIMIT, FRAME_RATES, force_vector, frame_rate_differences, point_chain_lengths,
+from .measure import (new_solver, FRAME_RATE_LIMIT, FRAME_RATES, force_vector, frame_rate_differences, point_chain_lengths,
                       point_tip_joints, run_variants, set_forces, tip_paths)
 from .result import CheckResult
 from .scenarios import (MOTION_AMPLITUDE, POINT_GUST, SUBSTEP, moved, point_body_motion, standard_point_chains,
@@ -20,12 +19,12 @@ from .scenarios import (MOTION_AMPLITUDE, POINT_GUST, SUBSTEP, moved, point_body
 
 
 # -- point 3. frame rates -------------------------------------------------------------------
-def _point_frame_rate_run(backend, gravity, wind, duration, fps_list):
+def _point_frame_rate_run(backend, gravity, wind, duration, fps_list, options):
     cs = standard_point_chains(gravity)
     pose = standard_point_pose(cs)
 
     def make_solver():
-        solver = Solver(cs, backend=backend, substep=SUBSTEP)
+        solver = new_solver(cs, backend, options)
         set_forces(solver, wind, gusts=True)
         return solver
 
@@ -40,7 +39,7 @@ def _point_frame_rate_run(backend, gravity, wind, duration, fps_list):
             "worst": worst, "pivot_excursion": excursion}
 
 
-def point_frame_rates(backend: str, variants=None, duration: float = 3.0,
+def point_frame_rates(backend: str, variants=None, duration: float = 3.0, options=None,
                       fps_list=FRAME_RATES) -> CheckResult:
     """SPEC 8.3 for point chains: the same primary motion (:func:`point_body_motion`: the
     whole rig translated and turned) at 30, 60 and 144 fps, compared at the multiples of 1/6 s:
@@ -48,7 +47,7 @@ def point_frame_rates(backend: str, variants=None, duration: float = 3.0,
     rates. Per variant: gravity on or off, and wind (w0 with ``POINT_GUST`` gusts, which depend
     on sim time and position) on or off. Positions are the frame-time output.
     """
-    runs = run_variants(lambda g, w: _point_frame_rate_run(backend, g, w, duration, fps_list), variants, backend)
+    runs = run_variants(lambda g, w: _point_frame_rate_run(backend, g, w, duration, fps_list, options), variants, backend)
     worst, details = 0.0, {}
     for name, run in runs.items():
         details[f"{name}: worst pair"] = run["worst"]
@@ -79,7 +78,7 @@ POINT_TELEPORT_SPACINGS = 10.0
 POINT_TELEPORT_TOLERANCE = 1e-6
 
 
-def _point_teleport_run(backend, gravity, wind, fps, after):
+def _point_teleport_run(backend, gravity, wind, fps, after, options):
     """Two solvers play :func:`point_body_motion` about the origin and jump by
     ``POINT_TELEPORT_JUMP`` with ``teleport()`` on frame ``POINT_TELEPORT_FRAME``; one of them
     is rebased onto the destination as it jumps. A third is made at the destination on that
@@ -93,12 +92,12 @@ def _point_teleport_run(backend, gravity, wind, fps, after):
     positions = {name: [] for name in names}
     velocities = {name: [] for name in names}
     with contextlib.ExitStack() as stack:
-        def new_solver():
-            solver = stack.enter_context(Solver(cs, backend=backend, substep=SUBSTEP))
+        def entered_solver():
+            solver = stack.enter_context(new_solver(cs, backend, options))
             set_forces(solver, wind, gusts=True)
             return solver
 
-        solvers = {"rebased": new_solver(), "kept origin": new_solver()}
+        solvers = {"rebased": entered_solver(), "kept origin": entered_solver()}
         for k in range(frames + 1):
             joints = moved(pose, point_body_motion(k / fps))
             if k >= jump:
@@ -106,7 +105,7 @@ def _point_teleport_run(backend, gravity, wind, fps, after):
             if k == jump:
                 jump_pose = joints
                 sim_time_at_jump = solvers["rebased"].sim_time
-                solvers["made there"] = new_solver()
+                solvers["made there"] = entered_solver()
             for name, solver in solvers.items():
                 solver.set_pose(joint_positions=joints)
                 if k == jump and name != "made there":
@@ -126,7 +125,7 @@ def _point_teleport_run(backend, gravity, wind, fps, after):
             "force": force_vector(gravity, wind), "gusts": wind}
 
 
-def point_teleport(backend: str, variants=None, fps: float = 60.0, after: float = 1.5) -> CheckResult:
+def point_teleport(backend: str, variants=None, fps: float = 60.0, after: float = 1.5, options=None) -> CheckResult:
     """SPEC 8.5 for point chains: a 2000-unit jump with the flag: the next frame's velocities
     are zero and the chain sits on its targets; every later frame behaves as if it had always
     been there.
@@ -146,7 +145,7 @@ def point_teleport(backend: str, variants=None, fps: float = 60.0, after: float 
     (≤ ``POINT_TELEPORT_TOLERANCE``); A' vs B is held to ``POINT_TELEPORT_SPACINGS`` float32
     spacings at 2000 units.
     """
-    runs = run_variants(lambda g, w: _point_teleport_run(backend, g, w, fps, after), variants, backend)
+    runs = run_variants(lambda g, w: _point_teleport_run(backend, g, w, fps, after, options), variants, backend)
     spacing = float(np.spacing(np.float32(np.linalg.norm(POINT_TELEPORT_JUMP))))
     kept_limit = POINT_TELEPORT_SPACINGS * spacing
     worst = kept_worst = jump_position = jump_velocity = velocity_ratio = 0.0
