@@ -21,6 +21,7 @@ __all__ = [
     "UnstableSpringError",
     "to_frequency_damping_ratio",
     "to_mass_stiffness_damping",
+    "recut",
 ]
 
 
@@ -151,6 +152,59 @@ def to_mass_stiffness_damping(frequency_hz, damping_ratio, mass=1.0):
     m = validation.positive("mass", mass)
     omega = 2.0 * np.pi * f
     return _scalar(m + 0.0 * omega), _scalar(m * omega * omega), _scalar(2.0 * zeta * omega * m)
+
+
+def recut(frequency_hz, damping_ratio, tuned_segment_count, segment_count):
+    """The frequency and damping ratio that keep a chain's response when it is cut into
+    ``segment_count`` equal segments instead of the ``tuned_segment_count`` it was tuned with.
+
+    Each segment springs toward its parent's simulated direction and feels the chain's
+    forces (gravity, the root's acceleration, wind) over its own length, so with the same
+    (f, ζ) per segment a chain cut finer bends more: a small static bend puts the tip
+    ``a·n·(n+1)/(2k)`` off the pose (a the force across the chain, per unit mass), and each
+    level of the chain follows its parent through ``H(s) = (c·s + k) / (s² + c·s + k)``,
+    whose peak gain ``√(1 + 1/(4ζ²))`` compounds from level to level (docs/SPEC.md
+    section 9, "Cutting a chain finer"). This keeps both:
+
+    - ``f' = f · √(n·(n+1) / (n0·(n0+1)))``: the tip's static offset under gravity, a steady
+      acceleration of the root, or steady wind;
+    - ``ζ'`` with ``(1 + 1/(4ζ'²))^n = (1 + 1/(4ζ²))^n0``: the chain's resonance gain.
+
+    It is derived for the v2 damping (relative to the target); with ``damping_frame="world"``
+    it holds for the static bend only. The frequencies it gives may exceed what the
+    substep keeps stable: the :class:`~gpu_jiggle.Solver` refuses those as for any others.
+
+    Args:
+        frequency_hz: float or array_like, Hz, > 0, as tuned.
+        damping_ratio: float or array_like, > 0, as tuned (ζ = 0 has no finite resonance
+            gain to keep: refused).
+        tuned_segment_count: integer ≥ 1 (or one per chain, (C,)), n0, the cut the values
+            were tuned with.
+        segment_count: integer ≥ 1 (or (C,)), n, the new cut.
+
+    Returns:
+        ``(frequency_hz, damping_ratio)`` for the new cut, float64, broadcast (scalars for
+        scalar input); ``n == n0`` gives the input back.
+
+    Raises:
+        ValueError: naming the argument, index and value of the first bad entry.
+        TypeError: non-numeric input or non-integer counts.
+    """
+    f = validation.positive("frequency_hz", frequency_hz)
+    zeta = validation.positive("damping_ratio", damping_ratio)
+    n0 = _counts("tuned_segment_count", tuned_segment_count)
+    n = _counts("segment_count", segment_count)
+    f_new = f * np.sqrt(n * (n + 1.0) / (n0 * (n0 + 1.0)))
+    # log of the resonance gain², shared out over n levels instead of n0 (log1p keeps small
+    # gains exact); then 1/(4ζ'²) = expm1(that).
+    gain_log = np.log1p(0.25 / (zeta * zeta)) * (n0 / n)
+    zeta_new = 0.5 / np.sqrt(np.expm1(gain_log))
+    return _scalar(f_new), _scalar(np.where(n == n0, zeta, zeta_new))
+
+
+def _counts(name, value):
+    counts = validation.count_array(name, np.atleast_1d(value))
+    return counts[0] if np.ndim(value) == 0 else counts
 
 
 def _scalar(a):
