@@ -16,10 +16,11 @@ joints = ["b_Tail01_012", "b_Tail02_013", "b_Tail03_014"]  # pivot first, each t
 tip_length = 20.0             # the last joint's virtual tip (default: the previous segment's length)
 tip_axis = [1.0, 0.0, 0.0]    # its direction in the last joint's space (default: the last joint's
                               # offset from its parent, i.e. the bone axis the chain runs along)
-frequency = 3.0               # Hz: one value, or one per segment (joints count segments: the tip adds one)
-damping_ratio = 0.5           # one value or one per segment
+frequency = 3.0               # Hz: one value, one per segment (joints count segments: the tip adds one),
+                              # or a curve along the chain: { root = 3.0, tip = 2.0 } (see below)
+damping_ratio = 0.5           # one value, one per segment or a curve
 gravity = [0.0, -980.0, 0.0]  # world, length/s² (default 0)
-particle_radius = 2.0         # default 0
+particle_radius = 2.0         # default 0 (this and the next two: also one per segment or a curve)
 max_distance = 30.0           # how far a particle may leave its animated place (default: no limit)
 air_drag = 0.5                # 1/s: damps motion in the world, as air does (default 0; damping_ratio
                               # damps motion relative to the animated pose, SPEC 4)
@@ -66,6 +67,26 @@ end = "b_LeftFoot01_017"
 target = [...]; sweep = [...]; sweep_hz = ...; pole = [...] (optional, world); enabled = true
 ```
 
+The per-segment values (``frequency``, ``damping_ratio``, ``particle_radius``,
+``max_distance``, ``air_drag``, of chains and strands alike) take one number, a list of one
+number per segment, or a curve over the normalised depth along the chain
+(:mod:`gpu_jiggle.character.rig_curves`)::
+
+    frequency = { root = 6.0, tip = 3.0 }                    # curve = "linear", the default
+    frequency = { root = 6.0, tip = 3.0, curve = "smooth" }  # smoothstep
+    frequency = { root = 6.0, tip = 3.0, curve = [[0.0, 0.0], [0.5, 0.8], [1.0, 1.0]] }
+
+Segment i of n has depth ``s = i/(n − 1)`` (0 at the first segment, 1 at the last; a chain of
+one segment has depth 0) and the value ``root + w·(tip − root)``, where the weight ``w`` is
+``s`` (``"linear"``), ``3s² − 2s³`` (``"smooth"``), or piecewise linear in ``s`` through the
+``[depth, weight]`` points of a list (at least two; depths finite, strictly increasing, the
+first 0 and the last 1; weights finite, 0 meaning root and 1 tip). A linear curve from 6 to
+3 Hz over 4 segments gives 6, 5, 4, 3. A joint chain's depths count its joints as listed
+(as its lists do, zero-length segments included). ``Pipeline.set_parameters`` takes curves
+too, as dicts (``frequency={"root": 6.0, "tip": 3.0}``), over the segments the chain swings.
+The values a curve gives are checked as a list's are, a refusal naming the segment
+(``frequency[3] = 0.0``).
+
 A chain segment whose two joints lie at one place in the rest pose (a zero-length bone) has
 no direction to swing: it is carried rigidly with its parent (``ChainSpec.springy``), the
 loader saying so once in a logged warning, and its per-segment values are dropped.
@@ -74,7 +95,10 @@ Errors are :class:`RigError` s (``ValueError``) that name the rig file, the tabl
 (``chain 'tail'``) and the key: a chain whose joints all lie at one place; unknown keys; values of the wrong type (a string for a
 number, a table that is not one); unknown joints (listing the skeleton's joints); joints
 that are not parent and child; a joint repeated in a chain (a cycle) or used by two chains;
-integers beyond their bounds and numbers beyond float32 range; and the numbers of SPEC
+integers beyond their bounds and numbers beyond float32 range; bad curves (unknown keys or
+curve names, with the closest valid one, a missing root or tip, non-numbers, bools, NaN or
+inf, points that are malformed, outside [0, 1], not strictly increasing, fewer than two, or
+not from 0 to 1); and the numbers of SPEC
 section 7 (f > 0, ζ ≥ 0, ρ ≥ 0, D > 0, w in [0, 1], finite values, and f/ζ stable for the
 substep, with the largest stable f in the message). The spring values of all chains become
 one :class:`~gpu_jiggle.PointChainSet` (``rig.chain_set``, gravity per chain), validated
@@ -96,6 +120,7 @@ import numpy as np
 from ..extras import require
 from ..sim import validation
 from ..sim.chains import PointChainSet
+from .rig_curves import curve_values, is_curve
 from .skeleton import Skeleton
 
 if sys.version_info >= (3, 11):
@@ -346,7 +371,8 @@ class Rig:
     # -- live changes ------------------------------------------------------------------------
     def changed_parameters(self, members, changes: dict) -> dict:
         """The chain set's arrays with the chains ``members`` (indices) given ``changes``
-        (name → a scalar or one value per segment; per-chain names: their shape), for
+        (name → a scalar, one value per segment or a curve table over the chain's segments,
+        :mod:`.rig_curves`; per-chain names: their shape), for
         ``chain_set.replace``. Only shapes are checked here; the values are validated once,
         by the chain set. Raises: ValueError/TypeError for a wrong shape or a non-number,
         naming the chain."""
@@ -373,9 +399,12 @@ class Rig:
 
 
 def _chain_values(key, value, segments):
-    """``value`` for one chain: a scalar or one per segment (per-chain keys: their shape)."""
+    """``value`` for one chain: a scalar, one per segment or a curve table (per-chain keys:
+    their shape)."""
     if key in PER_CHAIN_PARAMETERS:
         return validation.float_array(key, value, PER_CHAIN_PARAMETERS[key], finite=False)
+    if is_curve(value):
+        return curve_values(key, value, segments)
     a = validation.float_array(key, value, finite=False)
     if a.ndim == 0 or a.shape == (segments,):
         return a

@@ -13,10 +13,11 @@ import numpy as np
 from . import quat
 from .rig import (MAX_COLLIDERS, MAX_RIG_SEGMENTS, ChainSpec, ColliderSpec, LookAtSpec, Rig, RigError,
                   TwoBoneIKSpec)
+from .rig_curves import CurveError, curve_values, in_float32_range as _in_float32_range, is_curve, short as _short
 from ..sim.chains import PointChainSet
 from ..sim.clock import MAX_SUBSTEPS
 from ..sim.spring import UnstableSpringError, check_stable
-from ..sim.validation import FLOAT32_MAX, InputError, unknown_name
+from ..sim.validation import InputError, unknown_name
 
 SPRING_KEYS = ("frequency", "damping_ratio", "gravity", "particle_radius", "max_distance", "air_drag",
                "world_influence", "colliders")
@@ -29,7 +30,8 @@ TWO_BONE_KEYS = ("name", "root", "mid", "end", "target", "sweep", "sweep_hz", "p
 SOLVER_KEYS = ("substep", "max_substeps")
 TOP_KEYS = ("solver", "chain", "strands", "collider", "look_at", "two_bone_ik")
 DRAW_STYLES = ("lines", "ribbons")
-#: Per-segment spring keys (a number, or one per segment) and their defaults; "frequency" has none.
+#: Per-segment spring keys (a number, one per segment, or a curve table: rig_curves) and their
+#: defaults; "frequency" has none.
 PER_SEGMENT_DEFAULTS = {"frequency": None, "damping_ratio": 0.5, "particle_radius": 0.0, "max_distance": math.inf,
                         "air_drag": 0.0}
 #: A chain segment is of zero length when its joints are this fraction of the chain's longest
@@ -92,9 +94,15 @@ class RigReader:
         return a
 
     def per_segment(self, where, table, key, segments):
-        """A number or a list of ``segments`` numbers (types and count only: the values are
-        checked by the chain set)."""
+        """A number, a list of ``segments`` numbers or a curve table over the chain's depth
+        (:mod:`.rig_curves`, checked there); types and count only: the values are checked by
+        the chain set."""
         v = table.get(key, PER_SEGMENT_DEFAULTS[key])
+        if is_curve(v):
+            try:
+                return curve_values(key, v, segments)
+            except CurveError as exc:
+                self.fail(where, str(exc))
         values = v if isinstance(v, list) else [v]
         if isinstance(v, list) and len(v) != segments:
             self.fail(where, f"{key} has {len(v)} values; expected one, or one per segment ({segments})")
@@ -215,13 +223,13 @@ class RigReader:
 
     def refuse(self, exc, chain_set):
         """Raise the RigError for the chain set's refusal ``exc``, in the rig's terms: the
-        table and key the value came from, its index only where the table gave a list."""
+        table and key the value came from, its index only where the table gave a list or a curve."""
         chain, local = chain_set.locate(exc.argument, exc.index)
         where, table, values = self.springs[chain]
         given = table.get(exc.argument)
         if local is not None and "keep" in values:  # the solver's segment → the joint the table counts
             local = int(np.flatnonzero(values["keep"])[local])
-        index = f"[{local}]" if isinstance(given, list) and local is not None else ""
+        index = f"[{local}]" if isinstance(given, (list, dict)) and local is not None else ""
         if isinstance(exc, UnstableSpringError):
             self.fail(where, exc.describe(index, remedy="the [solver] substep"))
         self.fail(where, exc.describe(index))
@@ -389,17 +397,3 @@ class RigReader:
         target, sweep, hz, enabled = self.moving_target(where, table)
         pole = self.vector(where, table, "pole") if "pole" in table else None
         return TwoBoneIKSpec(name, nodes[0], nodes[1], nodes[2], target, sweep, hz, pole, enabled)
-
-
-def _in_float32_range(x) -> bool:
-    """A finite number no larger in magnitude than float32's largest (big ints included)."""
-    try:
-        return math.isfinite(x) and abs(x) <= FLOAT32_MAX
-    except OverflowError:  # an int too large for a float
-        return False
-
-
-def _short(value, limit: int = 60) -> str:
-    """``repr(value)``, cut to ``limit`` characters (a hostile file's value may be huge)."""
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
