@@ -87,7 +87,11 @@ class FixedStepClock:
         Raises:
             ValueError: frame_dt negative or not finite. TypeError: not a number.
         """
-        dt = validation.frame_time("frame_dt", frame_dt)
+        return self.plan_checked(validation.frame_time("frame_dt", frame_dt))
+
+    def plan_checked(self, dt: float) -> StepPlan:
+        """:meth:`plan` for a frame time already checked (a half-rate frame carries two checked
+        frames, which together may pass the limit on one)."""
         h, cap = self.substep, self.max_substeps
         span = self.accumulator + dt
         n = math.floor(span / h + STEP_TOLERANCE)
@@ -164,7 +168,7 @@ class FrameClock:
         """
         full = self.full.plan(frame_dt)
         half_turn = self.frames % 2 == 1
-        half = self.half.plan(self.half_pending + float(frame_dt) if half_turn else 0.0)
+        half = self.half.plan_checked(self.half_pending + float(frame_dt) if half_turn else 0.0)
         return FramePlan(full, half, self.full.sim_time, self.half.sim_time)
 
     def commit(self, plan: FramePlan, frame_dt: float) -> None:

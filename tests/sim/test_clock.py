@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gpu_jiggle.sim.clock import FixedStepClock
+from gpu_jiggle.sim.clock import FixedStepClock, FrameClock
+from gpu_jiggle.sim.validation import MAX_FRAME_SECONDS
 
 
 def test_accumulates_and_interpolates():
@@ -65,3 +66,17 @@ def test_bad_frame_times(dt, error):
 def test_bad_clock_settings(kwargs, error, message):
     with pytest.raises(error, match=message):
         FixedStepClock(**kwargs)
+
+
+def test_long_frames_in_a_row_are_each_accepted():
+    """The limit is on one frame: frames of up to MAX_FRAME_SECONDS each, one after another,
+    are all accepted, at both rates (the half-rate clock runs with two frames' time)."""
+    clocks = FrameClock(1 / 120, 8)
+    for dt in (MAX_FRAME_SECONDS, 1 / 60, 0.6 * MAX_FRAME_SECONDS, 0.6 * MAX_FRAME_SECONDS, 1 / 60):
+        plan = clocks.plan(dt)
+        clocks.commit(plan, dt)
+    assert clocks.frames == 5
+    # The half-rate clock ran frames 0 + 1 and 2 + 3 together, each pair past the one-frame limit.
+    assert clocks.half.dropped_time > 1.1 * MAX_FRAME_SECONDS
+    with pytest.raises(ValueError, match="frame_dt"):
+        clocks.plan(2 * MAX_FRAME_SECONDS)
