@@ -8,6 +8,7 @@ Source: ``SPEC.md`` section 1; the damped-spring article in ``seeds/``.
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 
@@ -183,28 +184,48 @@ def recut(frequency_hz, damping_ratio, tuned_segment_count, segment_count):
         segment_count: integer ≥ 1 (or (C,)), n, the new cut.
 
     Returns:
-        ``(frequency_hz, damping_ratio)`` for the new cut, float64, broadcast (scalars for
-        scalar input); ``n == n0`` gives the input back.
+        ``(frequency_hz, damping_ratio)`` for the new cut, float64, all four arguments
+        broadcast to one shape (scalars for scalar input); ``n == n0`` gives the input back.
 
     Raises:
-        ValueError: naming the argument, index and value of the first bad entry.
+        ValueError: naming the argument, index and value of the first bad entry; arguments
+            that do not broadcast together.
         TypeError: non-numeric input or non-integer counts.
     """
     f = validation.positive("frequency_hz", frequency_hz)
     zeta = validation.positive("damping_ratio", damping_ratio)
     n0 = _counts("tuned_segment_count", tuned_segment_count)
     n = _counts("segment_count", segment_count)
+    try:
+        f, zeta, n0, n = np.broadcast_arrays(f, zeta, n0, n)
+    except ValueError:
+        raise ValueError(f"recut: frequency_hz {np.shape(f)}, damping_ratio {np.shape(zeta)}, tuned_segment_count "
+                         f"{np.shape(n0)} and segment_count {np.shape(n)} do not broadcast to one shape") from None
     f_new = f * np.sqrt(n * (n + 1.0) / (n0 * (n0 + 1.0)))
-    # log of the resonance gain², shared out over n levels instead of n0 (log1p keeps small
-    # gains exact); then 1/(4ζ'²) = expm1(that).
-    gain_log = np.log1p(0.25 / (zeta * zeta)) * (n0 / n)
-    zeta_new = 0.5 / np.sqrt(np.expm1(gain_log))
-    return _scalar(f_new), _scalar(np.where(n == n0, zeta, zeta_new))
+    # g = log(1 + 1/(4ζ²)), the log of the squared resonance gain per level, shared out over
+    # n levels instead of n0; written so that neither tiny nor large ζ overflows or cancels.
+    small = zeta < 0.5
+    low, high = np.where(small, zeta, 0.5), np.where(small, 0.5, zeta)  # each branch on its own range
+    g = np.where(small, np.log1p(4.0 * low * low) - 2.0 * np.log(2.0 * low), np.log1p(0.25 / (high * high)))
+    g = g * (n0 / n)
+    # 1/(4ζ'²) = expm1(g), so ζ' = 0.5·exp(-g/2) / √(-expm1(-g)).
+    zeta_new = 0.5 * np.exp(-0.5 * g) / np.sqrt(-np.expm1(-g))
+    zeta_new = np.where(n == n0, zeta, zeta_new)
+    if np.any(zeta_new == 0):
+        i = int(np.flatnonzero(np.ravel(zeta_new) == 0)[0])
+        raise ValueError(f"recut: damping_ratio {float(np.ravel(zeta)[i])!r} shared over {int(np.ravel(n)[i])} "
+                         f"segments instead of {int(np.ravel(n0)[i])} is below the smallest float64")
+    return _scalar(f_new), _scalar(zeta_new)
 
 
 def _counts(name, value):
-    counts = validation.count_array(name, np.atleast_1d(value))
-    return counts[0] if np.ndim(value) == 0 else counts
+    if np.ndim(value) == 0:
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+            raise TypeError(f"{name} = {value!r}: expected an integer >= 1")
+        if not 1 <= value <= validation.MAX_SEGMENTS:
+            raise validation.InputError(name, 0, value, f"an integer in [1, {validation.MAX_SEGMENTS}]", "")
+        return int(value)
+    return validation.count_array(name, value)
 
 
 def _scalar(a):

@@ -29,15 +29,34 @@ def test_recut_keeps_the_static_bend_and_the_resonance_gain():
     assert recut(f0, z0, n0, n0) == (f0, z0)
     f, z = recut([3.0, 2.0], [0.3, 0.6], [6, 4], [12, 2])
     assert f.shape == z.shape == (2,) and f[1] == pytest.approx(2.0 * math.sqrt(6 / 20))
+    f, z = recut([3.0, 2.0], 0.5, 6, 12)  # broadcast: one ζ per chain too
+    assert f.shape == z.shape == (2,) and z[0] == z[1]
+
+
+@pytest.mark.parametrize("zeta", [1e-200, 1e-8, 0.4999999, 0.5, 1.0, 50.0])
+def test_recut_is_exact_for_tiny_and_large_damping(zeta):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow or division by zero on the way
+        _, z = recut(3.0, zeta, 1, 12)
+    assert z > zeta  # shared over more levels, each level may resonate less
+    # (1 + 1/(4ζ'²))^12 = 1 + 1/(4ζ²), in logs written for the range of each side.
+    lhs = 12 * (math.log1p(4 * z * z) - 2 * math.log(2 * z))
+    rhs = math.log1p(4 * zeta * zeta) - 2 * math.log(2 * zeta)
+    assert lhs == pytest.approx(rhs, rel=1e-9)
 
 
 @pytest.mark.parametrize("args, error, message", [
     ((0.0, 0.3, 6, 12), ValueError, "frequency_hz = 0.0"),
     ((3.0, 0.0, 6, 12), ValueError, "damping_ratio = 0.0"),
     ((3.0, float("nan"), 6, 12), ValueError, "damping_ratio = nan"),
-    ((3.0, 0.3, 0, 12), ValueError, "tuned_segment_count[0] = 0"),
-    ((3.0, 0.3, 6, 2.5), TypeError, "segment_count[0]"),
-    ((3.0, 0.3, True, 2), TypeError, "tuned_segment_count[0]"),
+    ((3.0, 0.3, 0, 12), ValueError, "tuned_segment_count = 0: expected an integer in [1, "),
+    ((3.0, 0.3, 6, 2 ** 70), ValueError, "segment_count = 1180591620717411303424"),
+    ((3.0, 0.3, [6, 0], [1, 2]), ValueError, "tuned_segment_count[1] = 0"),
+    ((3.0, 0.3, 6, 2.5), TypeError, "segment_count = 2.5: expected an integer"),
+    ((3.0, 0.3, True, 2), TypeError, "tuned_segment_count = True"),
+    (([3.0, 2.0], [0.5, 0.4, 0.3], 6, 12), ValueError, "do not broadcast"),
+    ((3.0, 1e-300, 100000, 1), ValueError, "below the smallest float64"),
 ])
 def test_recut_refuses_bad_values(args, error, message):
     with pytest.raises(error, match=re.escape(message)):
