@@ -23,12 +23,12 @@ import threading
 import traceback
 
 from .. import __version__, extras
-from . import bake, info, play, render, verify
+from . import bake, describe, info, play, render, verify
 
 #: The exit status of a command that could not run.
 EXIT_COULD_NOT_RUN = 2
 #: The modules that register a command, in the order ``--help`` lists them.
-COMMANDS = (verify, info, bake, render, play)
+COMMANDS = (verify, info, describe, bake, render, play)
 
 
 def build_parser() -> argparse.ArgumentParser:
