@@ -239,7 +239,10 @@ def _per_segment_checked(name, value, counts, ok, expected, limit=validation.FLO
     """Per-segment values that are finite, pass ``ok`` and lie within ±``limit`` (float32
     range; lengths: the coordinate limit, so that their squares fit float32)."""
     a = validation.per_segment(name, value, counts)
-    validation.require(name, a, np.isfinite(a) & ok(a), expected)
-    validation.require(name, a, np.abs(a) <= limit, "a number within float32 range" if limit == validation.FLOAT32_MAX
-                       else f"a length within {limit:.3g} (its square must fit float32)")
+    # A per-chain array is checked as given, so that a refusal names the chain's index.
+    per_chain = np.ndim(value) == 1 and len(value) == len(counts) != a.shape[0]
+    given = np.asarray(value, np.float64) if per_chain else a
+    validation.require(name, given, np.isfinite(given) & ok(given), expected)
+    validation.require(name, given, np.abs(given) <= limit, "a number within float32 range"
+                       if limit == validation.FLOAT32_MAX else f"a length within {limit:.3g} (its square must fit float32)")
     return a
