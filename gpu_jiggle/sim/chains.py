@@ -121,9 +121,8 @@ class AngleChainSet(_ChainTopology):
         self.damping_ratio = _per_segment_checked("damping_ratio", damping_ratio, counts, lambda a: a >= 0,
                                                   "a finite value >= 0")
         self.inertia = _per_segment_checked("inertia", inertia, counts, lambda a: a >= 0, "a finite value >= 0")
-        limit = validation.per_segment("angle_limit", angle_limit, counts)
-        validation.require("angle_limit", limit, ~np.isnan(limit) & (limit > 0), "a value > 0 (radians; inf for none)")
-        self.angle_limit = limit
+        self.angle_limit = _per_segment_checked("angle_limit", angle_limit, counts, lambda a: ~np.isnan(a) & (a > 0),
+                                                "a value > 0 (radians; inf for none)", limit=None)
         self.gravity = _per_chain_vector("gravity", gravity, self.chain_count, 2)
         self.air_drag = _per_segment_checked("air_drag", air_drag, counts, lambda a: a >= 0, "a finite value >= 0 (1/s)")
         for a in (self.frequency, self.damping_ratio, self.inertia, self.angle_limit, self.gravity, self.air_drag):
@@ -190,9 +189,9 @@ class PointChainSet(_ChainTopology):
                                                   "a finite value >= 0")
         self.particle_radius = _per_segment_checked("particle_radius", particle_radius, counts, lambda a: a >= 0,
                                                     "a finite value >= 0")
-        distance = validation.per_segment("max_distance", max_distance, counts)
-        validation.require("max_distance", distance, ~np.isnan(distance) & (distance > 0), "a value > 0 (inf for none)")
-        self.max_distance = distance
+        self.max_distance = _per_segment_checked("max_distance", max_distance, counts,
+                                                 lambda a: ~np.isnan(a) & (a > 0), "a value > 0 (inf for none)",
+                                                 limit=None)
         self.world_influence = _per_chain("world_influence", world_influence, self.chain_count)
         validation.require("world_influence", self.world_influence,
                            (self.world_influence >= 0) & (self.world_influence <= 1), "a value in [0, 1]")
@@ -236,12 +235,16 @@ def _per_chain_vector(name, value, chain_count, dim):
 
 
 def _per_segment_checked(name, value, counts, ok, expected, limit=validation.FLOAT32_MAX):
-    """Per-segment values that are finite, pass ``ok`` and lie within ±``limit`` (float32
-    range; lengths: the coordinate limit, so that their squares fit float32)."""
+    """Per-segment values that pass ``ok`` and, unless ``limit`` is None (values where inf
+    means "none"), are finite and lie within ±``limit`` (float32 range; lengths: the
+    coordinate limit, so that their squares fit float32)."""
     a = validation.per_segment(name, value, counts)
     # A per-chain array is checked as given, so that a refusal names the chain's index.
     per_chain = np.ndim(value) == 1 and len(value) == len(counts) != a.shape[0]
     given = np.asarray(value, np.float64) if per_chain else a
+    if limit is None:
+        validation.require(name, given, ok(given), expected)
+        return a
     validation.require(name, given, np.isfinite(given) & ok(given), expected)
     validation.require(name, given, np.abs(given) <= limit, "a number within float32 range"
                        if limit == validation.FLOAT32_MAX else f"a length within {limit:.3g} (its square must fit float32)")
