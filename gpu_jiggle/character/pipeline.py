@@ -152,7 +152,8 @@ class Pipeline:
         chain's pivot at the first step."""
         rig = self.rig
         self._solver = Solver(rig.chain_set, backend=self.backend_name, substep=rig.substep,
-                              max_substeps=rig.max_substeps, context=self.context, origin=origin)
+                              max_substeps=rig.max_substeps, context=self.context, origin=origin,
+                              integrator=rig.integrator)
 
     @property
     def backend(self) -> str | None:
@@ -214,7 +215,8 @@ class Pipeline:
                 chain_set = self._solver.chain_set
             else:
                 chain_set = self.rig.chain_set.replace(**new)
-                check_stable(chain_set.frequency, chain_set.damping_ratio, self.rig.substep)
+                check_stable(chain_set.frequency, chain_set.damping_ratio, self.rig.substep,
+                             integrator=self.rig.integrator)
         except InputError as exc:
             raise ValueError(self.rig.refusal(exc)) from None
         self.rig.chain_set = chain_set

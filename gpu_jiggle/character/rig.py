@@ -9,6 +9,7 @@ unit, times in seconds, frequencies in Hz, angles in degrees where the key ends 
 [solver]                      # optional
 substep = 0.008333333         # fixed substep h in seconds (default 1/120)
 max_substeps = 8              # per frame (default 8)
+integrator = "semi-implicit"  # or "exact": the closed-form spring step, no stability bound (SPEC 1)
 
 [[chain]]                     # springs on skeleton joints
 name = "tail"
@@ -286,7 +287,8 @@ class Rig:
 
     Attributes:
         source: where it came from (a path or ``"<dict>"``).
-        substep, max_substeps: the solver's clock.
+        substep, max_substeps: the solver's clock. integrator: ``"semi-implicit"`` or
+            ``"exact"`` (SPEC 1).
         chains: list of :class:`ChainSpec` (joint chains first, in file order, then strands).
         chain_set: the :class:`~gpu_jiggle.PointChainSet` of every chain's springs, in the
             order of ``chains`` (gravity per chain).
@@ -301,6 +303,7 @@ class Rig:
     chain_set: PointChainSet = None
     colliders: list = field(default_factory=list)
     constraints: list = field(default_factory=list)
+    integrator: str = "semi-implicit"
 
     @property
     def joint_chains(self):

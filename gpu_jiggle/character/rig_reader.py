@@ -16,8 +16,9 @@ from .rig import (MAX_COLLIDERS, MAX_RIG_SEGMENTS, ChainSpec, ColliderSpec, Look
 from .rig_curves import CurveError, curve_values, in_float32_range as _in_float32_range, is_curve, short as _short
 from ..sim.chains import PointChainSet
 from ..sim.clock import MAX_SUBSTEPS
+from ..sim.integrator import INTEGRATORS
 from ..sim.spring import UnstableSpringError, check_stable
-from ..sim.validation import InputError, unknown_name
+from ..sim.validation import InputError, choice, unknown_name
 
 SPRING_KEYS = ("frequency", "damping_ratio", "gravity", "particle_radius", "max_distance", "air_drag",
                "world_influence", "colliders")
@@ -27,7 +28,7 @@ STRAND_KEYS = ("name", "joint", "count", "segments", "length", "root", "root_end
 COLLIDER_KEYS = ("name", "joint", "shape", "offset", "end", "radius")
 LOOK_AT_KEYS = ("name", "joint", "aim_axis", "target", "sweep", "sweep_hz", "max_angle_deg", "weight", "enabled")
 TWO_BONE_KEYS = ("name", "root", "mid", "end", "target", "sweep", "sweep_hz", "pole", "enabled")
-SOLVER_KEYS = ("substep", "max_substeps")
+SOLVER_KEYS = ("substep", "max_substeps", "integrator")
 TOP_KEYS = ("solver", "chain", "strands", "collider", "look_at", "two_bone_ik")
 DRAW_STYLES = ("lines", "ribbons")
 #: Per-segment spring keys (a number, one per segment, or a curve table: rig_curves) and their
@@ -128,7 +129,11 @@ class RigReader:
         substep = float(self.number("[solver]", solver, "substep", 1.0 / 120.0, lambda x: x > 0, "a number > 0"))
         max_substeps = int(self.number("[solver]", solver, "max_substeps", 8, lambda x: 1 <= x <= MAX_SUBSTEPS,
                                        f"an integer in [1, {MAX_SUBSTEPS}]", integer=True))
-        rig = Rig(self.source, substep, max_substeps)
+        try:
+            integrator = choice("integrator", solver.get("integrator", INTEGRATORS[0]), INTEGRATORS)
+        except (TypeError, ValueError) as exc:
+            self.fail("[solver]", str(exc))
+        rig = Rig(self.source, substep, max_substeps, integrator=integrator)
         colliders = self.tables(data, "collider")
         if len(colliders) > MAX_COLLIDERS:
             self.fail("[[collider]]", f"{len(colliders)} colliders; at most {MAX_COLLIDERS} (one collider group each)")
@@ -148,7 +153,7 @@ class RigReader:
             seen.add(n)
         for i, c in enumerate(rig.chains):
             c.index, c.rig = i, rig
-        rig.chain_set = self.chain_set(rig.chains, substep)
+        rig.chain_set = self.chain_set(rig.chains, substep, integrator)
         for i, table in enumerate(self.tables(data, "look_at")):
             rig.constraints.append(self.look_at(i, table))
         for i, table in enumerate(self.tables(data, "two_bone_ik")):
@@ -200,7 +205,7 @@ class RigReader:
         values["collider_mask"] = mask
         self.springs.extend((where, table, values) for _ in specs)
 
-    def chain_set(self, chains, substep) -> PointChainSet:
+    def chain_set(self, chains, substep, integrator) -> PointChainSet:
         """Every chain's springs as one PointChainSet, validated once (and stable for the
         substep); a refusal names the table and key it came from."""
         counts = [c.segments for c in chains]
@@ -216,7 +221,7 @@ class RigReader:
                                       world_influence=np.asarray(per["world_influence"], np.float64),
                                       collider_mask=per["collider_mask"],
                                       gravity=np.asarray(per["gravity"], np.float64).reshape(len(chains), 3))
-            check_stable(chain_set.frequency, chain_set.damping_ratio, substep)
+            check_stable(chain_set.frequency, chain_set.damping_ratio, substep, integrator=integrator)
         except InputError as exc:
             self.refuse(exc, topology)
         return chain_set
@@ -231,7 +236,8 @@ class RigReader:
             local = int(np.flatnonzero(values["keep"])[local])
         index = f"[{local}]" if isinstance(given, (list, dict)) and local is not None else ""
         if isinstance(exc, UnstableSpringError):
-            self.fail(where, exc.describe(index, remedy="the [solver] substep"))
+            self.fail(where, exc.describe(index, remedy="the [solver] substep",
+                                                  exact='[solver] integrator = "exact"'))
         self.fail(where, exc.describe(index))
 
     def chain(self, i, table, collider_names, used) -> ChainSpec:

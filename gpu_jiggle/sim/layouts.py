@@ -22,6 +22,14 @@ def _struct(fields, size):
 SCHEDULE = _struct([("substep_count", "<u4"), ("substep", "<f4"), ("inv_path_step", "<f4"), ("blend", "<f4"),
                     ("gust_phase", "<f4"), ("collider_time_scale", "<f4"), ("span", "<f4"), ("inv_span", "<f4")], 32)
 
+#: The exact integrator's step of one segment for one substep length (common.glsl
+#: ``ExactStep``; SPEC 1, :mod:`gpu_jiggle.sim.integrator`): the offset d from the target and
+#: its rate d' change by ``Δd = d_d·d + d_v·d' + d_b·b`` and ``Δd' = v_d·d + v_v·d' + v_b·b``
+#: (b the held external acceleration). Two per segment, ``2·s`` at the substep h and
+#: ``2·s + 1`` at the half rate's 2h.
+EXACT_STEP_FIELDS = ("d_d", "d_v", "d_b", "v_d", "v_v", "v_b")
+EXACT_STEP = _struct([(name, "<f4") for name in EXACT_STEP_FIELDS] + [("pad0", "<f4"), ("pad1", "<f4")], 32)
+
 #: Level-of-detail values shared with the shaders (LOD_* defines in common.glsl).
 LOD_FULL, LOD_HALF, LOD_FROZEN = 0, 1, 2
 
@@ -140,7 +148,7 @@ TELEPORT_MODE_MASK, TELEPORT_MOVING, TELEPORT_MIRROR = 3, 4, 8
 #: Chain state flags (CHAIN_* in common.glsl).
 CHAIN_START_MOVING = 1
 #: Solver options (OPTION_* in common.glsl), the frame buffer's ``options``.
-OPTION_HERMITE_PATH, OPTION_RELATIVE_DAMPING = 1, 2
+OPTION_HERMITE_PATH, OPTION_RELATIVE_DAMPING, OPTION_EXACT_INTEGRATOR = 1, 2, 4
 
 #: The most substeps of one level of detail in a frame that the frame buffer is first sized
 #: for (it grows when a solver's cap is larger): its alphas follow the header.
@@ -149,13 +157,13 @@ INITIAL_ALPHA_CAPACITY = 64
 #: Storage buffer name → binding number, per kernel (``layout(std430, binding = N)`` in
 #: angle_common.glsl and point_common.glsl; ``point_draw.glsl`` takes the point ones).
 ANGLE_BINDINGS = {"params": 0, "chain_rig": 1, "segment_rig": 2, "chain_state": 3, "segment_state": 4,
-                  "chain_target": 5, "local_angle": 6, "joint_output": 7, "segment_output": 8}
+                  "chain_target": 5, "local_angle": 6, "joint_output": 7, "segment_output": 8, "exact_step": 9}
 POINT_BINDINGS = {"params": 0, "chain_rig": 1, "segment_rig": 2, "chain_state": 3, "segment_state": 4,
                   "chain_target": 5, "joint_offset": 6, "joint_output": 7, "segment_output": 8,
-                  "spheres": 9, "capsules": 10, "planes": 11}
+                  "spheres": 9, "capsules": 10, "planes": 11, "exact_step": 12}
 
 #: Struct name in GLSL → dtype, per shared GLSL file, for the layout test.
-COMMON_GLSL_STRUCTS = {"Schedule": SCHEDULE}
+COMMON_GLSL_STRUCTS = {"Schedule": SCHEDULE, "ExactStep": EXACT_STEP}
 ANGLE_GLSL_STRUCTS = {
     "AngleChainRig": ANGLE_CHAIN_RIG,
     "AngleSegmentRig": ANGLE_SEGMENT_RIG,

@@ -42,7 +42,8 @@ class PointSolver(Solver):
                "joint_output": layouts.POINT_JOINT_OUTPUT, "segment_output": layouts.POINT_SEGMENT_OUTPUT}
 
     def __init__(self, chain_set, backend: str = "auto", substep: float = 1.0 / 120.0, max_substeps: int = 8,
-                 context=None, origin=None, target_path: str = "hermite", damping_frame: str = "relative"):
+                 context=None, origin=None, target_path: str = "hermite", damping_frame: str = "relative",
+                 integrator: str = "semi-implicit"):
         self._origin = None if origin is None else validation.coordinates("origin", origin, (3,))
         self._joint_positions = None      # this frame's pose, world, float64 (J, 3)
         self._state_anchor = None         # (C, 3) float64: the anchors the solver's state is relative to
@@ -53,7 +54,8 @@ class PointSolver(Solver):
         if isinstance(chain_set, PointChainSet):
             self._pivot_of_segment = np.repeat(chain_set.first_joint, chain_set.segment_counts)
             self._tip_joint = np.delete(np.arange(chain_set.joint_count), chain_set.first_joint)
-        super().__init__(chain_set, backend, substep, max_substeps, context, target_path, damping_frame)
+        super().__init__(chain_set, backend, substep, max_substeps, context, target_path, damping_frame,
+                         integrator)
 
     # -- properties -------------------------------------------------------------------------
     @property
@@ -98,7 +100,7 @@ class PointSolver(Solver):
         self._joint_positions = joints
         if new_rest is not None:
             self._rest_lengths = new_rest
-            self._backend.upload_rig(*self._rig_records(cs))
+            self._upload_rig(cs)
         self._pack_pose()
 
     def set_colliders(self, spheres=None, sphere_groups=None, capsules=None, capsule_groups=None, planes=None,
@@ -227,7 +229,7 @@ class PointSolver(Solver):
     def _parameters_changed(self, new, changes):
         if "rest_lengths" in changes:
             self._rest_lengths = new.rest_lengths
-        self._backend.upload_rig(*self._rig_records(new))
+        self._upload_rig(new)
 
     def _inputs_arrays(self):
         path = self._collider_path
@@ -270,7 +272,7 @@ class PointSolver(Solver):
             self._joint_positions, self._origin, self._state_anchor = joints, origin, state_anchor
             if rest is not None and cs.rest_lengths is None:
                 self._rest_lengths = rest
-                self._backend.upload_rig(*self._rig_records(cs))
+                self._upload_rig(cs)
             if joints is not None:
                 self._pack_pose()
         return apply

@@ -16,6 +16,7 @@ from .backends import make_backend
 from .chains import AngleChainSet, PointChainSet
 from .clock import FrameClock
 from .inputs import Wind
+from .integrator import INTEGRATORS, exact_step_records
 from .spring import check_stable
 
 #: The words a refusal at level of detail "half" adds after the substep.
@@ -46,6 +47,9 @@ class Solver:
             the same instant and damping resists motion relative to the target, SPEC 3 and 4)
             or ``"world"`` (v1: spring toward the end-of-substep target, damping of world
             velocity; a moving body's chains trail by 2ζV/ω0).
+        integrator: ``"semi-implicit"`` (default: Euler, velocity first; f must stay below
+            its stability bound) or ``"exact"`` (the closed-form step of each spring over
+            the substep, SPEC 1: no stability bound, frequency and decay exact for any f).
         origin: point chains only, see :class:`~gpu_jiggle.PointSolver`.
 
     Raises:
@@ -66,23 +70,26 @@ class Solver:
         return super().__new__(solver_class(chain_set) if cls is Solver else cls)
 
     def __init__(self, chain_set, backend: str = "auto", substep: float = 1.0 / 120.0, max_substeps: int = 8,
-                 context=None, target_path: str = "hermite", damping_frame: str = "relative"):
+                 context=None, target_path: str = "hermite", damping_frame: str = "relative",
+                 integrator: str = "semi-implicit"):
         if not isinstance(chain_set, self.CHAIN_SET):
             raise TypeError(f"chain_set: expected a {self.CHAIN_SET.__name__}, got {type(chain_set).__name__}")
         self._options = (int(validation.choice("target_path", target_path, TARGET_PATHS) == "hermite")
                          * layouts.OPTION_HERMITE_PATH
                          | int(validation.choice("damping_frame", damping_frame, DAMPING_FRAMES) == "relative")
-                         * layouts.OPTION_RELATIVE_DAMPING)
-        self.target_path, self.damping_frame = target_path, damping_frame
+                         * layouts.OPTION_RELATIVE_DAMPING
+                         | int(validation.choice("integrator", integrator, INTEGRATORS) == "exact")
+                         * layouts.OPTION_EXACT_INTEGRATOR)
+        self.target_path, self.damping_frame, self.integrator = target_path, damping_frame, integrator
         self._wind = Wind.none(self.DIM)
         self._clock = FrameClock(substep, max_substeps)
-        check_stable(chain_set.frequency, chain_set.damping_ratio, self.substep)
+        check_stable(chain_set.frequency, chain_set.damping_ratio, self.substep, integrator=integrator)
         self._chain_set = chain_set
         self._backend = make_backend(self.KIND, chain_set, backend, context)
         self._teleport = np.full(chain_set.chain_count, layouts.TELEPORT_SNAP, np.uint32)
         self._lod = np.zeros(chain_set.chain_count, np.uint32)
         self._advanced = False
-        self._backend.upload_rig(*self._rig_records(chain_set))
+        self._upload_rig(chain_set)
 
     # -- properties -------------------------------------------------------------------------
     @property
@@ -220,7 +227,7 @@ class Solver:
         :class:`~gpu_jiggle.sim.validation.InputError`) for a bad or unstable value.
         """
         new = self._chain_set.replace(**changes)
-        check_stable(new.frequency, new.damping_ratio, self.substep)
+        check_stable(new.frequency, new.damping_ratio, self.substep, integrator=self.integrator)
         self._check_half_rate(new, self._lod)
         self._parameters_changed(new, changes)
         self._chain_set = new
@@ -229,7 +236,7 @@ class Solver:
         half = np.repeat(lod == layouts.LOD_HALF, chain_set.segment_counts)
         if half.any():
             check_stable(chain_set.frequency, chain_set.damping_ratio, self._clock.half.substep, where=half,
-                         what=HALF_RATE)
+                         what=HALF_RATE, integrator=self.integrator)
 
     # -- read-back -----------------------------------------------------------------------------
     def gpu_buffers(self) -> dict:
@@ -370,7 +377,16 @@ class Solver:
 
     def _parameters_changed(self, new, changes) -> None:
         """Upload the rig of the validated chain set ``new``."""
-        self._backend.upload_rig(*self._rig_records(new))
+        self._upload_rig(new)
+
+    def _upload_rig(self, chain_set) -> None:
+        """Upload the kind's rig records of ``chain_set`` and the exact integrator's steps
+        (one placeholder record with the semi-implicit step)."""
+        if self.integrator == "exact":
+            steps = exact_step_records(chain_set, (self.substep, self._clock.half.substep))
+        else:
+            steps = np.zeros(1, layouts.EXACT_STEP)
+        self._backend.upload_rig(*self._rig_records(chain_set), steps)
 
     def _inputs_snapshot(self) -> dict:
         """Copies of the pending per-frame inputs, for :meth:`state`."""

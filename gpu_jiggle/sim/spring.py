@@ -91,27 +91,33 @@ class UnstableSpringError(validation.InputError):
         where = "" if index is None else f"[{index}]"
         super().__init__("frequency", index, frequency, "a frequency below the largest stable one", where)
 
-    def describe(self, where: str = "", remedy: str = "the substep") -> str:
-        """The message with ``where`` (e.g. ``"[2]"``) after both parameter names."""
+    def describe(self, where: str = "", remedy: str = "the substep", exact: str = 'integrator="exact"') -> str:
+        """The message with ``where`` (e.g. ``"[2]"``) after both parameter names; ``remedy``
+        names the substep and ``exact`` how to choose the exact integrator, in the caller's terms."""
         return (f"frequency{where} = {self.value!r} Hz with damping_ratio{where} = {self.damping_ratio!r} is unstable "
                 f"for the substep {self.substep!r} s{self.what}: the largest stable frequency for that damping ratio "
-                f"is {self.limit:.4g} Hz (SPEC section 1); lower the frequency or {remedy}")
+                f"is {self.limit:.4g} Hz (SPEC section 1); lower the frequency or {remedy}, or choose the exact "
+                f"integrator ({exact}), which has no stability bound")
 
 
-def check_stable(frequency_hz, damping_ratio, substep, where=None, what: str = "") -> None:
+def check_stable(frequency_hz, damping_ratio, substep, where=None, what: str = "",
+                 integrator: str = "semi-implicit") -> None:
     """Refuse f/ζ pairs that the semi-implicit step of ``substep`` seconds cannot keep stable
-    (SPEC section 1): the one stability check of the project.
+    (SPEC section 1): the one stability check of the project. The exact integrator has no
+    stability bound: with ``integrator="exact"`` nothing is refused.
 
     Args:
         frequency_hz, damping_ratio: (S,) float arrays, Hz and dimensionless.
         substep: h in seconds. where: an (S,) bool mask of the segments to check (all when
             None). what: words added after the substep in the message (e.g. " at level of
-            detail 'half'").
+            detail 'half'"). integrator: ``"semi-implicit"`` or ``"exact"``.
 
     Raises:
         UnstableSpringError (a ValueError): at the first unstable segment, with its index,
         both values and the largest stable frequency for its damping ratio.
     """
+    if integrator == "exact":
+        return
     frequency_hz = np.asarray(frequency_hz, dtype=np.float64)
     damping_ratio = np.asarray(damping_ratio, dtype=np.float64)
     ok = is_stable(frequency_hz, damping_ratio, substep)

@@ -30,6 +30,8 @@ REFERENCE_VARIANTS = ((False, False), (True, True))
 #: v1's target path and damping, kept for comparison.
 V2 = {"target_path": "hermite", "damping_frame": "relative"}
 V1 = {"target_path": "linear", "damping_frame": "world"}
+#: v2 with the exact integrator of SPEC 1 instead of the semi-implicit step.
+EXACT = {**V2, "integrator": "exact"}
 
 
 # -- angles and peaks --------------------------------------------------------------------------

@@ -137,7 +137,7 @@ def _plot_wraparound(r):
         err = tr["error"][:, in_copy]
         ax.plot(tr["time"], err, lw=0.6, alpha=0.6)
         ax.plot([], [], lw=0.6, color="C0", label="wrap(φ - τ), every segment")
-        ax.axhline(r.limit, color="C3", ls="--", label="±π/2 (limit)")
+        ax.axhline(r.limit, color="C3", ls="--", label="±π (the long way round)")
         ax.axhline(-r.limit, color="C3", ls="--")
         ax.set_ylim(-math.pi, math.pi)
         ax.set_ylabel("angle - target (rad)")

@@ -17,6 +17,8 @@ layout(local_size_x = LOCAL_SIZE) in;
 Schedule sch;
 bool hermite;
 bool relative_damping;
+bool exact_integrator;
+uint schedule_index;  // 0 at full rate, 1 at half rate: which of the segment's two ExactSteps
 
 // Positions are kept relative to the chain's anchor, which the host moves to this frame's
 // root: the state follows it (SPEC 3.4).
@@ -157,9 +159,10 @@ void limit_angle(float target_angle, float target_rate, float limit, inout float
     }
 }
 
-// SPEC section 3, step 2, one segment: semi-implicit Euler, velocity first. v2 compares the
-// state with the target at the start of the substep (τ_prev) and damps motion relative to the
-// target; v1 (world damping) springs toward this substep's target. Returns φ.
+// SPEC section 3, step 2, one segment. The spring compares φ with a reference that moves at
+// `rate` over the substep: v2 the target at the start of the substep (τ_prev) moving at τ̇,
+// damping relative to it; v1 (world damping) this substep's target τ, at rest. Semi-implicit
+// Euler, velocity first, or the exact step (SPEC 1). Returns φ.
 float integrate_segment(uint s, float phi_parent, PathWeights w, vec2 root_acceleration, vec2 gravity, vec2 wind,
                         bool first_moving) {
     AngleSegmentRig rig = segment_rig[s];
@@ -173,16 +176,23 @@ float integrate_segment(uint s, float phi_parent, PathWeights w, vec2 root_accel
     vec2 e = vec2(cos(phi), sin(phi));
     vec2 g_eff = gravity - rig.inertia * root_acceleration + wind;
     float alpha_ext = (e.x * g_eff.y - e.y * g_eff.x) * rig.inv_length;
-    float acc;
-    if (relative_damping) {
-        float d = wrap_angle(phi - st.target_angle);
-        acc = -rig.stiffness * d - rig.damping * (omega - target_rate) - rig.air_drag * omega + alpha_ext;
+    float reference = relative_damping ? st.target_angle : target_angle;
+    float rate = relative_damping ? target_rate : 0.0;
+    float d = wrap_angle(phi - reference);
+    float phi_new;
+    if (exact_integrator) {
+        ExactStep step = exact_step[2u * s + schedule_index];
+        float d_rate = omega - rate;
+        float b = alpha_ext - rig.air_drag * rate;
+        float change_d = step.d_d * d + step.d_v * d_rate + step.d_b * b;
+        float change_rate = step.v_d * d + step.v_v * d_rate + step.v_b * b;
+        omega = omega + change_rate;
+        phi_new = phi + (rate * sch.substep + change_d);
     } else {
-        float d = wrap_angle(phi - target_angle);
-        acc = -rig.stiffness * d - rig.damping * omega - rig.air_drag * omega + alpha_ext;
+        float acc = -rig.stiffness * d - rig.damping * (omega - rate) - rig.air_drag * omega + alpha_ext;
+        omega = omega + acc * sch.substep;
+        phi_new = phi + omega * sch.substep;
     }
-    omega = omega + acc * sch.substep;
-    float phi_new = phi + omega * sch.substep;
     limit_angle(target_angle, target_rate, rig.angle_limit, phi_new, omega);
     segment_state[s].prev_angle = phi;
     segment_state[s].prev_angular_velocity = st.angular_velocity;
@@ -252,6 +262,8 @@ void main() {
     sch = target.lod == LOD_HALF ? params.half_rate : params.full_rate;
     hermite = (params.options & OPTION_HERMITE_PATH) != 0u;
     relative_damping = (params.options & OPTION_RELATIVE_DAMPING) != 0u;
+    exact_integrator = (params.options & OPTION_EXACT_INTEGRATOR) != 0u;
+    schedule_index = target.lod == LOD_HALF ? 1u : 0u;
     shift_anchor(c, target.anchor_shift);
     if (target.lod == LOD_FROZEN) {
         // Frozen: sits on its animated targets, as a snap teleport every frame.

@@ -100,3 +100,4 @@ layout(std430, binding = 5) readonly buffer ChainTargetBuffer { AngleChainTarget
 layout(std430, binding = 6) readonly buffer LocalAngleBuffer { float local_angle[]; };
 layout(std430, binding = 7) writeonly buffer JointOutputBuffer { AngleJointOutput joint_output[]; };
 layout(std430, binding = 8) writeonly buffer SegmentOutputBuffer { AngleSegmentOutput segment_output[]; };
+layout(std430, binding = 9) readonly buffer ExactStepBuffer { ExactStep exact_step[]; };

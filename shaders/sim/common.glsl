@@ -31,6 +31,8 @@ float wrap_angle(float a) {
 // with the spring toward the end-of-substep target).
 #define OPTION_HERMITE_PATH 1u
 #define OPTION_RELATIVE_DAMPING 2u
+// The exact integrator (SPEC 1) instead of the semi-implicit Euler step.
+#define OPTION_EXACT_INTEGRATOR 4u
 
 // Level of detail per chain (per frame): every frame at the substep h, every second frame at
 // 2h with both frames' time (so the motion keeps its speed at half the cost), or frozen on
@@ -77,3 +79,19 @@ PathWeights path_weights(float alpha, bool hermite) {
     return PathWeights(alpha * alpha * (2.0 - alpha), alpha * u * u, alpha * (4.0 - 3.0 * alpha),
                        u * (1.0 - 3.0 * alpha));
 }
+
+// The exact step of one damped spring over one substep (SPEC section 1; the coefficients come
+// from gpu_jiggle/sim/integrator.py in float64): the offset d from the target (moving at its
+// path velocity) and its rate d' change by d_d·d + d_v·d' + d_b·b and v_d·d + v_v·d' + v_b·b,
+// b the external acceleration held over the substep. Two per segment: 2s at the substep h,
+// 2s + 1 at the half rate's 2h.
+struct ExactStep {
+    float d_d;
+    float d_v;
+    float d_b;
+    float v_d;
+    float v_v;
+    float v_b;
+    float pad0;
+    float pad1;
+};

@@ -18,6 +18,8 @@ layout(local_size_x = LOCAL_SIZE) in;
 Schedule sch;
 bool hermite;
 bool relative_damping;
+bool exact_integrator;
+uint schedule_index;  // 0 at full rate, 1 at half rate: which of the segment's two ExactSteps
 
 // The state follows the chain's anchor, moved to this frame's pivot (SPEC 4.4).
 void shift_anchor(uint c, vec3 shift) {
@@ -79,17 +81,26 @@ vec3 wind_at(vec3 x, float chain_phase, float elapsed) {
     return params.wind.xyz + params.wind.w * params.gust_direction.xyz * sin(phase);
 }
 
-// SPEC 4, step 2: semi-implicit Euler. v2: the spring toward the target at the start of the
-// substep (t_prev), damping relative to the target's velocity v_t; v1: toward this substep's
-// target t, damping of the world velocity.
-void integrate_particle(PointSegmentRig rig, vec3 t, vec3 t_prev, vec3 v_t, vec3 gravity, vec3 wind, inout vec3 x,
-                        inout vec3 v) {
-    vec3 acc;
-    if (relative_damping) {
-        acc = -rig.stiffness * (x - t_prev) - rig.damping * (v - v_t) - rig.air_drag * v + gravity + wind;
-    } else {
-        acc = -rig.stiffness * (x - t) - rig.damping * v - rig.air_drag * v + gravity + wind;
+// SPEC 4, step 2, the particle of segment s. The spring compares x with a reference that moves
+// at `rate` over the substep: v2 the target at the start of the substep (t_prev) moving at v_t,
+// damping relative to it; v1 (world damping) this substep's target t, at rest; air drag damps
+// the world velocity. Semi-implicit Euler, velocity first, or the exact step (SPEC 1).
+void integrate_particle(uint s, PointSegmentRig rig, vec3 t, vec3 t_prev, vec3 v_t, vec3 gravity, vec3 wind,
+                        inout vec3 x, inout vec3 v) {
+    vec3 reference = relative_damping ? t_prev : t;
+    vec3 rate = relative_damping ? v_t : vec3(0.0);
+    if (exact_integrator) {
+        ExactStep step = exact_step[2u * s + schedule_index];
+        vec3 d = x - reference;
+        vec3 d_rate = v - rate;
+        vec3 b = gravity + wind - rig.air_drag * rate;
+        vec3 change_x = step.d_d * d + step.d_v * d_rate + step.d_b * b;
+        vec3 change_v = step.v_d * d + step.v_v * d_rate + step.v_b * b;
+        x = x + (rate * sch.substep + change_x);
+        v = v + change_v;
+        return;
     }
+    vec3 acc = -rig.stiffness * (x - reference) - rig.damping * (v - rate) - rig.air_drag * v + gravity + wind;
     v = v + acc * sch.substep;
     x = x + v * sch.substep;
 }
@@ -106,14 +117,15 @@ void limit_distance(float max_distance, vec3 t, inout vec3 x, inout vec3 v) {
 }
 
 // SPEC 4, step 2, the length step (docs/SPEC.md section 9): x projected onto the sphere of
-// its rest length about its base. v2: the velocity takes the projection's displacement
-// (v += Δx/h, position-based); v1 (world damping): the velocity along the segment relative
-// to its base removed, which adds energy to a segment standing up under gravity.
+// its rest length about its base. v2 with the semi-implicit step: the velocity takes the
+// projection's displacement (v += Δx/h, position-based); v1 (world damping), which adds energy
+// to a segment standing up under gravity with the Euler step, and the exact integrator, whose
+// displacement is not v·h: the velocity along the segment relative to its base removed.
 void enforce_length(float rest_length, vec3 base, vec3 v_base, inout vec3 x, inout vec3 v) {
     vec3 d = x - base;
     vec3 n = d / max(length(d), MIN_LENGTH);
     vec3 projected = base + n * rest_length;
-    if (relative_damping) {
+    if (relative_damping && !exact_integrator) {
         v = v + (projected - x) / sch.substep;
     } else {
         v = v - dot(v - v_base, n) * n;
@@ -182,6 +194,8 @@ void main() {
     sch = target.lod == LOD_HALF ? params.half_rate : params.full_rate;
     hermite = (params.options & OPTION_HERMITE_PATH) != 0u;
     relative_damping = (params.options & OPTION_RELATIVE_DAMPING) != 0u;
+    exact_integrator = (params.options & OPTION_EXACT_INTEGRATOR) != 0u;
+    schedule_index = target.lod == LOD_HALF ? 1u : 0u;
     dvec3 anchor = target.anchor.xyz;
     shift_anchor(c, target.anchor_shift.xyz);
     if (target.lod == LOD_FROZEN) {
@@ -234,7 +248,7 @@ void main() {
             vec3 t_prev = st.target.xyz - moved;
             vec3 v_t = (t - t_prev) * sch.inv_path_step;
             vec3 v = first_moving ? v_t : st.velocity.xyz;
-            integrate_particle(rig, t, t_prev, v_t, chain.gravity.xyz, wind_at(pivot + x, target.gust_phase, elapsed),
+            integrate_particle(s, rig, t, t_prev, v_t, chain.gravity.xyz, wind_at(pivot + x, target.gust_phase, elapsed),
                                x, v);
             contact.radius = rig.particle_radius;
             collide(contact, x, v);

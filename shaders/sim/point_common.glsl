@@ -166,4 +166,5 @@ layout(std430, binding = 8) writeonly buffer SegmentOutputBuffer { PointSegmentO
 layout(std430, binding = 9) readonly buffer SphereBuffer { SphereCollider spheres[]; };
 layout(std430, binding = 10) readonly buffer CapsuleBuffer { CapsuleCollider capsules[]; };
 layout(std430, binding = 11) readonly buffer PlaneBuffer { PlaneCollider planes[]; };
+layout(std430, binding = 12) readonly buffer ExactStepBuffer { ExactStep exact_step[]; };
 #endif

@@ -143,6 +143,30 @@ def test_unstable_frequency_names_the_largest_stable_one(fox, data):
     data["chain"][0]["damping_ratio"] = 1.0
     message = _error(fox, data, r"frequency = 40.0 Hz with damping_ratio = 1.0 is unstable for the substep")
     assert "the largest stable frequency for that damping ratio is 15.82 Hz" in message
+    assert '[solver] integrator = "exact"' in message
+
+
+def test_the_exact_integrator_takes_what_the_semi_implicit_step_refuses(fox, data):
+    """``[solver] integrator = "exact"`` (SPEC 1): no stability bound, and the pipeline's
+    solver runs it."""
+    from gpu_jiggle.character.pipeline import Pipeline
+    data["chain"][0]["frequency"] = 40.0
+    data["chain"][0]["damping_ratio"] = 1.0
+    data.setdefault("solver", {})["integrator"] = "exact"
+    rig = rig_from_dict(data, fox.skeleton)
+    assert rig.integrator == "exact" and rig.chain_set.frequency[0] == 40.0
+    pipeline = Pipeline(fox, rig, backend="cpu")
+    for k in range(4):
+        frame = pipeline.step(k / 30, 0.0 if k == 0 else 1 / 30)
+    assert all(np.all(np.isfinite(p)) for p in frame.chain_positions)
+    assert pipeline._solver.integrator == "exact"
+
+
+@pytest.mark.parametrize("value, match", [("exakt", r"\[solver\]: integrator = 'exakt'.*did you mean 'exact'"),
+                                          (3, r"\[solver\]: integrator: expected one of")])
+def test_bad_integrator_is_named(fox, data, value, match):
+    data.setdefault("solver", {})["integrator"] = value
+    _error(fox, data, match)
 
 
 def test_bad_toml_and_missing_file(fox, tmp_path):

@@ -3,7 +3,8 @@
 A backend holds the rig, the state, the targets and the outputs of one chain kind as the
 std430 records of :mod:`gpu_jiggle.sim.layouts` and offers:
 
-- ``upload_rig(chain_rig, segment_rig)``: the static rig (again only when it changes);
+- ``upload_rig(chain_rig, segment_rig, exact_step)``: the static rig and the exact
+  integrator's steps (again only when they change);
 - ``upload_targets(chain_target, per_segment)``: this frame's pose, teleport flags and
   levels of detail (angle chains: the (S,) local target angles; point chains: the (S, 4)
   joint offsets, or None when unchanged), and for point chains ``upload_colliders``;

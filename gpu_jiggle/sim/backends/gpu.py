@@ -50,10 +50,11 @@ class _GpuBackend:
             self._write("joint_output", joint_output)
             self._write("segment_output", segment_output)
 
-    def upload_rig(self, chain_rig, segment_rig):
+    def upload_rig(self, chain_rig, segment_rig, exact_step):
         with self.gl.current():
             self._write("chain_rig", chain_rig)
             self._write("segment_rig", segment_rig)
+            self._write("exact_step", exact_step)
 
     def read(self, name):
         with self.gl.current():
@@ -123,7 +124,7 @@ class GpuAngleBackend(_GpuBackend):
             "chain_target": c * layouts.ANGLE_CHAIN_TARGET.itemsize,
             "local_angle": s * layouts.ANGLE_LOCAL_ANGLE.itemsize,
             "joint_output": (s + c) * layouts.ANGLE_JOINT_OUTPUT.itemsize,
-            "segment_output": s * layouts.ANGLE_SEGMENT_OUTPUT.itemsize})
+            "segment_output": s * layouts.ANGLE_SEGMENT_OUTPUT.itemsize, "exact_step": 0})
 
     def upload_targets(self, chain_target, local_angle):
         with self.gl.current():
@@ -151,7 +152,7 @@ class GpuPointBackend(_GpuBackend):
             "joint_offset": s * layouts.POINT_JOINT_OFFSET.itemsize,
             "joint_output": (s + c) * layouts.POINT_JOINT_OUTPUT.itemsize,
             "segment_output": s * layouts.POINT_SEGMENT_OUTPUT.itemsize,
-            "spheres": 0, "capsules": 0, "planes": 0})
+            "spheres": 0, "capsules": 0, "planes": 0, "exact_step": 0})
 
     def upload_targets(self, chain_target, joint_offset=None):
         """``joint_offset`` None: unchanged since the last upload."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import layouts
-from .reference_walk import DepthWalkBackend, path_weights
+from .reference_walk import DepthWalkBackend, exact_change, path_weights
 
 F = np.float32
 PI = F(np.pi)
@@ -50,6 +50,7 @@ class ReferenceAngleBackend(DepthWalkBackend):
         options = int(header["options"])
         self.hermite = bool(options & layouts.OPTION_HERMITE_PATH)
         self.relative_damping = bool(options & layouts.OPTION_RELATIVE_DAMPING)
+        self.exact = bool(options & layouts.OPTION_EXACT_INTEGRATOR)
         self.windy = bool(np.any(header["wind"][:3] != 0))
         s = _FrameScratch(self, header)
         self.shift_anchor(s)
@@ -179,10 +180,12 @@ class ReferenceAngleBackend(DepthWalkBackend):
             return phi, np.where(over & ((omega - target_rate) * dd > F(0)), target_rate, omega)
         return phi, np.where(over & (omega * dd > F(0)), F(0), omega)
 
-    def integrate_segment(self, s, seg, phi_parent, w, span, inv_path_step, h, root_acceleration, gravity, wind,
+    def integrate_segment(self, s, seg, ch, phi_parent, w, span, inv_path_step, h, root_acceleration, gravity, wind,
                           first_moving):
-        """SPEC section 3, step 2, the segments ``seg`` (one per chain, with their chains'
-        (n, 2) root acceleration, gravity and wind): returns their new φ."""
+        """SPEC section 3, step 2, the segments ``seg`` of chains ``ch`` (one per chain, with
+        their (n, 2) root acceleration, gravity and wind): returns their new φ. The spring
+        compares φ with ``reference`` (v2: τ_prev; v1: τ), which moves at ``rate`` (v2: τ̇;
+        v1: 0) over the substep; semi-implicit Euler, or the exact step (SPEC 1)."""
         rig = self.segment_rig[seg]
         last = s.last_local_angle[seg]
         lam = last + w[0] * wrap_angle(s.local_angle[seg] - last) + w[1] * (span * s.local_angle_rate[seg])
@@ -196,13 +199,19 @@ class ReferenceAngleBackend(DepthWalkBackend):
         gy = gravity[:, 1] - rig["inertia"] * root_acceleration[:, 1] + wind[:, 1]
         alpha_ext = (ex * gy - ey * gx) * rig["inv_length"]
         if self.relative_damping:
-            d = wrap_angle(phi - s.target_angle[seg])
-            acc = -rig["stiffness"] * d - rig["damping"] * (omega - target_rate) - rig["air_drag"] * omega + alpha_ext
+            reference, rate = s.target_angle[seg], target_rate
         else:
-            d = wrap_angle(phi - target_angle)
-            acc = -rig["stiffness"] * d - rig["damping"] * omega - rig["air_drag"] * omega + alpha_ext
-        omega_new = omega + acc * h
-        phi_new = phi + omega_new * h
+            reference, rate = target_angle, np.zeros_like(target_rate)
+        d = wrap_angle(phi - reference)
+        if self.exact:
+            b = alpha_ext - rig["air_drag"] * rate
+            change_d, change_rate = exact_change(self.exact_steps(seg, ch), d, omega - rate, b)
+            omega_new = omega + change_rate
+            phi_new = phi + (rate * h + change_d)
+        else:
+            acc = -rig["stiffness"] * d - rig["damping"] * (omega - rate) - rig["air_drag"] * omega + alpha_ext
+            omega_new = omega + acc * h
+            phi_new = phi + omega_new * h
         phi_new, omega_new = self.limit_angle(target_angle, target_rate, rig["angle_limit"], phi_new, omega_new)
         s.prev_angle[seg] = phi
         s.prev_angular_velocity[seg] = s.angular_velocity[seg]
@@ -227,7 +236,7 @@ class ReferenceAngleBackend(DepthWalkBackend):
                 tip[ch] = tip[ch] + self.segment_rig["length"][seg][:, None] * np.stack([np.cos(phi), np.sin(phi)], 1)
                 wind = self.wind_at(s.header, schedule, tip[ch], s.gust_phase[ch], elapsed)
             moving = None if first_moving is None else first_moving[ch]
-            phi_parent[ch] = self.integrate_segment(s, seg, phi_parent[ch], w, span, inv_path_step, h,
+            phi_parent[ch] = self.integrate_segment(s, seg, ch, phi_parent[ch], w, span, inv_path_step, h,
                                                     acceleration[ch], s.gravity[ch], wind, moving)
 
     def end_path(self, s, schedule, alpha, chains, seg):

@@ -10,7 +10,7 @@ import numpy as np
 from .. import layouts
 from .reference_contact import (MIN_LENGTH, Contact, collide, dot, follow_parent, keep_outside, length, push_out_of_frame,
                                 rotation_between, safe_divide)
-from .reference_walk import DepthWalkBackend, path_weights
+from .reference_walk import DepthWalkBackend, exact_change, path_weights
 
 F = np.float32
 _SEGMENT_FIELDS = ("position", "velocity", "prev_position", "prev_velocity", "last_offset", "offset_rate", "target")
@@ -47,6 +47,7 @@ class ReferencePointBackend(DepthWalkBackend):
         options = int(header["options"])
         self.hermite = bool(options & layouts.OPTION_HERMITE_PATH)
         self.relative_damping = bool(options & layouts.OPTION_RELATIVE_DAMPING)
+        self.exact = bool(options & layouts.OPTION_EXACT_INTEGRATOR)
         self.count = {name: int(header[f"{name[:-1]}_count"]) for name in ("spheres", "capsules", "planes")}
         tg = self.chain_target
         self.anchor = tg["anchor"][:, :3].astype(np.float64)
@@ -139,7 +140,8 @@ class ReferencePointBackend(DepthWalkBackend):
                 v_t = (t - t_prev) * inv_path_step
                 v = np.where(first_moving[ch][:, None], v_t, f.velocity[seg]) if j == 0 else f.velocity[seg]
                 wind = self.wind_at(header, schedule, pivot[ch] + x, self.chain_target["gust_phase"][ch], elapsed)
-                x, v = self.integrate_particle(r, t, t_prev, v_t, gravity[ch], wind, h, x, v)
+                step = self.exact_steps(seg, ch) if self.exact else None
+                x, v = self.integrate_particle(r, step, t, t_prev, v_t, gravity[ch], wind, h, x, v)
                 ct = Contact(self.live_colliders(), mask[ch], self.anchor[ch], pivot[ch], collider_alpha, cw)
                 x, v = collide(ct, r["particle_radius"], x, v)
                 x, v = self.limit_distance(r["max_distance"], t, x, v)
@@ -178,14 +180,20 @@ class ReferencePointBackend(DepthWalkBackend):
             - gust[3] * elapsed
         return wind[:3] + wind[3] * direction[:3] * np.sin(phase)[:, None]
 
-    def integrate_particle(self, r, t, t_prev, v_t, gravity, wind, h, x, v):
-        """SPEC 4, step 2: semi-implicit Euler (v2: spring toward t_prev, damping relative to
-        v_t; v1: toward t, damping of the world velocity)."""
+    def integrate_particle(self, r, step, t, t_prev, v_t, gravity, wind, h, x, v):
+        """SPEC 4, step 2. The spring compares x with ``reference`` (v2: t_prev; v1: t), which
+        moves at ``rate`` (v2: v_t; v1: 0) over the substep; damping relative to that rate, air
+        drag of the world velocity. Semi-implicit Euler, or the exact step (SPEC 1) with the
+        segments' EXACT_STEP records ``step``."""
         k, c, c_air = r["stiffness"][:, None], r["damping"][:, None], r["air_drag"][:, None]
         if self.relative_damping:
-            acc = -k * (x - t_prev) - c * (v - v_t) - c_air * v + gravity + wind
+            reference, rate = t_prev, v_t
         else:
-            acc = -k * (x - t) - c * v - c_air * v + gravity + wind
+            reference, rate = t, np.zeros_like(v_t)
+        if self.exact:
+            change_x, change_v = exact_change(step, x - reference, v - rate, gravity + wind - c_air * rate)
+            return x + (rate * h + change_x), v + change_v
+        acc = -k * (x - reference) - c * (v - rate) - c_air * v + gravity + wind
         v = v + acc * h
         x = x + v * h
         return x, v
@@ -202,12 +210,13 @@ class ReferencePointBackend(DepthWalkBackend):
 
     def enforce_length(self, rest_length, base, v_base, h, x, v):
         """SPEC 4, the length step (as ``enforce_length`` in the shader): x projected onto its
-        length sphere; v2: v += Δx/h; v1 (world damping): the velocity along the segment
-        relative to its base removed."""
+        length sphere; v2 with the semi-implicit step: v += Δx/h; v1 (world damping) and the
+        exact integrator: the velocity along the segment relative to its base removed
+        (docs/SPEC.md section 9: Δx/h assumes the Euler step's Δx = v·h)."""
         d = x - base
         n = d / np.maximum(length(d), MIN_LENGTH)[:, None]
         projected = base + n * rest_length[:, None]
-        if not self.relative_damping:
+        if not self.relative_damping or self.exact:
             return projected, v - dot(v - v_base, n)[:, None] * n
         return projected, v + (projected - x) / h
 

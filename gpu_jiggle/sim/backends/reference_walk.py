@@ -10,6 +10,16 @@ from .. import layouts
 F = np.float32
 
 
+def exact_change(step, d, d_rate, b):
+    """SPEC 1, the exact integrator: the change of the offset ``d`` from the target and of its
+    rate ``d_rate`` over one substep, ``b`` the held external acceleration (angle chains: (n,);
+    point chains: (n, 3)), from the segments' EXACT_STEP records ``step`` (as in the shaders)."""
+    shape = (-1,) + (1,) * (np.ndim(d) - 1)
+    c = {name: step[name].reshape(shape) for name in layouts.EXACT_STEP_FIELDS}
+    return (c["d_d"] * d + c["d_v"] * d_rate + c["d_b"] * b,
+            c["v_d"] * d + c["v_v"] * d_rate + c["v_b"] * b)
+
+
 def path_weights(alpha, hermite: bool) -> tuple:
     """``(p, q, dp, dq)`` float32 of the target path at fraction ``alpha`` (SPEC 2), as
     ``path_weights`` in ``common.glsl``: x(α) = x0 + p·d + q·m0s, velocity (dp·d + dq·m0s)/span."""
@@ -78,9 +88,15 @@ class DepthWalkBackend:
                 yield schedule, all_alphas[level * stride: level * stride + n], chains, segments
 
     # -- interface (see gpu_jiggle.sim.backends) ---------------------------------------------------
-    def upload_rig(self, chain_rig, segment_rig):
+    def upload_rig(self, chain_rig, segment_rig, exact_step):
         self.chain_rig = chain_rig.copy()
         self.segment_rig = segment_rig.copy()
+        self.exact_step = exact_step.copy()
+
+    def exact_steps(self, seg, chains):
+        """The EXACT_STEP records of segments ``seg`` of ``chains`` at their chains' rate
+        (``2·s`` at full rate, ``2·s + 1`` at half rate, as ``exact_step`` in the shaders)."""
+        return self.exact_step[2 * seg + (self.chain_target["lod"][chains] == layouts.LOD_HALF)]
 
     def write_state(self, chain_state, segment_state):
         self.chain_state = chain_state.copy()
