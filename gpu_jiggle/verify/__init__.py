@@ -13,7 +13,8 @@ checks share), :mod:`~gpu_jiggle.verify.angle` (angle chains, properties 1-5),
 :mod:`~gpu_jiggle.verify.field` (model v2's field scenarios: :func:`ear_frame_rates`,
 :func:`tracking`, :func:`contact`, :func:`precision`; its depths from
 :mod:`~gpu_jiggle.verify.contact_geometry`), :mod:`~gpu_jiggle.verify.cut` (:func:`cut_response`:
-how the response depends on the cut, and ``recut``),
+how the response depends on the cut, and ``recut``), :mod:`~gpu_jiggle.verify.integrator`
+(:func:`exact_integrator`: the exact step against the analytic step response, SPEC 1),
 :mod:`~gpu_jiggle.verify.result` (:class:`CheckResult`), :mod:`~gpu_jiggle.verify.runner`
 (:data:`CHECKS`, :func:`run_all`, :func:`format_table`, :func:`write_plots`) and
 :mod:`~gpu_jiggle.verify.plots` (matplotlib, imported only by :func:`write_plots`).
@@ -24,6 +25,7 @@ from .angle import free_decay, frame_rates, rest, teleport, wraparound
 from .cross import cross_check, point_cross_check
 from .cut import cut_response
 from .field import contact, ear_frame_rates, precision, tracking
+from .integrator import exact_integrator
 from .measure import REFERENCE_VARIANTS, gpu_available, half_cycle_peaks, wrap
 from .point import point_free_decay, point_rest
 from .point_motion import point_frame_rates, point_teleport
@@ -64,6 +66,7 @@ __all__ = [
     "precision",
     "CHECKS",
     "cut_response",
+    "exact_integrator",
     "run_all",
     "format_table",
     "write_plots",

@@ -368,9 +368,42 @@ def _plot_ear_frame_rates(r):
     return fig, f"v2 frame rates: ears at 30-165 fps against 1200 fps, worst {r.figure:.2f} of its limit"
 
 
+def _plot_exact_integrator(r):
+    """The step response at h = 1/30 s, one panel per traced ζ: analytic, exact, semi-implicit;
+    and |φ - analytic| of both steps per substep (log)."""
+    tr = r.traces
+    zetas = tr["zetas"]
+    fig = _figure((16, 4.6))
+    axes = fig.subplots(1, len(zetas) + 1)
+    h = f"h = 1/{round(1 / tr['substep'])} s"
+    for j, (ax, zeta) in enumerate(zip(axes, zetas)):
+        ax.plot(tr["dense time"], tr["dense analytic"][:, j], "-", color="0.4", lw=1.2, label="analytic")
+        ax.plot(tr["time"], tr["exact"][:, j], "o", ms=3, color="C0", label=f"exact, {h}")
+        ax.plot(tr["time"], tr["semi-implicit"][:, j], "x", ms=4, color="C1", label=f"semi-implicit, {h}")
+        ax.set_title(f"target 0 → 1 rad over the first substep, f = {tr['frequency']:g} Hz, ζ = {zeta:g}",
+                     fontsize=9)
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("angle φ (rad)")
+        ax.legend(fontsize=7, loc="lower right" if zeta >= 0.5 else "upper right")
+    ax = axes[-1]
+    floor = 1e-9
+    for j, zeta in enumerate(zetas):
+        for name, colour in (("exact", "C0"), ("semi-implicit", "C1")):
+            err = np.maximum(np.abs(tr[name][:, j] - tr["analytic"][:, j]), floor)
+            ax.semilogy(tr["time"], err, "-" if j == 0 else "--", color=colour, lw=1, label=f"{name}, ζ = {zeta:g}")
+    ax.axhline(r.limit, color="C3", ls=":", label=f"limit {r.limit:g} rad")
+    ax.set_ylim(floor, 1e3)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel(f"|φ - analytic| (rad), zero drawn at {floor:g}")
+    ax.set_title(f"error per substep, {h}", fontsize=9)
+    ax.legend(fontsize=7, ncol=2, loc="upper right")
+    return fig, f"exact integrator: step response against the analytic one (worst {r.figure:.2g} rad, ζ 0.05-2)"
+
+
 #: The painter of each check, by :attr:`CheckResult.name`.
 PAINTERS = {"decay": _plot_decay, "rest": _plot_rest, "frame_rates": _plot_frame_rates,
             "wraparound": _plot_wraparound, "teleport": _plot_teleport, "cross_check": _plot_cross_check,
             "point_decay": _plot_point_decay, "point_rest": _plot_point_rest,
             "point_frame_rates": _plot_point_frame_rates, "point_teleport": _plot_point_teleport,
-            "point_cross_check": _plot_point_cross_check, "ear_frame_rates": _plot_ear_frame_rates}
+            "point_cross_check": _plot_point_cross_check, "ear_frame_rates": _plot_ear_frame_rates,
+            "exact_integrator": _plot_exact_integrator}
