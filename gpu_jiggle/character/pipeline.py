@@ -307,13 +307,15 @@ class Pipeline:
         if self._solver is None:
             self._make_solver(origin=targets[0][0])
         teleport, self._teleport = self._teleport, None
-        groups = self.rig.collider_groups()
+        groups, inside = self.rig.collider_groups(), self.rig.collider_inside()
         solver = self._solver
         if teleport is not None:
             solver.teleport(keep_shape=teleport)
         solver.set_pose(joint_positions=np.concatenate(targets))
         solver.set_colliders(spheres=shapes.spheres, sphere_groups=[groups[n] for n in shapes.sphere_names],
                              capsules=shapes.capsules, capsule_groups=[groups[n] for n in shapes.capsule_names],
+                             sphere_inside=np.array([inside[n] for n in shapes.sphere_names], bool),
+                             capsule_inside=np.array([inside[n] for n in shapes.capsule_names], bool),
                              snap=teleport is not None)
         substeps = solver.advance(dt)
         p, r = solver.positions(), solver.segment_rotations()

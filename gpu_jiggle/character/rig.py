@@ -25,6 +25,8 @@ particle_radius = 2.0         # default 0 (this and the next two: also one per s
 max_distance = 30.0           # how far a particle may leave its animated place (default: no limit)
 air_drag = 0.5                # 1/s: damps motion in the world, as air does (default 0; damping_ratio
                               # damps motion relative to the animated pose, SPEC 4)
+angle_limit_deg = 60.0        # each segment stays within this cone about its target direction
+                              # (default: none; also one per segment or a curve)
 world_influence = 1.0         # [0, 1] (default 1)
 colliders = ["body"]          # the colliders it collides with (default: all)
 
@@ -50,6 +52,7 @@ shape = "capsule"             # or "sphere"
 offset = [0.0, 0.0, 0.0]      # centre (sphere) or first end (capsule), in the joint's space
 end = [20.0, 0.0, 0.0]        # capsule only: second end, in the joint's space
 radius = 9.0
+inside = false                # true: keeps particles inside it (a skirt's cage; default false)
 
 [[look_at]]                   # a constraint: turn a joint toward a (moving) world point
 joint = "b_Head_05"
@@ -209,7 +212,8 @@ class ChainSpec:
 @dataclass
 class ColliderSpec:
     """A sphere or capsule attached to a joint: ``offset`` (and ``end``, capsules) (3,) in
-    the joint's space, ``radius`` in world length units, ``group`` its collider group."""
+    the joint's space, ``radius`` in world length units, ``group`` its collider group,
+    ``inside`` True for one that keeps particles inside it (SPEC 4.2)."""
 
     name: str
     node: int
@@ -218,6 +222,7 @@ class ColliderSpec:
     end: np.ndarray
     radius: float
     group: int
+    inside: bool = False
 
 
 class _MovingTarget:
@@ -370,6 +375,10 @@ class Rig:
     def collider_groups(self) -> dict:
         """Collider name → its collider group (0..31)."""
         return {c.name: c.group for c in self.colliders}
+
+    def collider_inside(self) -> dict:
+        """Collider name → whether it keeps particles inside it."""
+        return {c.name: c.inside for c in self.colliders}
 
     # -- live changes ------------------------------------------------------------------------
     def changed_parameters(self, members, changes: dict) -> dict:

@@ -21,11 +21,11 @@ from ..sim.spring import UnstableSpringError, check_stable
 from ..sim.validation import InputError, choice, unknown_name
 
 SPRING_KEYS = ("frequency", "damping_ratio", "gravity", "particle_radius", "max_distance", "air_drag",
-               "world_influence", "colliders")
+               "angle_limit_deg", "world_influence", "colliders")
 CHAIN_KEYS = ("name", "joints", "tip_length", "tip_axis") + SPRING_KEYS
 STRAND_KEYS = ("name", "joint", "count", "segments", "length", "root", "root_end", "direction", "spread_deg",
                "fan_axis", "draw", "width") + SPRING_KEYS
-COLLIDER_KEYS = ("name", "joint", "shape", "offset", "end", "radius")
+COLLIDER_KEYS = ("name", "joint", "shape", "offset", "end", "radius", "inside")
 LOOK_AT_KEYS = ("name", "joint", "aim_axis", "target", "sweep", "sweep_hz", "max_angle_deg", "weight", "enabled")
 TWO_BONE_KEYS = ("name", "root", "mid", "end", "target", "sweep", "sweep_hz", "pole", "enabled")
 SOLVER_KEYS = ("substep", "max_substeps", "integrator")
@@ -34,7 +34,7 @@ DRAW_STYLES = ("lines", "ribbons")
 #: Per-segment spring keys (a number, one per segment, or a curve table: rig_curves) and their
 #: defaults; "frequency" has none.
 PER_SEGMENT_DEFAULTS = {"frequency": None, "damping_ratio": 0.5, "particle_radius": 0.0, "max_distance": math.inf,
-                        "air_drag": 0.0}
+                        "air_drag": 0.0, "angle_limit_deg": math.inf}
 #: A chain segment is of zero length when its joints are this fraction of the chain's longest
 #: segment apart, or closer, in the rest pose (two joints at the same place).
 ZERO_SEGMENT = 1e-6
@@ -188,6 +188,12 @@ class RigReader:
             self.fail(where, "missing 'frequency' (Hz)")
         segments = specs[0].segments if keep is None else len(keep)
         values = {key: self.per_segment(where, table, key, segments) for key in PER_SEGMENT_DEFAULTS}
+        limit = values["angle_limit_deg"]
+        bad = np.flatnonzero(~(limit >= 0))  # NaN and negative
+        if bad.size:
+            index = f"[{bad[0]}]" if isinstance(table.get("angle_limit_deg"), list) else ""
+            self.fail(where, f"angle_limit_deg{index} = {float(limit[bad[0]])!r}: expected a cone half-angle >= 0 in "
+                             f"degrees (inf or 180 and more for none)")
         if keep is not None:
             values = {key: v[keep] for key, v in values.items()}
             values["keep"] = keep
@@ -218,6 +224,7 @@ class RigReader:
                                       particle_radius=per_segment["particle_radius"],
                                       max_distance=per_segment["max_distance"],
                                       air_drag=per_segment["air_drag"],
+                                      angle_limit=np.radians(per_segment["angle_limit_deg"]),
                                       world_influence=np.asarray(per["world_influence"], np.float64),
                                       collider_mask=per["collider_mask"],
                                       gravity=np.asarray(per["gravity"], np.float64).reshape(len(chains), 3))
@@ -368,7 +375,10 @@ class RigReader:
         else:
             end = offset.copy()
         radius = float(self.number(where, table, "radius", None, lambda x: x >= 0, "a finite value >= 0"))
-        return ColliderSpec(name, node, shape, offset, end, radius, len(existing))
+        inside = table.get("inside", False)
+        if not isinstance(inside, bool):
+            self.fail(where, f"inside = {_short(inside)}: expected true or false")
+        return ColliderSpec(name, node, shape, offset, end, radius, len(existing), inside)
 
     def moving_target(self, where, table):
         target = self.vector(where, table, "target")

@@ -160,6 +160,10 @@ class PointChainSet(_ChainTopology):
             (the spring's damping acts on motion relative to the target; default 0).
         gravity: g, acceleration in length/s², world: (3,) for every chain or (C, 3) one per
             chain (default (0, 0, 0)).
+        angle_limit: β ≥ 0 per segment, radians: a cone about the segment's target direction
+            (its animated direction turned with its parent's simulated bend) that the segment
+            stays inside (docs/SPEC.md section 9, "Cone limits"); 0 holds it on the target
+            direction, π or more (and the default, inf) is no limit.
 
     Raises:
         ValueError: a bad value or shape, naming the argument, index and value (SPEC section 7).
@@ -168,20 +172,20 @@ class PointChainSet(_ChainTopology):
 
     kind = "point"
     PARAMETERS = ("frequency", "damping_ratio", "particle_radius", "max_distance", "world_influence",
-                  "collider_mask", "gravity", "air_drag")
+                  "collider_mask", "gravity", "air_drag", "angle_limit")
     PER_CHAIN = ("world_influence", "collider_mask", "gravity")
 
     def __init__(self, segment_counts, frequency, damping_ratio, rest_lengths=None, particle_radius=0.0,
                  max_distance=np.inf, world_influence=1.0, collider_mask=0xFFFFFFFF, gravity=(0.0, 0.0, 0.0),
-                 air_drag=0.0):
+                 air_drag=0.0, angle_limit=np.inf):
         counts = self._set_topology(segment_counts)
         self.rest_lengths = None if rest_lengths is None else _per_segment_checked(
             "rest_lengths", rest_lengths, counts, lambda a: a > 0, "a finite value > 0", validation.COORDINATE_LIMIT)
         self._set_parameters(frequency, damping_ratio, particle_radius, max_distance, world_influence,
-                             collider_mask, gravity, air_drag)
+                             collider_mask, gravity, air_drag, angle_limit)
 
     def _set_parameters(self, frequency, damping_ratio, particle_radius, max_distance, world_influence,
-                        collider_mask, gravity, air_drag):
+                        collider_mask, gravity, air_drag, angle_limit):
         counts = self.segment_counts
         self.frequency = _per_segment_checked("frequency", frequency, counts, lambda a: a > 0,
                                               "a finite value > 0 (Hz)")
@@ -198,8 +202,10 @@ class PointChainSet(_ChainTopology):
         self.collider_mask = validation.mask_array("collider_mask", collider_mask, self.chain_count)
         self.gravity = _per_chain_vector("gravity", gravity, self.chain_count, 3)
         self.air_drag = _per_segment_checked("air_drag", air_drag, counts, lambda a: a >= 0, "a finite value >= 0 (1/s)")
+        self.angle_limit = _per_segment_checked("angle_limit", angle_limit, counts, lambda a: ~np.isnan(a) & (a >= 0),
+                                                "a value >= 0 in radians (inf for none)", limit=None)
         for a in (self.frequency, self.damping_ratio, self.particle_radius, self.max_distance,
-                  self.world_influence, self.collider_mask, self.gravity, self.air_drag):
+                  self.world_influence, self.collider_mask, self.gravity, self.air_drag, self.angle_limit):
             a.flags.writeable = False
 
     def replace(self, **changes) -> "PointChainSet":

@@ -23,7 +23,9 @@ NORMAL_TOLERANCE = 1e-3
 @dataclass(frozen=True)
 class ColliderSet:
     """World-space colliders, float64. spheres (K, 4): centre, radius; capsules (M, 7): end a,
-    end b, radius; planes (N, 4): unit normal, offset; and a group 0..31 for each."""
+    end b, radius; planes (N, 4): unit normal, offset; and a group 0..31 for each.
+    sphere_inside (K,), capsule_inside (M,): uint32 1 for one that keeps particles inside it
+    (SPEC 4.2), 0 for one that keeps them out."""
 
     spheres: np.ndarray
     sphere_groups: np.ndarray
@@ -31,6 +33,13 @@ class ColliderSet:
     capsule_groups: np.ndarray
     planes: np.ndarray
     plane_groups: np.ndarray
+    sphere_inside: np.ndarray = None
+    capsule_inside: np.ndarray = None
+
+    def __post_init__(self):
+        for name, rows in (("sphere_inside", self.spheres), ("capsule_inside", self.capsules)):
+            if getattr(self, name) is None:
+                object.__setattr__(self, name, np.zeros(len(rows), np.uint32))
 
     @staticmethod
     def empty() -> "ColliderSet":
@@ -39,13 +48,13 @@ class ColliderSet:
 
     @staticmethod
     def validated(spheres=None, sphere_groups=None, capsules=None, capsule_groups=None, planes=None,
-                  plane_groups=None) -> "ColliderSet":
+                  plane_groups=None, sphere_inside=None, capsule_inside=None) -> "ColliderSet":
         """Check every argument (SPEC section 7) and return the set; nothing is kept on error.
 
         Raises:
             ValueError: a wrong shape, a non-finite value, a negative radius, a plane normal
                 whose length is off by more than 1e-3, a group outside [0, 31].
-            TypeError: non-numeric values or non-integer groups.
+            TypeError: non-numeric values, non-integer groups, non-boolean inside flags.
         """
         s = _rows("spheres", spheres, 4)
         validation.require("spheres", s, _column_ok(s, 3), "a radius >= 0 in column 3")
@@ -59,10 +68,12 @@ class ColliderSet:
         p[:, :3] /= norms[:, None] if len(p) else 1.0
         return ColliderSet(s, validation.group_array("sphere_groups", sphere_groups, len(s)),
                            c, validation.group_array("capsule_groups", capsule_groups, len(c)),
-                           p, validation.group_array("plane_groups", plane_groups, len(p)))
+                           p, validation.group_array("plane_groups", plane_groups, len(p)),
+                           validation.flag_array("sphere_inside", sphere_inside, len(s)),
+                           validation.flag_array("capsule_inside", capsule_inside, len(c)))
 
     def arrays(self) -> dict:
-        """The six arrays by field name (for a saved state)."""
+        """The eight arrays by field name (for a saved state)."""
         return {name: getattr(self, name) for name in self.__dataclass_fields__}
 
     @staticmethod
@@ -72,11 +83,17 @@ class ColliderSet:
 
         Raises: ValueError for a missing or bad array."""
         names = tuple(ColliderSet.__dataclass_fields__)
-        missing = [name for name in names if name not in arrays]
+        flags = ("sphere_inside", "capsule_inside")  # all 0 when absent (states saved before them)
+        missing = [name for name in names if name not in arrays and name not in flags]
         if missing:
             raise ValueError(f"state: its colliders have no {missing[0]}")
-        checked = ColliderSet.validated(**{name: arrays[name] for name in names})
-        return ColliderSet(*(np.asarray(arrays[name], getattr(checked, name).dtype) for name in names))
+        given = {name: arrays[name] for name in names if name in arrays}
+        for name in flags:
+            if name in given:
+                given[name] = np.asarray(given[name]).astype(bool)
+        checked = ColliderSet.validated(**given)
+        return ColliderSet(*(np.asarray(given[name], getattr(checked, name).dtype) if name in given
+                             else getattr(checked, name) for name in names))
 
     def counts(self):
         return len(self.spheres), len(self.capsules), len(self.planes)
@@ -139,6 +156,7 @@ class ColliderPath:
         spheres["delta"] = end.spheres - start.spheres
         spheres["start_rate"][:, :3] = span * self.sphere_rate
         spheres["group"] = end.sphere_groups
+        spheres["inside"] = end.sphere_inside
         capsules = np.zeros(len(end.capsules), layouts.CAPSULE_COLLIDER)
         capsules["start_a"][:, :3], capsules["start_a"][:, 3] = start.capsules[:, 0:3], start.capsules[:, 6]
         capsules["start_b"][:, :3] = start.capsules[:, 3:6]
@@ -147,6 +165,7 @@ class ColliderPath:
         capsules["delta_b"][:, :3] = end.capsules[:, 3:6] - start.capsules[:, 3:6]
         capsules["rate_a"][:, :3], capsules["rate_b"][:, :3] = span * self.capsule_rate[:, :3], span * self.capsule_rate[:, 3:]
         capsules["group"] = end.capsule_groups
+        capsules["inside"] = end.capsule_inside
         planes = np.zeros(len(end.planes), layouts.PLANE_COLLIDER)
         planes["start"] = start.planes
         planes["delta"] = end.planes - start.planes
@@ -172,7 +191,8 @@ class ColliderPath:
         spheres = np.concatenate([centres, (s.spheres[:, 3] + alpha * (c.spheres[:, 3] - s.spheres[:, 3]))[:, None]], 1)
         capsules = np.concatenate([ends, (s.capsules[:, 6] + alpha * (c.capsules[:, 6] - s.capsules[:, 6]))[:, None]],
                                   1)
-        start = ColliderSet(spheres, c.sphere_groups, capsules, c.capsule_groups, planes, c.plane_groups)
+        start = ColliderSet(spheres, c.sphere_groups, capsules, c.capsule_groups, planes, c.plane_groups,
+                            c.sphere_inside, c.capsule_inside)
         return ColliderPath(start, sphere_rate, capsule_rate)
 
 

@@ -66,11 +66,13 @@ ANGLE_CHAIN_TARGET = _struct([("root_position", "<f4", (2,)), ("root_angle", "<f
                               ("lod", "<u4"), ("gust_phase", "<f4"), ("anchor_shift", "<f4", (2,))], 32)
 
 #: Per frame, header of the angle kernel's frame buffer; ``alphas`` follows it,
-#: ``alpha_stride`` floats per level of detail. options: OPTION_* bits. 2D wind: wind (w0.xy,
+#: ``alpha_stride`` floats per level of detail. options: OPTION_* bits. substep_begin,
+#: substep_end: the substeps this dispatch runs (see :data:`ALL_SUBSTEPS`). 2D wind: wind (w0.xy,
 #: A, 0), gust (κ.xy, 2π·f_w, 0), gust_direction (u.xy, 0, 0).
 ANGLE_FRAME_PARAMS = _struct([("chain_count", "<u4"), ("alpha_stride", "<u4"), ("options", "<u4"), ("pad0", "<u4"),
+                              ("substep_begin", "<u4"), ("substep_end", "<u4"), ("pad1", "<u4"), ("pad2", "<u4"),
                               ("full_rate", SCHEDULE), ("half_rate", SCHEDULE), ("wind", "<f4", (4,)),
-                              ("gust", "<f4", (4,)), ("gust_direction", "<f4", (4,))], 128)
+                              ("gust", "<f4", (4,)), ("gust_direction", "<f4", (4,))], 144)
 
 #: Per joint (each chain's pivot, then its tips), output: position at frame time, raw position.
 ANGLE_JOINT_OUTPUT = _struct([("position", "<f4", (2,)), ("raw_position", "<f4", (2,))], 16)
@@ -91,10 +93,10 @@ ANGLE_LOCAL_ANGLE = np.dtype("<f4")
 POINT_JOINT_OFFSET = np.dtype(("<f4", (4,)))
 
 #: Per point segment, static: rest length L, k (1/s²), c (1/s), particle radius ρ, max distance D,
-#: air drag c_air (1/s).
+#: air drag c_air (1/s), cone limit β (rad; inf for none).
 POINT_SEGMENT_RIG = _struct([("rest_length", "<f4"), ("stiffness", "<f4"), ("damping", "<f4"),
                              ("particle_radius", "<f4"), ("max_distance", "<f4"), ("air_drag", "<f4"),
-                             ("pad0", "<f4"), ("pad1", "<f4")], 32)
+                             ("angle_limit", "<f4"), ("pad1", "<f4")], 32)
 
 #: Per point segment, dynamic (xyz used, w 0), relative to the chain's pivot: the tip, its
 #: world velocity, the same one substep earlier, the tip's target offset path (x0, and m0 per
@@ -118,20 +120,23 @@ POINT_CHAIN_TARGET = _struct([("anchor", "<f8", (4,)), ("pivot", "<f4", (4,)), (
 
 #: Colliders on their target path: where they were at the last substep (float64 world: sphere
 #: centre and radius; capsule ends, radius in start_a's w; plane unit normal and offset), their
-#: move this frame (float32) and their path velocity × span (float32; not for planes).
+#: move this frame (float32) and their path velocity × span (float32; not for planes). inside:
+#: 1 for a sphere or capsule that keeps particles inside it (SPEC 4.2), 0 for one that keeps
+#: them out.
 SPHERE_COLLIDER = _struct([("start", "<f8", (4,)), ("delta", "<f4", (4,)), ("start_rate", "<f4", (4,)),
-                           ("group", "<u4")] + [(f"pad{i}", "<u4") for i in range(7)], 96)
+                           ("group", "<u4"), ("inside", "<u4")] + [(f"pad{i}", "<u4") for i in range(1, 7)], 96)
 CAPSULE_COLLIDER = _struct([("start_a", "<f8", (4,)), ("start_b", "<f8", (4,)), ("delta_a", "<f4", (4,)),
                             ("delta_b", "<f4", (4,)), ("rate_a", "<f4", (4,)), ("rate_b", "<f4", (4,)),
-                            ("group", "<u4")] + [(f"pad{i}", "<u4") for i in range(7)], 160)
+                            ("group", "<u4"), ("inside", "<u4")] + [(f"pad{i}", "<u4") for i in range(1, 7)], 160)
 PLANE_COLLIDER = _struct([("start", "<f8", (4,)), ("delta", "<f4", (4,)), ("group", "<u4"), ("pad0", "<u4"),
                           ("pad1", "<u4"), ("pad2", "<u4")], 64)
 
 #: Per frame, header of the point kernel's frame buffer; ``alphas`` follows it. options:
-#: OPTION_* bits.
+#: OPTION_* bits. substep_begin, substep_end: the substeps this dispatch runs (see
+#: :data:`ALL_SUBSTEPS`).
 POINT_FRAME_PARAMS = _struct([("chain_count", "<u4"), ("alpha_stride", "<u4"), ("sphere_count", "<u4"),
-                              ("capsule_count", "<u4"), ("plane_count", "<u4"), ("options", "<u4"), ("pad1", "<u4"),
-                              ("pad2", "<u4"), ("full_rate", SCHEDULE), ("half_rate", SCHEDULE),
+                              ("capsule_count", "<u4"), ("plane_count", "<u4"), ("options", "<u4"),
+                              ("substep_begin", "<u4"), ("substep_end", "<u4"), ("full_rate", SCHEDULE), ("half_rate", SCHEDULE),
                               ("wind", "<f4", (4,)), ("gust", "<f4", (4,)), ("gust_direction", "<f4", (4,))], 144)
 
 #: Per joint, output: position at frame time relative to this frame's pivot, raw position
@@ -149,6 +154,11 @@ TELEPORT_MODE_MASK, TELEPORT_MOVING, TELEPORT_MIRROR = 3, 4, 8
 CHAIN_START_MOVING = 1
 #: Solver options (OPTION_* in common.glsl), the frame buffer's ``options``.
 OPTION_HERMITE_PATH, OPTION_RELATIVE_DAMPING, OPTION_EXACT_INTEGRATOR = 1, 2, 4
+
+#: A frame's substeps may run over several dispatches, each running the substeps j with
+#: substep_begin ≤ j < substep_end of every schedule (the first one also teleports, the one
+#: that reaches a chain's last substep also writes its output); one dispatch runs them all.
+ALL_SUBSTEPS = (0, 0xFFFFFFFF)
 
 #: The most substeps of one level of detail in a frame that the frame buffer is first sized
 #: for (it grows when a solver's cap is larger): its alphas follow the header.

@@ -51,6 +51,7 @@ def frame_buffer(dtype, frame_plan, substeps, chain_count: int, gust_phases=(0.0
     stride, alphas = alphas_block(frame_plan.plans)
     header["chain_count"] = chain_count
     header["alpha_stride"] = stride
+    header["substep_begin"], header["substep_end"] = layouts.ALL_SUBSTEPS
     header["full_rate"] = schedule(frame_plan.full, substeps[0], gust_phases[0])
     header["half_rate"] = schedule(frame_plan.half, substeps[1], gust_phases[1], frame_plan.full)
     return header, alphas

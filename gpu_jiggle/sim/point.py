@@ -104,7 +104,7 @@ class PointSolver(Solver):
         self._pack_pose()
 
     def set_colliders(self, spheres=None, sphere_groups=None, capsules=None, capsule_groups=None, planes=None,
-                      plane_groups=None, snap: bool = False) -> None:
+                      plane_groups=None, snap: bool = False, sphere_inside=None, capsule_inside=None) -> None:
         """This frame's colliders, world space (SPEC 4.2); replaces all of them.
 
         Args:
@@ -116,13 +116,22 @@ class PointSolver(Solver):
                 last frame (use it with a teleport). A change in the number of colliders of a
                 kind snaps that kind anyway.
             Groups default to 0. A chain collides with a collider when its mask has the bit.
+            sphere_inside: (K,) bools, capsule_inside: (M,) bools (default all False): True
+                for a sphere or capsule that keeps particles inside it (a particle of radius ρ
+                stays within its radius less ρ; the outward velocity removed), as
+                VRMC_springBone_extended_collider's inside shapes. Segments need no stage of
+                their own: both ends inside a convex shape keep the segment inside.
 
         Raises:
             ValueError: a wrong shape, non-finite value, negative radius, non-unit normal
-            (off by more than 1e-3), or group outside [0, 31]. TypeError: wrong types.
+            (off by more than 1e-3), or group outside [0, 31]; on llvmpipe, more colliders
+            than its loop limit lets the longest chain take in one substep. TypeError: wrong
+            types.
         """
-        self._colliders = ColliderSet.validated(spheres, sphere_groups, capsules, capsule_groups, planes,
-                                                plane_groups)
+        colliders = ColliderSet.validated(spheres, sphere_groups, capsules, capsule_groups, planes, plane_groups,
+                                          sphere_inside, capsule_inside)
+        self._backend.check_colliders(len(colliders.spheres), len(colliders.capsules), len(colliders.planes))
+        self._colliders = colliders
         self._snap_colliders = self._snap_colliders or bool(snap)
 
     def rebase(self, origin) -> None:
@@ -306,4 +315,5 @@ def point_segment_rig(chain_set, rest_lengths) -> np.ndarray:
     rig["particle_radius"] = chain_set.particle_radius
     rig["max_distance"] = chain_set.max_distance
     rig["air_drag"] = chain_set.air_drag
+    rig["angle_limit"] = np.where(chain_set.angle_limit >= np.pi, np.inf, chain_set.angle_limit)
     return rig

@@ -254,6 +254,19 @@ def group_array(name: str, value, count: int) -> np.ndarray:
     return a.astype(np.uint32)
 
 
+def flag_array(name: str, value, count: int) -> np.ndarray:
+    """(count,) booleans as uint32 0/1; ``None`` means all 0. TypeError for anything but
+    bools (numbers are refused: ``inside=[1, 0]`` might mean indices)."""
+    if value is None:
+        return np.zeros(count, np.uint32)
+    a = np.asarray(value)
+    if a.size and a.dtype.kind != "b":
+        raise TypeError(f"{name}: expected booleans, got dtype {a.dtype}")
+    if a.shape != (count,):
+        raise ValueError(f"{name}: expected shape ({count},), got {a.shape}")
+    return a.astype(np.uint32)
+
+
 LOD_NAMES = {"full": 0, "half": 1, "frozen": 2}
 
 

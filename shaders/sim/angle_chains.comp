@@ -264,28 +264,35 @@ void main() {
     relative_damping = (params.options & OPTION_RELATIVE_DAMPING) != 0u;
     exact_integrator = (params.options & OPTION_EXACT_INTEGRATOR) != 0u;
     schedule_index = target.lod == LOD_HALF ? 1u : 0u;
-    shift_anchor(c, target.anchor_shift);
-    if (target.lod == LOD_FROZEN) {
-        // Frozen: sits on its animated targets, as a snap teleport every frame.
-        apply_teleport(chain, c, target, TELEPORT_SNAP);
-        write_output(chain, c, target);
+    SubstepRange range = substep_range(params.substep_begin, params.substep_end, sch.substep_count);
+    if (range.idle || (target.lod == LOD_FROZEN && !range.first)) {
         return;
     }
-    if (target.teleport != TELEPORT_NONE) {
-        apply_teleport(chain, c, target, target.teleport);
-    }
-    // A chain declared moving starts moving on the first frame after its snap that runs
-    // substeps: on the snap frame its path starts at the pose just given and shows no speed yet.
-    bool snapped_now = (target.teleport & TELEPORT_MODE_MASK) == TELEPORT_SNAP;
-    bool moving = sch.substep_count > 0u && (chain_state[c].flags & CHAIN_START_MOVING) != 0u && !snapped_now;
-    if (moving) {
-        start_moving(chain, c, target);
+    bool moving = false;
+    if (range.first) {
+        shift_anchor(c, target.anchor_shift);
+        if (target.lod == LOD_FROZEN) {
+            // Frozen: sits on its animated targets, as a snap teleport every frame.
+            apply_teleport(chain, c, target, TELEPORT_SNAP);
+            write_output(chain, c, target);
+            return;
+        }
+        if (target.teleport != TELEPORT_NONE) {
+            apply_teleport(chain, c, target, target.teleport);
+        }
+        // A chain declared moving starts moving on the first frame after its snap that runs
+        // substeps: on the snap frame its path starts at the pose just given and shows no speed yet.
+        bool snapped_now = (target.teleport & TELEPORT_MODE_MASK) == TELEPORT_SNAP;
+        moving = sch.substep_count > 0u && (chain_state[c].flags & CHAIN_START_MOVING) != 0u && !snapped_now;
+        if (moving) {
+            start_moving(chain, c, target);
+        }
     }
     uint first_alpha = target.lod * params.alpha_stride;
     vec2 root_position = chain_state[c].last_root_position;
     float root_angle = chain_state[c].last_root_angle;
     bool windy = params.wind.x != 0.0 || params.wind.y != 0.0 || params.wind.z != 0.0;
-    for (uint j = 0u; j < sch.substep_count; ++j) {
+    for (uint j = range.begin; j < range.end; ++j) {
         float alpha = alphas[first_alpha + j];
         PathWeights w = path_weights(alpha, hermite);
         bool first_moving = moving && j == 0u;
@@ -303,8 +310,10 @@ void main() {
             phi_parent = integrate_segment(s, phi_parent, w, root_acceleration, chain.gravity, wind, first_moving);
         }
     }
-    if (sch.substep_count > 0u) {
-        end_path(chain, c, target, alphas[first_alpha + sch.substep_count - 1u]);
+    if (range.last) {
+        if (sch.substep_count > 0u) {
+            end_path(chain, c, target, alphas[first_alpha + sch.substep_count - 1u]);
+        }
+        write_output(chain, c, target);
     }
-    write_output(chain, c, target);
 }

@@ -74,6 +74,10 @@ struct AngleFrameParams {
     uint alpha_stride;
     uint options;
     uint pad0;
+    uint substep_begin;
+    uint substep_end;
+    uint pad1;
+    uint pad2;
     Schedule full_rate;
     Schedule half_rate;
     vec4 wind;

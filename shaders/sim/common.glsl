@@ -95,3 +95,22 @@ struct ExactStep {
     float pad0;
     float pad1;
 };
+
+// The substeps this dispatch runs (gpu_jiggle/sim/layouts.py ALL_SUBSTEPS): a frame may run
+// over several dispatches, each the substeps begin <= j < end of every schedule. The first
+// dispatch (begin 0) also shifts the anchor, teleports and starts chains moving; the one that
+// reaches a chain's last substep (the first, in a frame without substeps) ends its path and
+// writes its output; a chain whose substeps all ran in earlier dispatches is idle.
+struct SubstepRange {
+    uint begin;
+    uint end;
+    bool first;
+    bool last;
+    bool idle;
+};
+
+SubstepRange substep_range(uint begin, uint end, uint count) {
+    bool first = begin == 0u;
+    bool idle = !first && begin >= count;
+    return SubstepRange(begin, min(end, count), first, end >= count && !idle, idle);
+}

@@ -3,7 +3,7 @@
 // particles root to tip, for every substep of the frame, inside this one dispatch.
 // Stages, named as in gpu_jiggle/sim/backends/reference_point.py: shift_anchor, apply_teleport,
 // start_moving, interpolate_pivot, follow_parent, integrate_particle, collide, limit_distance,
-// enforce_length, keep_outside, collide_segment, end_path, write_output.
+// enforce_length, limit_angle, keep_outside, collide_segment, end_path, write_output.
 #define LOCAL_SIZE 64
 
 layout(local_size_x = LOCAL_SIZE) in;
@@ -116,6 +116,41 @@ void limit_distance(float max_distance, vec3 t, inout vec3 x, inout vec3 v) {
     }
 }
 
+// SPEC 4 (docs/SPEC.md section 9, "Cone limits"), after the length step: a segment more
+// than β from its target direction (t - base) is turned about its base onto the cone, its
+// length kept, and the part of its tip's velocity relative to the target's (v_t) that leaves
+// the cone is removed; β = 0 holds it on the target direction (its sideways relative velocity
+// removed). β = inf (no limit, or a limit of π or more) and a segment inside its cone are left
+// exactly as they are. The angle is taken with atan2, accurate near 0 and π alike.
+void limit_angle(float angle_limit, vec3 base, vec3 t, vec3 v_t, inout vec3 x, inout vec3 v) {
+    if (!(angle_limit < PI)) {
+        return;
+    }
+    vec3 a = t - base;
+    vec3 u = x - base;
+    float la = length(a);
+    float lu = length(u);
+    if (la < MIN_LENGTH || lu < MIN_LENGTH) {
+        return;
+    }
+    a = a / la;
+    vec3 un = u / lu;
+    if (atan(length(cross(un, a)), dot(un, a)) <= angle_limit) {
+        return;
+    }
+    vec3 side = un - dot(un, a) * a;
+    float ls = length(side);
+    side = ls < MIN_LENGTH ? perpendicular(a) : side / ls;
+    x = base + (cos(angle_limit) * a + sin(angle_limit) * side) * lu;
+    vec3 relative = v - v_t;
+    if (angle_limit == 0.0) {
+        v = v - (relative - dot(relative, a) * a);
+    } else {
+        vec3 outward = cos(angle_limit) * side - sin(angle_limit) * a;
+        v = v - max(dot(relative, outward), 0.0) * outward;
+    }
+}
+
 // SPEC 4, step 2, the length step (docs/SPEC.md section 9): x projected onto the sphere of
 // its rest length about its base. v2 with the semi-implicit step: the velocity takes the
 // projection's displacement (v += Δx/h, position-based); v1 (world damping), which adds energy
@@ -154,7 +189,8 @@ void end_path(PointChainRig chain, uint c, float alpha) {
 
 // SPEC section 2, "Output at frame time", relative to this frame's pivot: each segment's
 // direction blended between the last two substeps, the chain rebuilt with its rest lengths,
-// each particle taken out of this frame's colliders (push_out_of_frame).
+// kept within its cone limit about this frame's target direction, each particle taken out of
+// this frame's colliders (push_out_of_frame).
 void write_output(PointChainRig chain, uint c, dvec3 anchor) {
     float sigma = sch.blend;
     joint_output[chain.first_joint] = PointJointOutput(vec4(0.0), vec4(0.0));
@@ -162,6 +198,8 @@ void write_output(PointChainRig chain, uint c, dvec3 anchor) {
     vec3 prev_base = vec3(0.0);
     vec3 cur_base = vec3(0.0);
     vec3 animated_base = vec3(0.0);
+    vec3 parent_animated = vec3(0.0);
+    vec3 parent_output = vec3(0.0);
     for (uint i = 0u; i < chain.segment_count; ++i) {
         uint s = chain.first_segment + i;
         PointSegmentState st = segment_state[s];
@@ -171,12 +209,18 @@ void write_output(PointChainRig chain, uint c, dvec3 anchor) {
         float ld = length(dir);
         dir = ld < MIN_LENGTH ? cur_dir / max(length(cur_dir), MIN_LENGTH) : dir / ld;
         vec3 x = base + dir * segment_rig[s].rest_length;
+        vec3 animated_offset = joint_offset[s].xyz - animated_base;  // this frame's target direction
+        vec3 target = base + (i == 0u ? animated_offset : follow_parent(parent_animated, parent_output, animated_offset));
+        vec3 unused = vec3(0.0);
+        limit_angle(segment_rig[s].angle_limit, base, target, vec3(0.0), x, unused);
         push_out_of_frame(chain.collider_mask, segment_rig[s].particle_radius, anchor, base, segment_rig[s].rest_length, x);
         vec3 v = st.prev_velocity.xyz + sigma * (st.velocity.xyz - st.prev_velocity.xyz);
         vec3 animated = joint_offset[s].xyz;
         vec4 q = rotation_between(animated - animated_base, x - base);
         joint_output[chain.first_joint + 1u + i] = PointJointOutput(vec4(x, 0.0), vec4(st.position.xyz, 0.0));
         segment_output[s] = PointSegmentOutput(vec4(v, 0.0), q);
+        parent_animated = animated_offset;
+        parent_output = x - base;
         base = x;
         prev_base = st.prev_position.xyz;
         cur_base = st.position.xyz;
@@ -197,27 +241,34 @@ void main() {
     exact_integrator = (params.options & OPTION_EXACT_INTEGRATOR) != 0u;
     schedule_index = target.lod == LOD_HALF ? 1u : 0u;
     dvec3 anchor = target.anchor.xyz;
-    shift_anchor(c, target.anchor_shift.xyz);
-    if (target.lod == LOD_FROZEN) {
-        // Frozen: sits on its animated targets, as a snap teleport every frame.
-        apply_teleport(chain, c, TELEPORT_SNAP);
-        write_output(chain, c, anchor);
+    SubstepRange range = substep_range(params.substep_begin, params.substep_end, sch.substep_count);
+    if (range.idle || (target.lod == LOD_FROZEN && !range.first)) {
         return;
     }
-    if (target.teleport != TELEPORT_NONE) {
-        apply_teleport(chain, c, target.teleport);
-    }
-    // A chain declared moving starts moving on the first frame after its snap that runs
-    // substeps: on the snap frame its path starts at the pose just given and shows no speed yet.
-    bool snapped_now = (target.teleport & TELEPORT_MODE_MASK) == TELEPORT_SNAP;
-    bool moving = sch.substep_count > 0u && (chain_state[c].flags & CHAIN_START_MOVING) != 0u && !snapped_now;
-    if (moving) {
-        start_moving(chain, c);
+    bool moving = false;
+    if (range.first) {
+        shift_anchor(c, target.anchor_shift.xyz);
+        if (target.lod == LOD_FROZEN) {
+            // Frozen: sits on its animated targets, as a snap teleport every frame.
+            apply_teleport(chain, c, TELEPORT_SNAP);
+            write_output(chain, c, anchor);
+            return;
+        }
+        if (target.teleport != TELEPORT_NONE) {
+            apply_teleport(chain, c, target.teleport);
+        }
+        // A chain declared moving starts moving on the first frame after its snap that runs
+        // substeps: on the snap frame its path starts at the pose just given and shows no speed yet.
+        bool snapped_now = (target.teleport & TELEPORT_MODE_MASK) == TELEPORT_SNAP;
+        moving = sch.substep_count > 0u && (chain_state[c].flags & CHAIN_START_MOVING) != 0u && !snapped_now;
+        if (moving) {
+            start_moving(chain, c);
+        }
     }
     uint first_alpha = target.lod * params.alpha_stride;
     float influence = chain.world_influence;
     vec3 pivot = chain_state[c].last_pivot.xyz;
-    for (uint j = 0u; j < sch.substep_count; ++j) {
+    for (uint j = range.begin; j < range.end; ++j) {
         float alpha = alphas[first_alpha + j];
         PathWeights w = path_weights(alpha, hermite);
         float elapsed = float(j) * sch.substep;
@@ -254,6 +305,7 @@ void main() {
             collide(contact, x, v);
             limit_distance(rig.max_distance, t, x, v);
             enforce_length(rig.rest_length, base, v_base, x, v);
+            limit_angle(rig.angle_limit, base, t, v_t, x, v);
             keep_outside(contact, base, rig.rest_length, x, v);
             // Where overlapping colliders leave no room on the length sphere, no penetration
             // wins over the exact length: the particle ends outside, the segment stretched.
@@ -270,8 +322,10 @@ void main() {
             v_base = v;
         }
     }
-    if (sch.substep_count > 0u) {
-        end_path(chain, c, alphas[first_alpha + sch.substep_count - 1u]);
+    if (range.last) {
+        if (sch.substep_count > 0u) {
+            end_path(chain, c, alphas[first_alpha + sch.substep_count - 1u]);
+        }
+        write_output(chain, c, anchor);
     }
-    write_output(chain, c, anchor);
 }

@@ -26,7 +26,7 @@ struct PointSegmentRig {
     float particle_radius;
     float max_distance;
     float air_drag;
-    float pad0;
+    float angle_limit;
     float pad1;
 };
 
@@ -84,7 +84,7 @@ struct SphereCollider {
     vec4 delta;
     vec4 start_rate;
     uint group;
-    uint pad0;
+    uint inside;
     uint pad1;
     uint pad2;
     uint pad3;
@@ -101,7 +101,7 @@ struct CapsuleCollider {
     vec4 rate_a;
     vec4 rate_b;
     uint group;
-    uint pad0;
+    uint inside;
     uint pad1;
     uint pad2;
     uint pad3;
@@ -130,8 +130,8 @@ struct PointFrameParams {
     uint capsule_count;
     uint plane_count;
     uint options;
-    uint pad1;
-    uint pad2;
+    uint substep_begin;
+    uint substep_end;
     Schedule full_rate;
     Schedule half_rate;
     vec4 wind;

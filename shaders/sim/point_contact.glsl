@@ -135,6 +135,29 @@ vec3 closest_to_segment(vec3 a, vec3 b, vec3 p, vec3 x) {
     return a + s * d1;
 }
 
+// Whether the chain collides with a collider of `group` that keeps particles out (inside 0)
+// or in (inside 1).
+bool keeps_out(Contact ct, uint group, uint inside) {
+    return inside == 0u && in_mask(ct.mask, group);
+}
+
+bool keeps_in(Contact ct, uint group, uint inside) {
+    return inside != 0u && in_mask(ct.mask, group);
+}
+
+// SPEC 4.2, inside colliders: x kept within distance r of q (the collider's radius less ρ;
+// at its centre when that is not positive), the outward velocity removed.
+void pull_in(vec3 q, float r, inout vec3 x, inout vec3 v) {
+    vec3 delta = x - q;
+    float d = length(delta);
+    float room = max(r, 0.0);
+    if (d > room) {
+        vec3 n = delta / d;
+        x = q + n * room;
+        v = v - max(dot(v, n), 0.0) * n;
+    }
+}
+
 // Collider k, a sphere (k < sphere_count) or a capsule (k - sphere_count), as a sphere near x:
 // its centre (a capsule's: the closest point of its axis) and its radius with ρ, relative to
 // the pivot. False when the chain does not collide with it.
@@ -143,14 +166,14 @@ bool local_sphere(uint k, Contact ct, vec3 x, out vec3 q, out float r) {
         vec4 s = sphere_at(k, ct);
         q = s.xyz;
         r = s.w + ct.radius;
-        return in_mask(ct.mask, spheres[k].group);
+        return keeps_out(ct, spheres[k].group, spheres[k].inside);
     }
     vec3 a, b;
     float rc;
     capsule_at(k - params.sphere_count, ct, a, b, rc);
     q = closest_on_segment(a, b, x);
     r = rc + ct.radius;
-    return in_mask(ct.mask, capsules[k - params.sphere_count].group);
+    return keeps_out(ct, capsules[k - params.sphere_count].group, capsules[k - params.sphere_count].inside);
 }
 
 // The sphere or capsule x lies deepest inside, other than `skip`: its index, or -1 for none.
@@ -205,18 +228,36 @@ void leave_crevice(Contact ct, inout vec3 x, inout vec3 v) {
     v = v - min(dot(v, n2), 0.0) * n2;
 }
 
-// SPEC 4.2: spheres, then capsules, then planes, each pushing the particle out; then the
-// crevices between overlapping ones.
+// SPEC 4.2, inside colliders: spheres, then capsules, each pulling the particle back in.
+void keep_inside(Contact ct, inout vec3 x, inout vec3 v) {
+    for (uint k = 0u; k < params.sphere_count; ++k) {
+        if (keeps_in(ct, spheres[k].group, spheres[k].inside)) {
+            vec4 s = sphere_at(k, ct);
+            pull_in(s.xyz, s.w - ct.radius, x, v);
+        }
+    }
+    for (uint k = 0u; k < params.capsule_count; ++k) {
+        if (keeps_in(ct, capsules[k].group, capsules[k].inside)) {
+            vec3 a, b;
+            float r;
+            capsule_at(k, ct, a, b, r);
+            pull_in(closest_on_segment(a, b, x), r - ct.radius, x, v);
+        }
+    }
+}
+
+// SPEC 4.2: spheres, then capsules, then planes, each pushing the particle out, then the
+// inside colliders pulling it in; then the crevices between overlapping outside ones.
 void collide(Contact ct, inout vec3 x, inout vec3 v) {
     for (int pass = 0; pass < CONTACT_PASSES; ++pass) {
         for (uint k = 0u; k < params.sphere_count; ++k) {
-            if (in_mask(ct.mask, spheres[k].group)) {
+            if (keeps_out(ct, spheres[k].group, spheres[k].inside)) {
                 vec4 s = sphere_at(k, ct);
                 push_out(s.xyz, s.w + ct.radius, x, v);
             }
         }
         for (uint k = 0u; k < params.capsule_count; ++k) {
-            if (in_mask(ct.mask, capsules[k].group)) {
+            if (keeps_out(ct, capsules[k].group, capsules[k].inside)) {
                 vec3 a, b;
                 float r;
                 capsule_at(k, ct, a, b, r);
@@ -233,6 +274,7 @@ void collide(Contact ct, inout vec3 x, inout vec3 v) {
                 }
             }
         }
+        keep_inside(ct, x, v);
     }
     for (int pass = 0; pass < CONTACT_PASSES; ++pass) {  // a capsule's nearest point moves with x
         leave_crevice(ct, x, v);
@@ -321,14 +363,14 @@ void segment_out_of_sphere(vec3 base, vec3 q, float r, float h, inout vec3 x, in
 void keep_outside(Contact ct, vec3 base, float rest_length, inout vec3 x, inout vec3 v) {
     for (int pass = 0; pass < CONTACT_PASSES; ++pass) {
         for (uint k = 0u; k < params.sphere_count; ++k) {
-            if (in_mask(ct.mask, spheres[k].group)) {
+            if (keeps_out(ct, spheres[k].group, spheres[k].inside)) {
                 vec4 s = sphere_at(k, ct);
                 slide_out(base, rest_length, s.xyz, s.w + ct.radius, x, v);
                 segment_out_of_sphere(base, s.xyz, s.w + ct.radius, ct.substep, x, v);
             }
         }
         for (uint k = 0u; k < params.capsule_count; ++k) {
-            if (in_mask(ct.mask, capsules[k].group)) {
+            if (keeps_out(ct, capsules[k].group, capsules[k].inside)) {
                 vec3 a, b;
                 float r;
                 capsule_at(k, ct, a, b, r);

@@ -132,6 +132,9 @@ def test_a_joint_in_two_chains(fox, data):
     ("strands", "joint", "b_Ear", r"unknown joint 'b_Ear'; the skeleton's joints are"),
     ("collider", "radius", -1.0, r"collider 'hips': radius = -1.0: expected a finite value >= 0"),
     ("collider", "shape", "box", r"shape = 'box': expected 'sphere' or 'capsule'"),
+    ("collider", "inside", 1, r"collider 'hips': inside = 1: expected true or false"),
+    ("chain", "angle_limit_deg", -5.0, r"chain 'tail': angle_limit_deg = -5.0: expected a cone half-angle >= 0"),
+    ("chain", "angle_limit_deg", [30.0, math.nan, 10.0], r"angle_limit_deg\[1\] = nan: expected a cone"),
 ])
 def test_bad_values_are_named(fox, data, table, key, value, match):
     data[table][0][key] = value
@@ -167,6 +170,27 @@ def test_the_exact_integrator_takes_what_the_semi_implicit_step_refuses(fox, dat
 def test_bad_integrator_is_named(fox, data, value, match):
     data.setdefault("solver", {})["integrator"] = value
     _error(fox, data, match)
+
+
+def test_angle_limits_in_degrees_reach_the_chain_set(fox, data):
+    data["chain"][0]["angle_limit_deg"] = {"root": 60.0, "tip": 30.0}
+    rig = rig_from_dict(data, fox.skeleton)
+    tail = rig.chain_set.angle_limit[:3]
+    np.testing.assert_allclose(np.degrees(tail), [60.0, 45.0, 30.0])
+    assert np.all(np.isinf(rig.chain_set.angle_limit[3:]))  # the strands: none
+
+
+def test_an_inside_collider_reaches_the_solver(fox, data):
+    """``inside = true`` (SPEC 4.2): the pipeline hands the solver that collider as one that
+    keeps particles in, the others as before."""
+    data["collider"][0]["inside"] = True
+    rig = rig_from_dict(data, fox.skeleton)
+    assert [c.inside for c in rig.colliders] == [True] + [False] * (len(rig.colliders) - 1)
+    from gpu_jiggle.character.pipeline import Pipeline
+    pipeline = Pipeline(fox, rig, backend="cpu")
+    pipeline.step(0.0, 0.0)
+    colliders = pipeline._solver._colliders
+    assert int(colliders.sphere_inside.sum() + colliders.capsule_inside.sum()) == 1
 
 
 def test_bad_toml_and_missing_file(fox, tmp_path):

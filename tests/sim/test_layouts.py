@@ -15,7 +15,7 @@ GLSL_TYPES = {"float": (4, 4, "<f4", ()), "uint": (4, 4, "<u4", ()), "int": (4, 
               "vec2": (8, 8, "<f4", (2,)), "vec4": (16, 16, "<f4", (4,)),
               "double": (8, 8, "<f8", ()), "dvec4": (32, 32, "<f8", (4,))}
 # Structs that live in registers only (returned by functions), never in a storage buffer.
-REGISTER_STRUCTS = {"PathWeights"}
+REGISTER_STRUCTS = {"PathWeights", "SubstepRange"}
 
 
 def parse_structs(text):

@@ -267,3 +267,4 @@ def test_the_response_is_frozen_and_formats_with_units():
     for unit in (" s", "Hz", "%"):
         assert unit in text
     assert "substep" not in str(describe(3, 0.4)) and "NO" in str(describe(100, 0.5, H))
+    assert 'integrator="exact"' in str(describe(100, 0.5, H))  # what to choose instead

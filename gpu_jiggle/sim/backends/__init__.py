@@ -7,7 +7,9 @@ std430 records of :mod:`gpu_jiggle.sim.layouts` and offers:
   integrator's steps (again only when they change);
 - ``upload_targets(chain_target, per_segment)``: this frame's pose, teleport flags and
   levels of detail (angle chains: the (S,) local target angles; point chains: the (S, 4)
-  joint offsets, or None when unchanged), and for point chains ``upload_colliders``;
+  joint offsets, or None when unchanged), and for point chains ``upload_colliders`` (and
+  ``check_colliders(sphere_count, capsule_count, plane_count)``, which refuses what the
+  backend cannot run before anything changes);
 - ``run_frame(params)``: teleports, then every substep of the frame, then the frame-time
   outputs, from a frame buffer (:func:`gpu_jiggle.sim.packing.frame_buffer`);
 - ``read(name)``: one of ``chain_state, segment_state, joint_output, segment_output`` as a
@@ -23,6 +25,11 @@ from __future__ import annotations
 import logging
 
 log = logging.getLogger("gpu_jiggle")
+
+class LoopLimitError(ValueError):
+    """A chain too long (with the frame's colliders) for one substep in one dispatch under
+    Mesa's llvmpipe, whose loop limiter stops a shader's loops after 65535 iterations."""
+
 
 #: Backend names a solver accepts.
 BACKEND_NAMES = ("auto", "gpu", "cpu")
@@ -70,8 +77,20 @@ def make_backend(kind: str, chain_set, backend: str, context=None):
     """The reference (``"cpu"``) or compute (``"gpu"``) backend for ``chain_set`` of ``kind``
     (``"angle"`` or ``"point"``), on the context :func:`gpu_context` gives.
 
-    Raises: what :func:`gpu_context` raises.
+    ``"auto"`` also runs the reference, with a logged warning, for a chain set whose longest
+    chain llvmpipe cannot run (:class:`LoopLimitError`).
+
+    Raises: what :func:`gpu_context` raises; LoopLimitError (a ValueError) for such a chain
+    set with ``"gpu"``.
     """
     ctx = gpu_context(backend, context)
     reference, gpu = _classes(kind)
-    return reference(chain_set) if ctx is None else gpu(chain_set, ctx)
+    if ctx is None:
+        return reference(chain_set)
+    try:
+        return gpu(chain_set, ctx)
+    except LoopLimitError as exc:  # a chain longer than llvmpipe's loop limit allows
+        if backend == "gpu":
+            raise
+        log.warning("running the numpy reference backend: %s", exc)
+        return reference(chain_set)

@@ -9,12 +9,18 @@ from __future__ import annotations
 import numpy as np
 
 from .. import layouts
+from . import LoopLimitError
 from ...gl.dispatch import LOCAL_SIZE, dispatch_size
 from ...gl.glsl import compute_shader
 from ...gl.lifetime import GlOwner
 
 #: Buffers may not be empty: an empty one still gets this many bytes.
 MIN_BUFFER_BYTES = 16
+#: Mesa's llvmpipe ends every loop of a shader invocation once the loops nested in one
+#: outermost loop have run 65535 iterations in all (its loop limiter), silently. A frame whose
+#: chains would need more is run over several dispatches of fewer substeps each (the
+#: ``substep_begin``/``substep_end`` of the frame buffer), with this margin below the limit.
+LLVMPIPE_LOOP_BUDGET = 60000
 
 
 class _GpuBackend:
@@ -31,10 +37,14 @@ class _GpuBackend:
     def __init__(self, chain_set, ctx, sizes):
         self.ctx = ctx
         self.chain_count = chain_set.chain_count
+        self.longest_chain = int(chain_set.segment_counts.max()) if chain_set.chain_count else 0
         self.sizes = dict(sizes)
         self.gl = GlOwner(ctx, f"this solver of {chain_set!r}")
         with self.gl.current():
             check_storage_limits(ctx, type(chain_set).__name__, chain_set, self.sizes)
+            self.loop_limited = loop_limited(ctx)
+            if self.loop_limited:
+                self.substeps_per_dispatch(np.zeros(1, self.PARAMS)[0], 1)  # refuses a chain too long for one
             self.program = self.gl.track(compute_shader(ctx, self.SHADER, {"LOCAL_SIZE": LOCAL_SIZE}))
             self.buffers = {name: self.gl.track(ctx.buffer(reserve=max(size, MIN_BUFFER_BYTES)))
                             for name, size in sizes.items()}
@@ -64,13 +74,39 @@ class _GpuBackend:
     def run_frame(self, params):
         if self.chain_count == 0:
             return
+        params = np.array(params, np.uint8)  # the dispatches' ranges are written into a copy
+        header = params[:self.PARAMS.itemsize].view(self.PARAMS)  # (1,), a view into it
+        substeps = max(int(header["full_rate"]["substep_count"][0]), int(header["half_rate"]["substep_count"][0]))
+        chunk = self.substeps_per_dispatch(header[0], substeps) if self.loop_limited else max(substeps, 1)
         with self.gl.current():
-            self._write("params", params)
-            for name, binding in self.BINDINGS.items():
-                self.buffers[name].bind_to_storage_buffer(binding)
-            group_x, group_y = dispatch_size(self.chain_count)
-            self.program.run(group_x=group_x, group_y=group_y)
-            self.ctx.memory_barrier()
+            for begin in range(0, max(substeps, 1), chunk):
+                header["substep_begin"] = begin
+                header["substep_end"] = begin + chunk if begin + chunk < substeps else layouts.ALL_SUBSTEPS[1]
+                self._write("params", params)
+                for name, binding in self.BINDINGS.items():
+                    self.buffers[name].bind_to_storage_buffer(binding)
+                group_x, group_y = dispatch_size(self.chain_count)
+                self.program.run(group_x=group_x, group_y=group_y)
+                self.ctx.memory_barrier()
+
+    def substeps_per_dispatch(self, header, substeps: int) -> int:
+        """How many substeps one dispatch may run on llvmpipe (``LLVMPIPE_LOOP_BUDGET``): the
+        longest chain's loop iterations per substep and for its output (``LOOP_COST``), the
+        frame's colliders included.
+
+        Raises: LoopLimitError (a ValueError) when not even one substep fits (a chain too
+        long, or too many colliders, for llvmpipe), before anything runs."""
+        per_substep, per_output = self.loop_cost(header)
+        n = self.longest_chain
+        room = LLVMPIPE_LOOP_BUDGET - n * per_output
+        chunk = room // (n * per_substep + 2) if room > 0 else 0
+        if chunk < 1:
+            raise LoopLimitError(
+                f"chain_set: a chain of {n} segments needs about {n * (per_substep + per_output)} loop iterations for "
+                f"one substep here, and Mesa's llvmpipe stops a shader's loops after 65535: use backend='cpu', "
+                f"shorter chains{' or fewer colliders' if self.PARAMS is layouts.POINT_FRAME_PARAMS else ''}, "
+                f"or a hardware GPU")
+        return int(min(chunk, max(substeps, 1)))
 
     def release(self):
         self.gl.release()
@@ -85,6 +121,12 @@ class _GpuBackend:
         self.sizes[name] = len(data)
         if data:
             self.buffers[name].write(data)
+
+
+def loop_limited(ctx) -> bool:
+    """Whether ``ctx`` runs on Mesa's llvmpipe, whose loop limiter (``LLVMPIPE_LOOP_BUDGET``)
+    bounds what one dispatch may do per chain."""
+    return "llvmpipe" in str(ctx.info.get("GL_RENDERER", "")).lower()
 
 
 def check_storage_limits(ctx, what: str, chain_set, sizes: dict) -> None:
@@ -110,6 +152,7 @@ class GpuAngleBackend(_GpuBackend):
 
     SHADER = "sim/angle_chains.comp"
     BINDINGS = layouts.ANGLE_BINDINGS
+    PARAMS = layouts.ANGLE_FRAME_PARAMS
     DTYPES = {"chain_state": layouts.ANGLE_CHAIN_STATE, "segment_state": layouts.ANGLE_SEGMENT_STATE,
               "joint_output": layouts.ANGLE_JOINT_OUTPUT, "segment_output": layouts.ANGLE_SEGMENT_OUTPUT}
 
@@ -126,6 +169,12 @@ class GpuAngleBackend(_GpuBackend):
             "joint_output": (s + c) * layouts.ANGLE_JOINT_OUTPUT.itemsize,
             "segment_output": s * layouts.ANGLE_SEGMENT_OUTPUT.itemsize, "exact_step": 0})
 
+    @staticmethod
+    def loop_cost(header):
+        """Loop iterations per segment (per substep, and for the frame-time output) of the
+        angle kernel, with a margin over what llvmpipe was measured to count."""
+        return 2, 4
+
     def upload_targets(self, chain_target, local_angle):
         with self.gl.current():
             self._write("chain_target", chain_target)
@@ -137,6 +186,7 @@ class GpuPointBackend(_GpuBackend):
 
     SHADER = "sim/point_chains.comp"
     BINDINGS = layouts.POINT_BINDINGS
+    PARAMS = layouts.POINT_FRAME_PARAMS
     DTYPES = {"chain_state": layouts.POINT_CHAIN_STATE, "segment_state": layouts.POINT_SEGMENT_STATE,
               "joint_output": layouts.POINT_JOINT_OUTPUT, "segment_output": layouts.POINT_SEGMENT_OUTPUT}
 
@@ -154,12 +204,30 @@ class GpuPointBackend(_GpuBackend):
             "segment_output": s * layouts.POINT_SEGMENT_OUTPUT.itemsize,
             "spheres": 0, "capsules": 0, "planes": 0, "exact_step": 0})
 
+    @staticmethod
+    def loop_cost(header):
+        """Loop iterations per segment (per substep, and for the frame-time output) of the
+        point kernel with this frame's colliders: measured on llvmpipe (Mesa 22.3) as 64 per
+        substep plus 11.5 per sphere or capsule and 7 per plane, and 26 + 4.5 and 3 for the
+        output; rounded up here."""
+        round_colliders = int(header["sphere_count"]) + int(header["capsule_count"])
+        planes = int(header["plane_count"])
+        return 70 + 12 * round_colliders + 8 * planes, 30 + 5 * round_colliders + 4 * planes
+
     def upload_targets(self, chain_target, joint_offset=None):
         """``joint_offset`` None: unchanged since the last upload."""
         with self.gl.current():
             self._write("chain_target", chain_target)
             if joint_offset is not None:
                 self._write("joint_offset", np.asarray(joint_offset, np.float32))
+
+    def check_colliders(self, sphere_count: int, capsule_count: int, plane_count: int) -> None:
+        """Refuse (LoopLimitError) colliders that would leave no substep room on llvmpipe."""
+        if self.loop_limited:
+            header = np.zeros(1, self.PARAMS)[0]
+            header["sphere_count"], header["capsule_count"], header["plane_count"] = (sphere_count, capsule_count,
+                                                                                      plane_count)
+            self.substeps_per_dispatch(header, 1)
 
     def upload_colliders(self, spheres, capsules, planes):
         with self.gl.current():

@@ -80,21 +80,23 @@ class Contact:
         colliders: {"spheres", "capsules", "planes"}: the collider records.
         mask: (n,) uint32 collider masks. anchor: (n, 3) float64 anchors. pivot: (n, 3)
         float32 pivots relative to the anchors. alpha, w: the colliders' path fraction and
-        its (p, q, dp, dq) weights.
+        its (p, q, dp, dq) weights. Spheres and capsules that keep particles in (``inside``)
+        are listed apart; every other stage sees only the ones that keep them out.
     """
 
     def __init__(self, colliders, mask, anchor, pivot, alpha, w):
         p, q = w[0], w[1]
         self.spheres, self.capsules, self.planes = [], [], []
+        self.inside_spheres, self.inside_capsules = [], []  # the ones that keep particles in
         for s in colliders["spheres"]:
             centre = (s["start"][:3] - anchor).astype(F) + p * s["delta"][:3] + q * s["start_rate"][:3]
-            self.spheres.append((((mask >> s["group"]) & 1) != 0, centre - pivot,
-                                 F(s["start"][3]) + F(alpha) * s["delta"][3]))
+            (self.inside_spheres if s["inside"] else self.spheres).append(
+                (((mask >> s["group"]) & 1) != 0, centre - pivot, F(s["start"][3]) + F(alpha) * s["delta"][3]))
         for c in colliders["capsules"]:
             a = (c["start_a"][:3] - anchor).astype(F) + p * c["delta_a"][:3] + q * c["rate_a"][:3] - pivot
             b = (c["start_b"][:3] - anchor).astype(F) + p * c["delta_b"][:3] + q * c["rate_b"][:3] - pivot
-            self.capsules.append((((mask >> c["group"]) & 1) != 0, a, b,
-                                  F(c["start_a"][3]) + F(alpha) * c["delta_a"][3]))
+            (self.inside_capsules if c["inside"] else self.capsules).append(
+                (((mask >> c["group"]) & 1) != 0, a, b, F(c["start_a"][3]) + F(alpha) * c["delta_a"][3]))
         for pl in colliders["planes"]:
             n = pl["start"][:3].astype(F) + F(alpha) * pl["delta"][:3]
             n = n / np.sqrt(dot(n, n))
@@ -110,6 +112,28 @@ def push_out(q, r, x, v, active):
     n = np.where((d < MIN_LENGTH)[..., None], UP, safe_divide(delta, d))
     x = np.where(inside[..., None], q + n * r[..., None], x)
     v = np.where(inside[..., None], v - np.minimum(dot(v, n), F(0))[..., None] * n, v)
+    return x, v
+
+
+def pull_in(q, r, x, v, active):
+    """SPEC 4.2, inside colliders (as ``pull_in``): x kept within r of q (at q when r ≤ 0),
+    the outward velocity removed."""
+    delta = x - q
+    d = length(delta)
+    room = np.maximum(r, F(0))
+    out = active & (d > room)
+    n = safe_divide(delta, d)
+    x = np.where(out[..., None], q + n * room[..., None], x)
+    v = np.where(out[..., None], v - np.maximum(dot(v, n), F(0))[..., None] * n, v)
+    return x, v
+
+
+def keep_inside(ct, rho, x, v):
+    """SPEC 4.2, inside colliders: spheres, then capsules, each pulling the particles in."""
+    for active, centre, radius in ct.inside_spheres:
+        x, v = pull_in(centre, np.broadcast_to(radius - rho, x.shape[:1]), x, v, active)
+    for active, a, b, radius in ct.inside_capsules:
+        x, v = pull_in(closest_on_segment(a, b, x), np.broadcast_to(radius - rho, x.shape[:1]), x, v, active)
     return x, v
 
 
@@ -191,8 +215,8 @@ def leave_crevice(ct, rho, x, v):
 
 
 def collide(ct, rho, x, v):
-    """SPEC 4.2: spheres, then capsules, then planes, each pushing the particles out; then
-    the crevices between overlapping ones."""
+    """SPEC 4.2: spheres, then capsules, then planes, each pushing the particles out, then the
+    inside colliders pulling them in; then the crevices between overlapping outside ones."""
     for _ in range(CONTACT_PASSES):
         for active, centre, radius in ct.spheres:
             x, v = push_out(centre, radius + rho, x, v, active)
@@ -203,6 +227,7 @@ def collide(ct, rho, x, v):
             hit = active & (depth < 0)
             x = np.where(hit[:, None], x - depth[:, None] * n, x)
             v = np.where(hit[:, None], v - np.minimum(dot(v, n), F(0))[:, None] * n, v)
+        x, v = keep_inside(ct, rho, x, v)
     for _ in range(CONTACT_PASSES):  # a capsule's nearest point moves with x
         x, v = leave_crevice(ct, rho, x, v)
     return x, v

@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import layouts
-from .reference_contact import (MIN_LENGTH, Contact, collide, dot, follow_parent, keep_outside, length, push_out_of_frame,
+from .reference_contact import (MIN_LENGTH, Contact, collide, cross, dot, follow_parent, keep_outside, length,
+                                perpendicular, push_out_of_frame,
                                 rotation_between, safe_divide)
 from .reference_walk import DepthWalkBackend, exact_change, path_weights
 
@@ -37,6 +38,9 @@ class ReferencePointBackend(DepthWalkBackend):
         self.chain_target = chain_target.copy()
         if joint_offset is not None:
             self.joint_offset = np.asarray(joint_offset, F).copy()
+
+    def check_colliders(self, sphere_count, capsule_count, plane_count):
+        """The reference takes any number of colliders."""
 
     def upload_colliders(self, spheres, capsules, planes):
         self.colliders = {"spheres": spheres.copy(), "capsules": capsules.copy(), "planes": planes.copy()}
@@ -146,6 +150,7 @@ class ReferencePointBackend(DepthWalkBackend):
                 x, v = collide(ct, r["particle_radius"], x, v)
                 x, v = self.limit_distance(r["max_distance"], t, x, v)
                 x, v = self.enforce_length(r["rest_length"], base[ch], v_base[ch], h, x, v)
+                x, v = limit_angle(r["angle_limit"], base[ch], t, v_t, x, v)
                 x, v = keep_outside(ct, r["particle_radius"], base[ch], r["rest_length"], h, x, v)
                 x, v = collide(ct, r["particle_radius"], x, v)  # no penetration wins over the exact length
                 f.prev_position[seg] = f.position[seg]
@@ -236,7 +241,8 @@ class ReferencePointBackend(DepthWalkBackend):
     def write_output(self, sigma_per_chain):
         """SPEC section 2, "Output at frame time", relative to this frame's pivot: segment
         directions blended between the last two substeps, the chain rebuilt with its rest
-        lengths, each particle taken out of this frame's colliders (as ``write_output``)."""
+        lengths, kept within its cone limit about this frame's target direction, each particle
+        taken out of this frame's colliders (as ``write_output``)."""
         ss = self.segment_state
         first_joint = self.chain_rig["first_joint"].astype(np.int64)
         self.joint_output[first_joint] = np.zeros(1, layouts.POINT_JOINT_OUTPUT)
@@ -244,6 +250,8 @@ class ReferencePointBackend(DepthWalkBackend):
         prev_base = np.zeros((self.chain_count, 3), F)
         cur_base = np.zeros((self.chain_count, 3), F)
         animated_base = np.zeros((self.chain_count, 3), F)
+        parent_animated = np.zeros((self.chain_count, 3), F)
+        parent_output = np.zeros((self.chain_count, 3), F)
         mask = self.chain_rig["collider_mask"]
         for d, (ch, seg) in enumerate(self.depth_lists()):
             sigma = sigma_per_chain[ch][:, None]
@@ -255,6 +263,11 @@ class ReferencePointBackend(DepthWalkBackend):
             fallback = cur_dir / np.maximum(length(cur_dir), MIN_LENGTH)[:, None]
             direction = np.where((ld < MIN_LENGTH)[:, None], fallback, safe_divide(direction, ld))
             x = base[ch] + direction * self.segment_rig["rest_length"][seg][:, None]
+            animated_offset = self.joint_offset[seg, :3] - animated_base[ch]  # this frame's target direction
+            target = base[ch] + (follow_parent(parent_animated[ch], parent_output[ch], animated_offset) if d
+                                 else animated_offset)
+            x, _ = limit_angle(self.segment_rig["angle_limit"][seg], base[ch], target, np.zeros_like(x), x,
+                               np.zeros_like(x))
             ct = Contact(self.live_colliders(), mask[ch], self.anchor[ch], np.zeros((len(ch), 3), F), F(1),
                          (F(1), F(0), F(0), F(0)))
             x = push_out_of_frame(ct, self.segment_rig["particle_radius"][seg], base[ch],
@@ -271,10 +284,42 @@ class ReferencePointBackend(DepthWalkBackend):
             self.segment_output["velocity"][seg, :3] = v
             self.segment_output["velocity"][seg, 3] = 0
             self.segment_output["rotation"][seg] = q
+            parent_animated[ch] = animated_offset
+            parent_output[ch] = x - base[ch]
             base[ch] = x
             prev_base[ch] = prev
             cur_base[ch] = cur
             animated_base[ch] = animated
+
+
+def limit_angle(angle_limit, base, t, v_t, x, v):
+    """SPEC 4 (docs/SPEC.md section 9, "Cone limits"), as ``limit_angle`` in the shader: a
+    segment more than β (angle_limit, (n,)) from its target direction t - base is turned about
+    its base onto the cone, its length kept, and the outward part of its tip's velocity
+    relative to v_t removed (β = 0: its sideways relative velocity); β = inf changes nothing."""
+    active = angle_limit < F(np.pi)
+    if not active.any():
+        return x, v
+    a, u = t - base, x - base
+    la, lu = length(a), length(u)
+    a, un = safe_divide(a, la), safe_divide(u, lu)
+    angle = np.arctan2(length(cross(un, a)), dot(un, a))
+    with np.errstate(invalid="ignore"):  # inf limits are masked by active
+        over = active & (la >= MIN_LENGTH) & (lu >= MIN_LENGTH) & (angle > angle_limit)
+    if not over.any():
+        return x, v
+    beta = np.where(over, angle_limit, F(0))
+    side = un - dot(un, a)[:, None] * a
+    ls = length(side)
+    side = np.where((ls < MIN_LENGTH)[:, None], perpendicular(a), safe_divide(side, ls))
+    cos_b, sin_b = np.cos(beta)[:, None], np.sin(beta)[:, None]
+    new_x = base + (cos_b * a + sin_b * side) * lu[:, None]
+    relative = v - v_t
+    pinned = relative - dot(relative, a)[:, None] * a
+    outward = cos_b * side - sin_b * a
+    opened = np.maximum(dot(relative, outward), F(0))[:, None] * outward
+    new_v = v - np.where((beta == 0)[:, None], pinned, opened)
+    return np.where(over[:, None], new_x, x), np.where(over[:, None], new_v, v)
 
 
 class _PointScratch:
