@@ -15,6 +15,9 @@ checks share), :mod:`~gpu_jiggle.verify.angle` (angle chains, properties 1-5),
 :mod:`~gpu_jiggle.verify.contact_geometry`), :mod:`~gpu_jiggle.verify.cut` (:func:`cut_response`:
 how the response depends on the cut, and ``recut``), :mod:`~gpu_jiggle.verify.integrator`
 (:func:`exact_integrator`: the exact step against the analytic step response, SPEC 1),
+:mod:`~gpu_jiggle.verify.limits` (:func:`cone_limit`, :func:`inside_colliders`: point chains
+driven hard against their cone limits and inside colliders, SPEC 9; plotted by
+:mod:`~gpu_jiggle.verify.limits_plot`),
 :mod:`~gpu_jiggle.verify.result` (:class:`CheckResult`), :mod:`~gpu_jiggle.verify.runner`
 (:data:`CHECKS`, :func:`run_all`, :func:`format_table`, :func:`write_plots`) and
 :mod:`~gpu_jiggle.verify.plots` (matplotlib, imported only by :func:`write_plots`).
@@ -26,6 +29,7 @@ from .cross import cross_check, point_cross_check
 from .cut import cut_response
 from .field import contact, ear_frame_rates, precision, tracking
 from .integrator import exact_integrator
+from .limits import cone_limit, inside_colliders
 from .measure import REFERENCE_VARIANTS, gpu_available, half_cycle_peaks, wrap
 from .point import point_free_decay, point_rest
 from .point_motion import point_frame_rates, point_teleport
@@ -67,6 +71,8 @@ __all__ = [
     "CHECKS",
     "cut_response",
     "exact_integrator",
+    "cone_limit",
+    "inside_colliders",
     "run_all",
     "format_table",
     "write_plots",

@@ -2,9 +2,9 @@
 (figure, title)``, by check name in :data:`PAINTERS` (:func:`gpu_jiggle.verify.write_plots`
 saves them). Each draws a :class:`~gpu_jiggle.verify.result.CheckResult`'s traces.
 
-This is the only module of :mod:`gpu_jiggle.verify` that imports matplotlib, and nothing
-imports it until plots are written. Figures use matplotlib's object API on the Agg canvas (no
-pyplot state), so drawing needs no display and leaves the caller's backend alone.
+Only this module and :mod:`~gpu_jiggle.verify.limits_plot` (whose painters it takes in) import
+matplotlib, and nothing imports them until plots are written. Figures use the object API on the
+Agg canvas (no pyplot state), so drawing needs no display and leaves the caller's backend alone.
 """
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from .cross import CROSS_FIRST_FRAME_TOLERANCE, POINT_CROSS_FIRST_FRAME_TOLERANCE
+from .limits_plot import LIMIT_PAINTERS
 from .measure import wrap
 from .scenarios import SUBSTEP, TWO_PI
 
@@ -406,4 +407,4 @@ PAINTERS = {"decay": _plot_decay, "rest": _plot_rest, "frame_rates": _plot_frame
             "point_decay": _plot_point_decay, "point_rest": _plot_point_rest,
             "point_frame_rates": _plot_point_frame_rates, "point_teleport": _plot_point_teleport,
             "point_cross_check": _plot_point_cross_check, "ear_frame_rates": _plot_ear_frame_rates,
-            "exact_integrator": _plot_exact_integrator}
+            "exact_integrator": _plot_exact_integrator, **LIMIT_PAINTERS}

@@ -13,6 +13,7 @@ from .cross import cross_check, point_cross_check
 from .cut import cut_response
 from .field import FIELD_CHECKS
 from .integrator import exact_integrator
+from .limits import cone_limit, inside_colliders
 from .point import point_free_decay, point_rest
 from .point_motion import point_frame_rates, point_teleport
 from .result import CheckResult
@@ -22,11 +23,12 @@ PLOT_DPI = 100
 
 #: Every check ``run_all`` runs: the angle chains', the point chains' (all four force
 #: variants each), then model v2's field scenarios (:mod:`gpu_jiggle.verify.field`), the
-#: cut row (:mod:`gpu_jiggle.verify.cut`) and the exact integrator's
-#: (:mod:`gpu_jiggle.verify.integrator`).
+#: cut row (:mod:`gpu_jiggle.verify.cut`), the exact integrator's
+#: (:mod:`gpu_jiggle.verify.integrator`), and the cone limits and inside colliders of point
+#: chains (:mod:`gpu_jiggle.verify.limits`).
 CHECKS = ((free_decay, rest, frame_rates, wraparound, teleport, cross_check,
            point_free_decay, point_rest, point_frame_rates, point_teleport, point_cross_check)
-          + FIELD_CHECKS + (cut_response, exact_integrator))
+          + FIELD_CHECKS + (cut_response, exact_integrator, cone_limit, inside_colliders))
 
 
 def run_all(backend: str, checks=None) -> list[CheckResult]:
