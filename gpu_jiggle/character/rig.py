@@ -43,7 +43,8 @@ spread_deg = 30.0             # directions fanned over this angle about fan_axis
 fan_axis = [1.0, 0.0, 0.0]    # optional (default: root_end - root, else a perpendicular of direction)
 draw = "ribbons"              # "lines" or "ribbons" (a hint for renderers)
 width = 1.5                   # ribbon width
-# and frequency, damping_ratio, gravity, particle_radius, max_distance, air_drag, world_influence, colliders
+# and frequency, damping_ratio, gravity, particle_radius, max_distance, air_drag, angle_limit_deg,
+# world_influence, colliders
 
 [[collider]]
 name = "body"
@@ -72,7 +73,7 @@ target = [...]; sweep = [...]; sweep_hz = ...; pole = [...] (optional, world); e
 ```
 
 The per-segment values (``frequency``, ``damping_ratio``, ``particle_radius``,
-``max_distance``, ``air_drag``, of chains and strands alike) take one number, a list of one
+``max_distance``, ``air_drag``, ``angle_limit_deg``, of chains and strands alike) take one number, a list of one
 number per segment, or a curve over the normalised depth along the chain
 (:mod:`gpu_jiggle.character.rig_curves`)::
 

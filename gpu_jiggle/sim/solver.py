@@ -271,7 +271,7 @@ class Solver:
         backend gives bit-identical frames from here on.
 
         Raises: RuntimeError after :meth:`release`."""
-        arrays = state.header(self.KIND, self._chain_set, self.substep, self.max_substeps)
+        arrays = state.header(self.KIND, self._chain_set, self.substep, self.max_substeps, self._option_names())
         for name in ("chain_state", "segment_state", "joint_output", "segment_output"):
             arrays["record." + name] = self._backend.read(name).view(np.uint8)
         arrays.update({"clock": np.array(self._clock.snapshot(), np.float64), "lod": self._lod,
@@ -281,13 +281,14 @@ class Solver:
 
     def restore(self, blob) -> None:
         """Go on from a state saved by :meth:`save_state` of a solver with the same chain set
-        (parameters included), substep and cap.
+        (parameters included), substep, cap and options (target path, damping frame,
+        integrator).
 
         Raises: ValueError for a blob of another chain set, kind, format or model version, or
         a damaged one (nothing is changed then); TypeError for anything but bytes."""
         arrays = state.unpack(blob)
         cs = self._chain_set
-        state.check_header(arrays, self.KIND, cs, self.substep, self.max_substeps)
+        state.check_header(arrays, self.KIND, cs, self.substep, self.max_substeps, self._option_names())
         sizes = {"chain_state": cs.chain_count, "segment_state": cs.segment_count,
                  "joint_output": cs.segment_count + cs.chain_count, "segment_output": cs.segment_count}
         records = state.records(arrays, self.RECORDS, sizes)
@@ -308,7 +309,7 @@ class Solver:
     @classmethod
     def load_state(cls, blob, backend: str = "auto", context=None):
         """A new solver that goes on from a state saved by :meth:`save_state`: its chain set,
-        substep and cap are rebuilt from the blob, then :meth:`restore`.
+        substep, cap and options are rebuilt from the blob, then :meth:`restore`.
 
         Raises: what :meth:`restore` and the Solver constructor raise."""
         arrays = state.unpack(blob)
@@ -320,9 +321,13 @@ class Solver:
         state.check_header(arrays, target.KIND)
         chain_set = target.chain_set_from_state(arrays)
         made = target(chain_set, backend=backend, substep=float(arrays["substep"]),
-                      max_substeps=int(arrays["max_substeps"]), context=context)
+                      max_substeps=int(arrays["max_substeps"]), context=context, **state.options(arrays))
         made.restore(blob)
         return made
+
+    def _option_names(self) -> dict:
+        """The solver options, as a saved state records them."""
+        return {"target_path": self.target_path, "damping_frame": self.damping_frame, "integrator": self.integrator}
 
     def release(self) -> None:
         """Free the backend's GPU buffers and program now (the solver is unusable after; a

@@ -52,14 +52,37 @@ def unpack(blob) -> dict:
         raise ValueError(f"state: not a gpu_jiggle solver state ({exc})") from None
 
 
-def header(kind: str, chain_set, substep: float, max_substeps: int) -> dict:
-    """The arrays that say what a blob is for: format, model version, kind, chain set, clock."""
+#: The solver options a blob records (SPEC 1, 2, 3, 4) and the value a blob saved before they
+#: were recorded had.
+OPTION_DEFAULTS = {"target_path": "hermite", "damping_frame": "relative", "integrator": "semi-implicit"}
+#: Chain set parameters added since the first format, and the value older blobs had.
+PARAMETER_DEFAULTS = {"angle_limit": np.inf}
+
+
+def header(kind: str, chain_set, substep: float, max_substeps: int, options=None) -> dict:
+    """The arrays that say what a blob is for: format, model version, kind, chain set, clock
+    and the solver options (``options``: name → value, the keys of :data:`OPTION_DEFAULTS`)."""
     arrays = {"format": np.array(STATE_FORMAT), "spec_version": np.array(SPEC_VERSION), "kind": np.array(kind),
               "segment_counts": np.asarray(chain_set.segment_counts, np.int64),
               "substep": np.array(float(substep)), "max_substeps": np.array(int(max_substeps))}
     for name, value in chain_set_parameters(chain_set).items():
         arrays["chain_set." + name] = value
+    for name, value in (options or {}).items():
+        arrays["option." + name] = np.array(str(value))
     return arrays
+
+
+def options(arrays: dict) -> dict:
+    """The solver options a blob was saved with (the defaults for a blob that has none).
+
+    Raises: ValueError for an option that is not a string."""
+    out = {}
+    for name, default in OPTION_DEFAULTS.items():
+        value = arrays.get("option." + name)
+        if value is not None and (value.shape != () or value.dtype.kind != "U"):
+            raise ValueError(f"state: its option {name} is unreadable")
+        out[name] = default if value is None else str(value)
+    return out
 
 
 def chain_set_parameters(chain_set) -> dict:
@@ -72,9 +95,10 @@ def chain_set_parameters(chain_set) -> dict:
     return out
 
 
-def check_header(arrays: dict, kind: str, chain_set=None, substep=None, max_substeps=None) -> None:
+def check_header(arrays: dict, kind: str, chain_set=None, substep=None, max_substeps=None,
+                 solver_options=None) -> None:
     """Refuse a blob of another format, model version or kind, or (when given) for another
-    chain set or clock than the solver's.
+    chain set, clock or solver options than the solver's.
 
     Raises: ValueError naming what differs."""
     need = ("format", "spec_version", "kind", "segment_counts", "substep", "max_substeps")
@@ -93,11 +117,16 @@ def check_header(arrays: dict, kind: str, chain_set=None, substep=None, max_subs
                          f"this solver has {chain_set!r}")
     for name, value in chain_set_parameters(chain_set).items():
         saved = arrays.get("chain_set." + name)
+        if saved is None and name in PARAMETER_DEFAULTS:
+            saved = np.full(value.shape, PARAMETER_DEFAULTS[name])
         if saved is None or saved.shape != value.shape or not np.array_equal(saved, value):
             raise ValueError(f"state: saved for a chain set whose {name} differs from this solver's")
     if float(arrays["substep"]) != substep or int(arrays["max_substeps"]) != max_substeps:
         raise ValueError(f"state: saved with substep {float(arrays['substep'])!r} s and max_substeps "
                          f"{int(arrays['max_substeps'])}; this solver has {substep!r} s and {max_substeps}")
+    for name, saved in options(arrays).items():
+        if solver_options is not None and saved != solver_options[name]:
+            raise ValueError(f"state: saved with {name}={saved!r}; this solver has {name}={solver_options[name]!r}")
 
 
 def records(arrays: dict, dtypes: dict, sizes: dict) -> dict:

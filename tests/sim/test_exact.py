@@ -200,3 +200,33 @@ def test_integrator_name_is_checked():
         Solver(cs, backend="cpu", integrator="exakt")
     with pytest.raises(TypeError, match="integrator"):
         Solver(cs, backend="cpu", integrator=1)
+
+
+@pytest.mark.parametrize("options", [{"integrator": "exact"},
+                                     {"target_path": "linear", "damping_frame": "world", "integrator": "exact"},
+                                     {"target_path": "linear"}])
+def test_a_saved_state_keeps_the_solver_options(options):
+    """save_state records the options: load_state makes a solver with them (a 60 Hz spring
+    at h = 1/30 s only runs exactly) that goes on bit for bit, and restore refuses a blob
+    saved with other options, leaving the solver as it was."""
+    frequency = 60.0 if options.get("integrator") == "exact" else 2.0
+    cs = AngleChainSet([2], 0.5, frequency, 0.3, gravity=(0.0, -9.81))
+    solver = Solver(cs, backend="cpu", substep=1 / 30, **options)
+    for k in range(5):
+        solver.set_pose([[0.1 * k, 0.0]], [0.0], [0.3, 0.0])
+        solver.advance(0.0 if k == 0 else 1 / 30)
+    blob = solver.save_state()
+    loaded = Solver.load_state(blob, backend="cpu")
+    assert (loaded.integrator, loaded.target_path, loaded.damping_frame) == \
+        (solver.integrator, solver.target_path, solver.damping_frame)
+    for s in (solver, loaded):
+        s.set_pose([[0.6, 0.0]], [0.2], [0.3, 0.0])
+        s.advance(1 / 30)
+    assert np.array_equal(solver.angles(), loaded.angles())
+    other = Solver(AngleChainSet([2], 0.5, 2.0, 0.3, gravity=(0.0, -9.81)), backend="cpu", substep=1 / 30)
+    before = other.save_state()
+    if frequency == 2.0:
+        with pytest.raises(ValueError, match=r"state: saved with target_path='linear'; this solver has "
+                                             r"target_path='hermite'"):
+            other.restore(blob)
+        assert other.save_state() == before

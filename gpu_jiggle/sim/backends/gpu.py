@@ -101,6 +101,15 @@ class _GpuBackend:
         room = LLVMPIPE_LOOP_BUDGET - n * per_output
         chunk = room // (n * per_substep + 2) if room > 0 else 0
         if chunk < 1:
+            colliders = int(header["sphere_count"]) + int(header["capsule_count"]) + int(header["plane_count"]) \
+                if self.PARAMS is layouts.POINT_FRAME_PARAMS else 0
+            if colliders:
+                raise LoopLimitError(
+                    f"set_colliders: {int(header['sphere_count'])} spheres, {int(header['capsule_count'])} capsules "
+                    f"and {int(header['plane_count'])} planes with the longest chain's {n} segments need about "
+                    f"{n * (per_substep + per_output)} loop iterations for one substep here, and Mesa's llvmpipe "
+                    f"stops a shader's loops after 65535: use fewer colliders (every collider is visited, whatever "
+                    f"the masks), shorter chains, or a hardware GPU")
             raise LoopLimitError(
                 f"chain_set: a chain of {n} segments needs about {n * (per_substep + per_output)} loop iterations for "
                 f"one substep here, and Mesa's llvmpipe stops a shader's loops after 65535: use backend='cpu', "
