@@ -11,14 +11,15 @@ import math
 import numpy as np
 
 from . import quat
-from .rig import (MAX_COLLIDERS, MAX_RIG_SEGMENTS, ChainSpec, ColliderSpec, LookAtSpec, Rig, RigError,
+from .rig import (MAX_COLLIDERS, MAX_RIG_SEGMENTS, ChainSpec, ColliderSpec, LookAtSpec, Rig,
                   TwoBoneIKSpec)
-from .rig_curves import CurveError, curve_values, in_float32_range as _in_float32_range, is_curve, short as _short
+from .rig_curves import short as _short
+from .rig_values import PER_SEGMENT_DEFAULTS, RigValues
 from ..sim.chains import PointChainSet
 from ..sim.clock import MAX_SUBSTEPS
 from ..sim.integrator import INTEGRATORS
 from ..sim.spring import UnstableSpringError, check_stable
-from ..sim.validation import InputError, choice, unknown_name
+from ..sim.validation import InputError, choice
 
 SPRING_KEYS = ("frequency", "damping_ratio", "gravity", "particle_radius", "max_distance", "air_drag",
                "angle_limit_deg", "world_influence", "colliders")
@@ -31,10 +32,6 @@ TWO_BONE_KEYS = ("name", "root", "mid", "end", "target", "sweep", "sweep_hz", "p
 SOLVER_KEYS = ("substep", "max_substeps", "integrator")
 TOP_KEYS = ("solver", "chain", "strands", "collider", "look_at", "two_bone_ik")
 DRAW_STYLES = ("lines", "ribbons")
-#: Per-segment spring keys (a number, one per segment, or a curve table: rig_curves) and their
-#: defaults; "frequency" has none.
-PER_SEGMENT_DEFAULTS = {"frequency": None, "damping_ratio": 0.5, "particle_radius": 0.0, "max_distance": math.inf,
-                        "air_drag": 0.0, "angle_limit_deg": math.inf}
 #: A chain segment is of zero length when its joints are this fraction of the chain's longest
 #: segment apart, or closer, in the rest pose (two joints at the same place).
 ZERO_SEGMENT = 1e-6
@@ -42,84 +39,13 @@ ZERO_SEGMENT = 1e-6
 log = logging.getLogger(__name__)
 
 
-class RigReader:
+class RigReader(RigValues):
     """Reads one rig (see :mod:`gpu_jiggle.character.rig` for the format)."""
 
     def __init__(self, source, skeleton):
-        self.source = source
-        self.skeleton = skeleton
+        super().__init__(source, skeleton)
         self.segment_total = 0
         self.springs = []   # per chain: (where, table, {key: value as read}) in chain order
-
-    def fail(self, where, message):
-        raise RigError(f"{self.source}: {where}: {message}")
-
-    # -- values ---------------------------------------------------------------------------
-    def keys(self, where, table, allowed):
-        if not isinstance(table, dict):
-            self.fail(where, f"expected a table, got {type(table).__name__}")
-        unknown = [k for k in table if k not in allowed]
-        if unknown:
-            self.fail(where, f"unknown key {unknown[0]!r}; expected one of {', '.join(allowed)}")
-
-    def number(self, where, table, key, default=None, check=None, expected="", integer=False):
-        """``table[key]`` (or ``default``): an int, or with ``integer=False`` also a float,
-        finite and within float32 range, passing ``check``."""
-        if key not in table:
-            if default is None:
-                self.fail(where, f"missing {key!r}")
-            return default
-        v = table[key]
-        ok_type = isinstance(v, int) if integer else isinstance(v, (int, float))
-        if isinstance(v, bool) or not ok_type:
-            self.fail(where, f"{key} = {_short(v)}: expected {'an integer' if integer else 'a number'}")
-        if not _in_float32_range(v) or (check is not None and not check(v)):
-            self.fail(where, f"{key} = {_short(v)}: expected {expected or 'a finite number'}"
-                             f"{'' if _in_float32_range(v) else ' within float32 range'}")
-        return v
-
-    def vector(self, where, table, key, default=None, nonzero=False):
-        if key not in table:
-            if default is None:
-                self.fail(where, f"missing {key!r}")
-            return np.asarray(default, np.float64)
-        v = table[key]
-        if (not isinstance(v, list) or len(v) != 3
-                or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v)):
-            self.fail(where, f"{key} = {_short(v)}: expected three numbers [x, y, z]")
-        if not all(_in_float32_range(x) for x in v):
-            self.fail(where, f"{key} = {_short(v)}: expected finite numbers within float32 range")
-        a = np.asarray(v, np.float64)
-        if nonzero and not np.linalg.norm(a) > 0:
-            self.fail(where, f"{key} = {v!r}: expected a direction of length > 0")
-        return a
-
-    def per_segment(self, where, table, key, segments):
-        """A number, a list of ``segments`` numbers or a curve table over the chain's depth
-        (:mod:`.rig_curves`, checked there); types and count only: the values are checked by
-        the chain set."""
-        v = table.get(key, PER_SEGMENT_DEFAULTS[key])
-        if is_curve(v):
-            try:
-                return curve_values(key, v, segments)
-            except CurveError as exc:
-                self.fail(where, str(exc))
-        values = v if isinstance(v, list) else [v]
-        if isinstance(v, list) and len(v) != segments:
-            self.fail(where, f"{key} has {len(v)} values; expected one, or one per segment ({segments})")
-        for i, x in enumerate(values):
-            if isinstance(x, bool) or not isinstance(x, (int, float)) or (isinstance(x, int) and not _in_float32_range(x)):
-                self.fail(where, f"{key}{f'[{i}]' if isinstance(v, list) else ''} = {_short(x)}: expected a number")
-        return np.broadcast_to(np.asarray(values, np.float64), (segments,))
-
-    def joint(self, where, name, key="joint"):
-        if not isinstance(name, str):
-            self.fail(where, f"{key} = {_short(name)}: expected a joint name (a string)")
-        try:
-            return self.skeleton.index(name)
-        except ValueError:
-            self.fail(where, unknown_name("joint", name, self.skeleton.names).replace(
-                "valid names are", "skeleton's joints are"))
 
     # -- tables ---------------------------------------------------------------------------
     def read(self, data) -> Rig:
