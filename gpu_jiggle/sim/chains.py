@@ -57,6 +57,7 @@ class _ChainTopology:
             return divmod(int(index), self.gravity.shape[1])
         if argument in self.PER_CHAIN:
             return int(index), None
+        index = int(index) // ROW_PARAMETERS.get(argument, 1)  # rows ((S, k) flattened): their segment
         chain = int(np.searchsorted(self.first_segment, index, side="right") - 1)
         return chain, int(index) - int(self.first_segment[chain])
 
@@ -162,8 +163,20 @@ class PointChainSet(_ChainTopology):
             chain (default (0, 0, 0)).
         angle_limit: β ≥ 0 per segment, radians: a cone about the segment's target direction
             (its animated direction turned with its parent's simulated bend) that the segment
-            stays inside (docs/SPEC.md section 9, "Cone limits"); 0 holds it on the target
+            stays inside (docs/SPEC.md section 9, "Angle limits"); 0 holds it on the target
             direction, π or more (and the default, inf) is no limit.
+        hinge_limit: (2,) for every segment, (C, 2) per chain or (S, 2) per segment: the least
+            and greatest angle (rad, -π ≤ lo ≤ hi ≤ π) the segment may turn about its
+            ``limit_axis``, kept in the plane through its target direction across the axis;
+            (-inf, inf), the default, is no hinge.
+        spherical_limit: (2,), (C, 2) or (S, 2): the pitch and yaw limits (rad, in [0, π]) of
+            an elliptical cone about the target direction, pitch about ``limit_axis``, yaw
+            about the axis across it and the target direction; (inf, inf), the default, is none.
+        limit_axis: (3,), (C, 3) or (S, 3), non-zero: the hinge axis and the spherical limit's
+            pitch axis in the frame of the joint at the segment's base (default (1, 0, 0), as
+            VRMC_springBone_limit); stored unit. Hinge and spherical limits need the joints'
+            rotations in every pose (``set_pose(..., joint_rotations=...)``). A segment has at
+            most one limit.
 
     Raises:
         ValueError: a bad value or shape, naming the argument, index and value (SPEC section 7).
@@ -172,20 +185,22 @@ class PointChainSet(_ChainTopology):
 
     kind = "point"
     PARAMETERS = ("frequency", "damping_ratio", "particle_radius", "max_distance", "world_influence",
-                  "collider_mask", "gravity", "air_drag", "angle_limit")
+                  "collider_mask", "gravity", "air_drag", "angle_limit", "hinge_limit", "spherical_limit",
+                  "limit_axis")
     PER_CHAIN = ("world_influence", "collider_mask", "gravity")
 
     def __init__(self, segment_counts, frequency, damping_ratio, rest_lengths=None, particle_radius=0.0,
                  max_distance=np.inf, world_influence=1.0, collider_mask=0xFFFFFFFF, gravity=(0.0, 0.0, 0.0),
-                 air_drag=0.0, angle_limit=np.inf):
+                 air_drag=0.0, angle_limit=np.inf, hinge_limit=(-np.inf, np.inf), spherical_limit=(np.inf, np.inf),
+                 limit_axis=(1.0, 0.0, 0.0)):
         counts = self._set_topology(segment_counts)
         self.rest_lengths = None if rest_lengths is None else _per_segment_checked(
             "rest_lengths", rest_lengths, counts, lambda a: a > 0, "a finite value > 0", validation.COORDINATE_LIMIT)
         self._set_parameters(frequency, damping_ratio, particle_radius, max_distance, world_influence,
-                             collider_mask, gravity, air_drag, angle_limit)
+                             collider_mask, gravity, air_drag, angle_limit, hinge_limit, spherical_limit, limit_axis)
 
     def _set_parameters(self, frequency, damping_ratio, particle_radius, max_distance, world_influence,
-                        collider_mask, gravity, air_drag, angle_limit):
+                        collider_mask, gravity, air_drag, angle_limit, hinge_limit, spherical_limit, limit_axis):
         counts = self.segment_counts
         self.frequency = _per_segment_checked("frequency", frequency, counts, lambda a: a > 0,
                                               "a finite value > 0 (Hz)")
@@ -204,9 +219,19 @@ class PointChainSet(_ChainTopology):
         self.air_drag = _per_segment_checked("air_drag", air_drag, counts, lambda a: a >= 0, "a finite value >= 0 (1/s)")
         self.angle_limit = _per_segment_checked("angle_limit", angle_limit, counts, lambda a: ~np.isnan(a) & (a >= 0),
                                                 "a value >= 0 in radians (inf for none)", limit=None)
+        self.hinge_limit, self.spherical_limit, self.limit_axis = _limits(
+            self.angle_limit, hinge_limit, spherical_limit, limit_axis, counts)
         for a in (self.frequency, self.damping_ratio, self.particle_radius, self.max_distance,
-                  self.world_influence, self.collider_mask, self.gravity, self.air_drag, self.angle_limit):
+                  self.world_influence, self.collider_mask, self.gravity, self.air_drag, self.angle_limit,
+                  self.hinge_limit, self.spherical_limit, self.limit_axis):
             a.flags.writeable = False
+
+    @property
+    def needs_rotations(self) -> np.ndarray:
+        """(S,) bool: the segments whose limit (hinge or spherical) is measured in their joint's
+        frame, so that every pose must give the joints' rotations."""
+        return np.isfinite(self.hinge_limit[:, 0]) | (np.isfinite(self.spherical_limit[:, 0])
+                                                      & ~(self.spherical_limit >= np.pi).all(axis=1))
 
     def replace(self, **changes) -> "PointChainSet":
         """A copy with some of the :attr:`PARAMETERS` (and ``rest_lengths``) changed.
@@ -218,6 +243,52 @@ class PointChainSet(_ChainTopology):
             new.rest_lengths = _per_segment_checked("rest_lengths", changes["rest_lengths"], self.segment_counts,
                                                     lambda a: a > 0, "a finite value > 0", validation.COORDINATE_LIMIT)
         return new
+
+
+#: Per-segment parameters given as rows: their width.
+ROW_PARAMETERS = {"hinge_limit": 2, "spherical_limit": 2, "limit_axis": 3}
+
+
+def _per_segment_rows(name, value, counts, width):
+    """(S, width) float64 from one row (width,) for every segment, one per chain (C, width) or
+    one per segment (S, width)."""
+    a = validation.float_array(name, value, finite=False)
+    s, c = int(counts.sum()), len(counts)
+    if a.shape == (width,):
+        return np.broadcast_to(a, (s, width)).copy()
+    if a.shape == (s, width):
+        return a.copy()
+    if a.shape == (c, width):
+        return np.repeat(a, counts, axis=0)
+    raise ValueError(f"{name}: expected one row ({width},) for every segment, one per chain ({c}, {width}) or one "
+                     f"per segment ({s}, {width}), got shape {a.shape}")
+
+
+def _limits(angle_limit, hinge_limit, spherical_limit, limit_axis, counts):
+    """The hinge and spherical limits and the limit axes, checked (docs/SPEC.md section 9,
+    "Angle limits"): at most one limit per segment."""
+    hinge = _per_segment_rows("hinge_limit", hinge_limit, counts, 2)
+    validation.require("hinge_limit", hinge, ~np.isnan(hinge), "a number (-inf, inf for no hinge)")
+    none = (hinge[:, 0] == -np.inf) & (hinge[:, 1] == np.inf)
+    validation.require("hinge_limit", hinge, none[:, None] | ((np.abs(hinge) <= np.pi)),
+                       "an angle in [-π, π] rad, or the row (-inf, inf) for no hinge")
+    validation.require("hinge_limit", hinge, none[:, None] | (hinge[:, :1] <= hinge[:, 1:]),
+                       "a least angle <= the greatest")
+    spherical = _per_segment_rows("spherical_limit", spherical_limit, counts, 2)
+    none_s = (spherical[:, 0] == np.inf) & (spherical[:, 1] == np.inf)
+    validation.require("spherical_limit", spherical, none_s[:, None] | ((spherical >= 0) & (spherical <= np.pi)),
+                       "an angle in [0, π] rad (π: free about that axis), or the row (inf, inf) for none")
+    axis = _per_segment_rows("limit_axis", limit_axis, counts, 3)
+    validation.require("limit_axis", axis, np.isfinite(axis) & (np.abs(axis) <= validation.FLOAT32_MAX),
+                       "a finite number within float32 range")
+    norm = np.linalg.norm(axis, axis=1)
+    validation.require("limit_axis", axis, (norm > 1e-6)[:, None], "a non-zero axis")
+    kinds = np.stack([angle_limit < np.pi, ~none, ~none_s], axis=1)
+    validation.require("hinge_limit" if kinds[:, 1].any() else "spherical_limit",
+                       hinge if kinds[:, 1].any() else spherical, (kinds.sum(axis=1) <= 1)[:, None],
+                       "at most one limit per segment (this one also has another: a cone angle_limit, a "
+                       "hinge_limit or a spherical_limit)")
+    return hinge, spherical, axis / norm[:, None]
 
 
 def _per_chain(name, value, chain_count):

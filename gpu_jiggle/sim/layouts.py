@@ -93,18 +93,29 @@ ANGLE_LOCAL_ANGLE = np.dtype("<f4")
 POINT_JOINT_OFFSET = np.dtype(("<f4", (4,)))
 
 #: Per point segment, static: rest length L, k (1/s²), c (1/s), particle radius ρ, max distance D,
-#: air drag c_air (1/s), cone limit β (rad; inf for none).
+#: air drag c_air (1/s), its angle limit (docs/SPEC.md section 9, "Angle limits"): limit_kind
+#: (LIMIT_*), limit_axis (xyz: the hinge axis or the spherical limit's pitch axis, unit, in the
+#: frame of the joint at the segment's base) and limit_bounds (cone: x = β; hinge: x, y = the
+#: least and greatest angle about the axis; spherical: x, y = the pitch and yaw limits; rad).
 POINT_SEGMENT_RIG = _struct([("rest_length", "<f4"), ("stiffness", "<f4"), ("damping", "<f4"),
                              ("particle_radius", "<f4"), ("max_distance", "<f4"), ("air_drag", "<f4"),
-                             ("angle_limit", "<f4"), ("pad1", "<f4")], 32)
+                             ("limit_kind", "<u4"), ("pad1", "<f4"), ("limit_axis", "<f4", (4,)),
+                             ("limit_bounds", "<f4", (4,))], 64)
+#: POINT_SEGMENT_RIG limit kinds.
+LIMIT_NONE, LIMIT_CONE, LIMIT_HINGE, LIMIT_SPHERICAL = 0, 1, 2, 3
+
+#: Per point segment, per frame: the animated world rotation (x, y, z, w) of the joint at the
+#: segment's base (identity when the pose gives none).
+POINT_JOINT_ROTATION = np.dtype(("<f4", (4,)))
 
 #: Per point segment, dynamic (xyz used, w 0), relative to the chain's pivot: the tip, its
 #: world velocity, the same one substep earlier, the tip's target offset path (x0, and m0 per
-#: second of target path), and t_prev, its target at the last substep.
+#: second of target path), t_prev, its target at the last substep, and (x, y, z, w) the
+#: base joint's animated rotation at the last substep (the start of its nlerp path).
 POINT_SEGMENT_STATE = _struct([("position", "<f4", (4,)), ("velocity", "<f4", (4,)),
                                ("prev_position", "<f4", (4,)), ("prev_velocity", "<f4", (4,)),
                                ("last_offset", "<f4", (4,)), ("offset_rate", "<f4", (4,)),
-                               ("target", "<f4", (4,))], 112)
+                               ("target", "<f4", (4,)), ("last_rotation", "<f4", (4,))], 128)
 
 #: Per point chain, dynamic (xyz, relative to the chain's anchor): p_prev and the pivot's path
 #: (x0, m0); CHAIN_* flags.
@@ -143,8 +154,11 @@ POINT_FRAME_PARAMS = _struct([("chain_count", "<u4"), ("alpha_stride", "<u4"), (
 #: relative to p_prev (xyz; w 0).
 POINT_JOINT_OUTPUT = _struct([("position", "<f4", (4,)), ("raw_position", "<f4", (4,))], 32)
 
-#: Per segment, output at frame time: velocity (xyz), rotation quaternion (x, y, z, w).
-POINT_SEGMENT_OUTPUT = _struct([("velocity", "<f4", (4,)), ("rotation", "<f4", (4,))], 32)
+#: Per segment, output at frame time: velocity (xyz); rotation (x, y, z, w), the smallest
+#: rotation taking the animated direction onto the simulated one; world_rotation, the
+#: simulated segment's world rotation (its target frame turned onto its direction).
+POINT_SEGMENT_OUTPUT = _struct([("velocity", "<f4", (4,)), ("rotation", "<f4", (4,)),
+                               ("world_rotation", "<f4", (4,))], 48)
 
 #: Teleport flag values shared with the shaders (TELEPORT_* defines in common.glsl): the mode in
 #: bits 0-1, and the MOVING and MIRROR bits.
@@ -170,7 +184,8 @@ ANGLE_BINDINGS = {"params": 0, "chain_rig": 1, "segment_rig": 2, "chain_state": 
                   "chain_target": 5, "local_angle": 6, "joint_output": 7, "segment_output": 8, "exact_step": 9}
 POINT_BINDINGS = {"params": 0, "chain_rig": 1, "segment_rig": 2, "chain_state": 3, "segment_state": 4,
                   "chain_target": 5, "joint_offset": 6, "joint_output": 7, "segment_output": 8,
-                  "spheres": 9, "capsules": 10, "planes": 11, "exact_step": 12}
+                  "spheres": 9, "capsules": 10, "planes": 11, "exact_step": 12,
+                  "joint_rotation": 13}
 
 #: Struct name in GLSL → dtype, per shared GLSL file, for the layout test.
 COMMON_GLSL_STRUCTS = {"Schedule": SCHEDULE, "ExactStep": EXACT_STEP}

@@ -46,6 +46,7 @@ class PointSolver(Solver):
                  integrator: str = "semi-implicit"):
         self._origin = None if origin is None else validation.coordinates("origin", origin, (3,))
         self._joint_positions = None      # this frame's pose, world, float64 (J, 3)
+        self._joint_rotations = None      # and its joints' world rotations (J, 4) float64, if given
         self._state_anchor = None         # (C, 3) float64: the anchors the solver's state is relative to
         self._rest_lengths = getattr(chain_set, "rest_lengths", None)
         self._colliders = ColliderSet.empty()
@@ -69,21 +70,39 @@ class PointSolver(Solver):
         return None if self._rest_lengths is None else np.array(self._rest_lengths, dtype=np.float64)
 
     # -- per frame ----------------------------------------------------------------------------
-    def set_pose(self, joint_positions) -> None:
+    def set_pose(self, joint_positions, joint_rotations=None) -> None:
         """This frame's IK-final pose (SPEC sections 2 and 4).
 
         Args:
             joint_positions: (J, 3) float (float64 kept), world space: per chain its pivot,
                 then one joint per segment tip. The first pose fixes the draw origin and,
                 where the chain set has none, the rest lengths.
+            joint_rotations: (J, 4) unit quaternions (x, y, z, w), float (normalised in
+                float64), the joints' animated world rotations, in the order of the positions;
+                each segment's limit frame is its base joint's (docs/SPEC.md section 9, "Joint
+                frames"), followed per substep on the shorter arc (nlerp), and
+                :meth:`segment_rotations` then gives world rotations, twist included. The
+                tips' rotations are not used. Required when a segment has a hinge or
+                spherical limit.
 
         Raises:
             ValueError: wrong shape or a non-finite value (argument, index and value named); a
-                zero-length segment in a first pose that sets the rest lengths.
+                rotation whose length is off 1 by more than 1e-3; no ``joint_rotations`` while
+                a segment has a hinge or spherical limit; a zero-length segment in a first pose
+                that sets the rest lengths. Nothing is changed.
             TypeError: non-numeric input.
         """
         cs = self._chain_set
         joints = validation.coordinates("joint_positions", joint_positions, (cs.joint_count, 3))
+        rotations = None
+        if joint_rotations is not None:
+            rotations = validation.float_array("joint_rotations", joint_rotations, (cs.joint_count, 4))
+            norm = np.linalg.norm(rotations, axis=1)
+            validation.require("joint_rotations", rotations, (np.abs(norm - 1.0) <= 1e-3)[:, None],
+                               "a unit quaternion (x, y, z, w) (its length within 1e-3 of 1)")
+            rotations = rotations / norm[:, None]
+        else:
+            _require_rotations(cs, "set_pose")
         first = self._joint_positions is None
         new_rest = None
         if first and self._rest_lengths is None:
@@ -98,6 +117,7 @@ class PointSolver(Solver):
         if self._origin is None:
             self._origin = joints[cs.first_joint].mean(axis=0) if cs.chain_count else np.zeros(3)
         self._joint_positions = joints
+        self._joint_rotations = rotations
         if new_rest is not None:
             self._rest_lengths = new_rest
             self._upload_rig(cs)
@@ -170,11 +190,24 @@ class PointSolver(Solver):
         return np.ascontiguousarray(self._read("segment_output")["velocity"][:, :3])
 
     def segment_rotations(self) -> np.ndarray:
-        """(S, 4) float32 unit quaternions (x, y, z, w), at frame time, each taking the
-        segment's animated direction (this frame's pose) onto its simulated one: multiply them
-        onto a skeleton's animated bone rotations (in world space).
+        """(S, 4) float32 unit quaternions (x, y, z, w), at frame time.
+
+        When this frame's pose gave ``joint_rotations``: each simulated segment's world
+        rotation, its target frame (its base joint's animated rotation turned with its
+        parent's simulated bend) turned by the smallest rotation onto its simulated direction
+        (docs/SPEC.md section 9, "Joint frames"): the animated twist kept; give them to a
+        skeleton's bones as their world rotations. Otherwise: the smallest rotation taking each
+        segment's animated direction onto its simulated one, to multiply onto the animated
+        bone rotations (see :meth:`segment_swings`).
 
         Raises: RuntimeError before the first ``advance``."""
+        out = self._read("segment_output")
+        return np.ascontiguousarray(out["world_rotation" if self._joint_rotations is not None else "rotation"])
+
+    def segment_swings(self) -> np.ndarray:
+        """(S, 4) float32 quaternions (x, y, z, w), at frame time: the smallest rotation taking
+        each segment's animated direction (this frame's pose) onto its simulated one, whether
+        or not the pose gave rotations. Raises: RuntimeError before the first ``advance``."""
         return np.ascontiguousarray(self._read("segment_output")["rotation"])
 
     # -- the kind's part of the host (see Solver) ------------------------------------------------
@@ -199,6 +232,10 @@ class PointSolver(Solver):
         self._target["pivot"][:, :3] = self._anchor - self._origin
         self._offsets = np.zeros((cs.segment_count, 4), np.float32)
         self._offsets[:, :3] = joints[self._tip_joint] - joints[self._pivot_of_segment]
+        self._joint_rotation = np.zeros((cs.segment_count, 4), np.float32)
+        self._joint_rotation[:, 3] = 1.0
+        if self._joint_rotations is not None:  # each segment's base joint
+            self._joint_rotation[:] = self._joint_rotations[self._tip_joint - 1]
         self._offsets_fresh = True
 
     def _upload_inputs(self):
@@ -209,7 +246,8 @@ class PointSolver(Solver):
         target["anchor_shift"][:, :3] = anchor_shift(self._state_anchor, self._anchor, self._teleport)
         target["gust_phase"] = self._wind.space_phase(self._anchor)
         self._state_anchor = self._anchor
-        self._backend.upload_targets(target, self._offsets if self._offsets_fresh else None)
+        fresh = self._offsets_fresh
+        self._backend.upload_targets(target, self._offsets if fresh else None, self._joint_rotation if fresh else None)
         self._offsets_fresh = False
         if self._snap_colliders or not self._collider_path.follows(self._colliders):
             self._collider_path = ColliderPath.at_rest(self._colliders)
@@ -236,6 +274,8 @@ class PointSolver(Solver):
         self._snap_colliders = False
 
     def _parameters_changed(self, new, changes):
+        if self._has_pose() and self._joint_rotations is None:
+            _require_rotations(new, "set_parameters")
         if "rest_lengths" in changes:
             self._rest_lengths = new.rest_lengths
         self._upload_rig(new)
@@ -248,7 +288,8 @@ class PointSolver(Solver):
             for name, value in colliders.arrays().items():
                 out[prefix + name] = value
         out.update({"wind." + k: v for k, v in self._wind.arrays().items()})
-        for name, value in (("joint_positions", self._joint_positions), ("origin", self._origin),
+        for name, value in (("joint_positions", self._joint_positions), ("joint_rotations", self._joint_rotations),
+                            ("origin", self._origin),
                             ("rest_lengths", self._rest_lengths), ("state_anchor", self._state_anchor)):
             if value is not None:
                 out[name] = np.asarray(value, np.float64)
@@ -270,6 +311,9 @@ class PointSolver(Solver):
             state_anchor = validation.coordinates("state anchor", state.array(arrays, "state_anchor", (cs.chain_count, 3)))
         joints = state.array(arrays, "joint_positions", (cs.joint_count, 3)) if "joint_positions" in arrays else None
         origin = state.array(arrays, "origin", (3,)) if "origin" in arrays else None
+        rotations = state.array(arrays, "joint_rotations", (cs.joint_count, 4)) if "joint_rotations" in arrays else None
+        if rotations is not None:
+            rotations = validation.float_array("state joint_rotations", rotations)
         rest = state.array(arrays, "rest_lengths", (cs.segment_count,)) if "rest_lengths" in arrays else None
         if joints is not None:
             joints = validation.coordinates("state joint_positions", joints)
@@ -279,6 +323,7 @@ class PointSolver(Solver):
         def apply():
             self._colliders, self._collider_path, self._wind, self._snap_colliders = colliders, path, wind, snap
             self._joint_positions, self._origin, self._state_anchor = joints, origin, state_anchor
+            self._joint_rotations = rotations
             if rest is not None and cs.rest_lengths is None:
                 self._rest_lengths = rest
                 self._upload_rig(cs)
@@ -288,6 +333,7 @@ class PointSolver(Solver):
 
     def _inputs_snapshot(self):
         return {"joint_positions": None if self._joint_positions is None else self._joint_positions.copy(),
+                "joint_rotations": None if self._joint_rotations is None else self._joint_rotations.copy(),
                 "origin": None if self._origin is None else self._origin.copy(),
                 "colliders": self._colliders, "applied_colliders": self._collider_path.start,
                 "wind": self._wind, "rest_lengths": None if self._rest_lengths is None else self._rest_lengths.copy()}
@@ -315,5 +361,26 @@ def point_segment_rig(chain_set, rest_lengths) -> np.ndarray:
     rig["particle_radius"] = chain_set.particle_radius
     rig["max_distance"] = chain_set.max_distance
     rig["air_drag"] = chain_set.air_drag
-    rig["angle_limit"] = np.where(chain_set.angle_limit >= np.pi, np.inf, chain_set.angle_limit)
+    cone = chain_set.angle_limit < np.pi
+    hinge = np.isfinite(chain_set.hinge_limit[:, 0])
+    spherical = chain_set.needs_rotations & ~hinge
+    rig["limit_kind"] = np.select([cone, hinge, spherical], [layouts.LIMIT_CONE, layouts.LIMIT_HINGE,
+                                                             layouts.LIMIT_SPHERICAL], layouts.LIMIT_NONE)
+    rig["limit_axis"][:, :3] = chain_set.limit_axis
+    rig["limit_bounds"][:, 0] = np.select([cone, hinge, spherical], [chain_set.angle_limit, chain_set.hinge_limit[:, 0],
+                                                                    chain_set.spherical_limit[:, 0]], 0.0)
+    rig["limit_bounds"][:, 1] = np.select([hinge, spherical], [chain_set.hinge_limit[:, 1],
+                                                               chain_set.spherical_limit[:, 1]], 0.0)
     return rig
+
+
+def _require_rotations(chain_set, where):
+    """Refuse a pose without joint rotations for a chain set with hinge or spherical limits."""
+    needs = chain_set.needs_rotations
+    if needs.any():
+        s = int(np.flatnonzero(needs)[0])
+        chain, local = chain_set.locate("hinge_limit", 2 * s)
+        kind = "hinge" if np.isfinite(chain_set.hinge_limit[s, 0]) else "spherical"
+        raise ValueError(f"{where}: joint_rotations are required: segment {s} (chain {chain}, segment {local}) has a "
+                         f"{kind} limit, measured in its base joint's frame (pass "
+                         f"set_pose(joint_positions, joint_rotations))")

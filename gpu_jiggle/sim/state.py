@@ -24,7 +24,7 @@ import zipfile
 import numpy as np
 
 #: The layout of the blob; a change to what is saved increments it.
-STATE_FORMAT = 2
+STATE_FORMAT = 3
 #: The docs/SPEC.md version whose model the solvers implement.
 SPEC_VERSION = 2
 

@@ -3,7 +3,8 @@
 // particles root to tip, for every substep of the frame, inside this one dispatch.
 // Stages, named as in gpu_jiggle/sim/backends/reference_point.py: shift_anchor, apply_teleport,
 // start_moving, interpolate_pivot, follow_parent, integrate_particle, collide, limit_distance,
-// enforce_length, limit_angle, keep_outside, collide_segment, end_path, write_output.
+// enforce_length, limit_angle (point_limits.glsl), keep_outside, collide_segment, end_path,
+// write_output.
 #define LOCAL_SIZE 64
 
 layout(local_size_x = LOCAL_SIZE) in;
@@ -12,6 +13,7 @@ layout(local_size_x = LOCAL_SIZE) in;
 #include "dispatch.glsl"
 #include "point_common.glsl"
 #include "point_contact.glsl"
+#include "point_limits.glsl"
 
 // The schedule of this invocation's chain (its level of detail) and the solver's options, set
 // first thing in main().
@@ -36,7 +38,8 @@ void apply_teleport(PointChainRig chain, uint c, uint flags) {
         for (uint i = 0u; i < chain.segment_count; ++i) {
             uint s = chain.first_segment + i;
             vec4 offset = joint_offset[s];
-            segment_state[s] = PointSegmentState(offset, vec4(0.0), offset, vec4(0.0), offset, vec4(0.0), offset);
+            segment_state[s] = PointSegmentState(offset, vec4(0.0), offset, vec4(0.0), offset, vec4(0.0), offset,
+                                                 joint_rotation[s]);
         }
         chain_state[c].prev_pivot = vec4(0.0);
         chain_state[c].last_pivot = vec4(0.0);
@@ -49,6 +52,10 @@ void apply_teleport(PointChainRig chain, uint c, uint flags) {
         vec3 jump = -(cs.last_pivot.xyz + sch.span * cs.pivot_rate.xyz);
         chain_state[c].prev_pivot = vec4(cs.prev_pivot.xyz + jump, 0.0);
         chain_state[c].last_pivot = vec4(cs.last_pivot.xyz + jump, 0.0);
+        // The joints' rotations jump with the body too: their path starts at this frame's.
+        for (uint i = 0u; i < chain.segment_count; ++i) {
+            segment_state[chain.first_segment + i].last_rotation = joint_rotation[chain.first_segment + i];
+        }
     }
     if ((flags & TELEPORT_MOVING) != 0u) {
         chain_state[c].flags |= CHAIN_START_MOVING;
@@ -116,41 +123,6 @@ void limit_distance(float max_distance, vec3 t, inout vec3 x, inout vec3 v) {
     }
 }
 
-// SPEC 4 (docs/SPEC.md section 9, "Cone limits"), after the length step: a segment more
-// than β from its target direction (t - base) is turned about its base onto the cone, its
-// length kept, and the part of its tip's velocity relative to the target's (v_t) that leaves
-// the cone is removed; β = 0 holds it on the target direction (its sideways relative velocity
-// removed). β = inf (no limit, or a limit of π or more) and a segment inside its cone are left
-// exactly as they are. The angle is taken with atan2, accurate near 0 and π alike.
-void limit_angle(float angle_limit, vec3 base, vec3 t, vec3 v_t, inout vec3 x, inout vec3 v) {
-    if (!(angle_limit < PI)) {
-        return;
-    }
-    vec3 a = t - base;
-    vec3 u = x - base;
-    float la = length(a);
-    float lu = length(u);
-    if (la < MIN_LENGTH || lu < MIN_LENGTH) {
-        return;
-    }
-    a = a / la;
-    vec3 un = u / lu;
-    if (atan(length(cross(un, a)), dot(un, a)) <= angle_limit) {
-        return;
-    }
-    vec3 side = un - dot(un, a) * a;
-    float ls = length(side);
-    side = ls < MIN_LENGTH ? perpendicular(a) : side / ls;
-    x = base + (cos(angle_limit) * a + sin(angle_limit) * side) * lu;
-    vec3 relative = v - v_t;
-    if (angle_limit == 0.0) {
-        v = v - (relative - dot(relative, a) * a);
-    } else {
-        vec3 outward = cos(angle_limit) * side - sin(angle_limit) * a;
-        v = v - max(dot(relative, outward), 0.0) * outward;
-    }
-}
-
 // SPEC 4, step 2, the length step (docs/SPEC.md section 9): x projected onto the sphere of
 // its rest length about its base. v2 with the semi-implicit step: the velocity takes the
 // projection's displacement (v += Δx/h, position-based); v1 (world damping), which adds energy
@@ -184,13 +156,15 @@ void end_path(PointChainRig chain, uint c, float alpha) {
         vec3 m = sch.span * segment_state[s].offset_rate.xyz;
         segment_state[s].last_offset = vec4(last + w.p * d + w.q * m, 0.0);
         segment_state[s].offset_rate = vec4((w.dp * d + w.dq * m) * sch.inv_span, 0.0);
+        segment_state[s].last_rotation = nlerp(segment_state[s].last_rotation, joint_rotation[s], alpha);
     }
 }
 
 // SPEC section 2, "Output at frame time", relative to this frame's pivot: each segment's
 // direction blended between the last two substeps, the chain rebuilt with its rest lengths,
-// kept within its cone limit about this frame's target direction, each particle taken out of
-// this frame's colliders (push_out_of_frame).
+// kept within its angle limit about this frame's target direction and frame, each particle
+// taken out of this frame's colliders (push_out_of_frame); the world rotation is the target
+// frame turned onto the output direction.
 void write_output(PointChainRig chain, uint c, dvec3 anchor) {
     float sigma = sch.blend;
     joint_output[chain.first_joint] = PointJointOutput(vec4(0.0), vec4(0.0));
@@ -212,13 +186,15 @@ void write_output(PointChainRig chain, uint c, dvec3 anchor) {
         vec3 animated_offset = joint_offset[s].xyz - animated_base;  // this frame's target direction
         vec3 target = base + (i == 0u ? animated_offset : follow_parent(parent_animated, parent_output, animated_offset));
         vec3 unused = vec3(0.0);
-        limit_angle(segment_rig[s].angle_limit, base, target, vec3(0.0), x, unused);
+        vec4 frame = target_frame(parent_animated, parent_output, joint_rotation[s]);
+        limit_angle(segment_rig[s], frame, base, target, vec3(0.0), x, unused);
         push_out_of_frame(chain.collider_mask, segment_rig[s].particle_radius, anchor, base, segment_rig[s].rest_length, x);
         vec3 v = st.prev_velocity.xyz + sigma * (st.velocity.xyz - st.prev_velocity.xyz);
         vec3 animated = joint_offset[s].xyz;
         vec4 q = rotation_between(animated - animated_base, x - base);
         joint_output[chain.first_joint + 1u + i] = PointJointOutput(vec4(x, 0.0), vec4(st.position.xyz, 0.0));
-        segment_output[s] = PointSegmentOutput(vec4(v, 0.0), q);
+        vec4 world = quat_multiply(rotation_between(target - base, x - base), frame);
+        segment_output[s] = PointSegmentOutput(vec4(v, 0.0), q, world);
         parent_animated = animated_offset;
         parent_output = x - base;
         base = x;
@@ -305,7 +281,11 @@ void main() {
             collide(contact, x, v);
             limit_distance(rig.max_distance, t, x, v);
             enforce_length(rig.rest_length, base, v_base, x, v);
-            limit_angle(rig.angle_limit, base, t, v_t, x, v);
+            vec4 frame = vec4(0.0, 0.0, 0.0, 1.0);
+            if (rig.limit_kind >= LIMIT_HINGE) {  // the base joint's rotation on its path (nlerp)
+                frame = target_frame(parent_animated, parent_simulated, nlerp(st.last_rotation, joint_rotation[s], alpha));
+            }
+            limit_angle(rig, frame, base, t, v_t, x, v);
             keep_outside(contact, base, rig.rest_length, x, v);
             // Where overlapping colliders leave no room on the length sphere, no penetration
             // wins over the exact length: the particle ends outside, the segment stretched.

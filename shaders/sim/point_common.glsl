@@ -18,7 +18,10 @@ struct PointChainRig {
     vec4 gravity;
 };
 
-// air_drag: c_air (1/s), damping of the particle's motion in the world (SPEC 4).
+// air_drag: c_air (1/s), damping of the particle's motion in the world (SPEC 4). The angle
+// limit (docs/SPEC.md section 9, "Angle limits"): limit_kind (LIMIT_*), limit_axis (xyz, unit,
+// in the base joint's frame: the hinge axis, the spherical limit's pitch axis), limit_bounds
+// (cone: x = β; hinge: x, y = least and greatest angle; spherical: x, y = pitch and yaw; rad).
 struct PointSegmentRig {
     float rest_length;
     float stiffness;
@@ -26,14 +29,22 @@ struct PointSegmentRig {
     float particle_radius;
     float max_distance;
     float air_drag;
-    float angle_limit;
+    uint limit_kind;
     float pad1;
+    vec4 limit_axis;
+    vec4 limit_bounds;
 };
+
+#define LIMIT_NONE 0u
+#define LIMIT_CONE 1u
+#define LIMIT_HINGE 2u
+#define LIMIT_SPHERICAL 3u
 
 // xyz, relative to the chain's pivot: the tip after the last substep, its velocity (world),
 // the same after the substep before; the tip's target offset path (SPEC 2): x0 and m0 (per
-// second of target path); target: t_prev, the tip's target at the last substep (SPEC 4).
-// w: unused (0).
+// second of target path); target: t_prev, the tip's target at the last substep (SPEC 4);
+// w: unused (0). last_rotation: the base joint's animated rotation (x, y, z, w) at the last
+// substep, where its nlerp path starts.
 struct PointSegmentState {
     vec4 position;
     vec4 velocity;
@@ -42,6 +53,7 @@ struct PointSegmentState {
     vec4 last_offset;
     vec4 offset_rate;
     vec4 target;
+    vec4 last_rotation;
 };
 
 // xyz relative to the chain's anchor (its pivot in this frame's pose, float64 on the host,
@@ -146,11 +158,13 @@ struct PointJointOutput {
     vec4 raw_position;
 };
 
-// Frame-time velocity (xyz) and the rotation (x, y, z, w) taking the segment's animated
-// direction onto its simulated one.
+// Frame-time velocity (xyz), the rotation (x, y, z, w) taking the segment's animated
+// direction onto its simulated one, and the simulated segment's world rotation (its target
+// frame turned onto its direction).
 struct PointSegmentOutput {
     vec4 velocity;
     vec4 rotation;
+    vec4 world_rotation;
 };
 
 #ifndef POINT_DRAW_ONLY
@@ -167,4 +181,5 @@ layout(std430, binding = 9) readonly buffer SphereBuffer { SphereCollider sphere
 layout(std430, binding = 10) readonly buffer CapsuleBuffer { CapsuleCollider capsules[]; };
 layout(std430, binding = 11) readonly buffer PlaneBuffer { PlaneCollider planes[]; };
 layout(std430, binding = 12) readonly buffer ExactStepBuffer { ExactStep exact_step[]; };
+layout(std430, binding = 13) readonly buffer JointRotationBuffer { vec4 joint_rotation[]; };
 #endif

@@ -1,4 +1,4 @@
-"""Cone limits of point chains (docs/SPEC.md section 9, "Cone limits"; KawaiiPhysics, Magica
+"""Cone limits of point chains (docs/SPEC.md section 9, "Angle limits"; KawaiiPhysics, Magica
 Cloth, VRChat PhysBones and VRMC_springBone_limit's cone): each segment stays within β of its
 target direction, its animated direction turned with its parent's simulated bend."""
 from __future__ import annotations

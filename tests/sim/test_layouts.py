@@ -113,3 +113,16 @@ def test_lod_values_match_the_shader():
     defines = dict(re.findall(r"#define\s+LOD_(\w+)\s+(\d+)u", glsl.read("sim/common.glsl")))
     assert (int(defines["FULL"]), int(defines["HALF"]), int(defines["FROZEN"])) == \
         (layouts.LOD_FULL, layouts.LOD_HALF, layouts.LOD_FROZEN)
+
+
+def test_limit_kinds_and_constants_match_the_shader():
+    defines = dict(re.findall(r"#define\s+LIMIT_(\w+)\s+(\d+)u", glsl.read("sim/point_common.glsl")))
+    assert {k: int(v) for k, v in defines.items()} == {"NONE": layouts.LIMIT_NONE, "CONE": layouts.LIMIT_CONE,
+                                                       "HINGE": layouts.LIMIT_HINGE,
+                                                       "SPHERICAL": layouts.LIMIT_SPHERICAL}
+    from gpu_jiggle.sim.backends import reference_limits
+    source = glsl.read("sim/point_limits.glsl")
+    assert int(re.search(r"#define\s+ELLIPSE_BISECTIONS\s+(\d+)u", source).group(1)) == \
+        reference_limits.ELLIPSE_BISECTIONS
+    assert float(re.search(r"HINGE_PLANE_TOLERANCE\s*=\s*([0-9.e-]+);", source).group(1)) == \
+        pytest.approx(float(reference_limits.HINGE_PLANE_TOLERANCE), rel=1e-6)

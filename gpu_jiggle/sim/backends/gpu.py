@@ -211,24 +211,36 @@ class GpuPointBackend(_GpuBackend):
             "joint_offset": s * layouts.POINT_JOINT_OFFSET.itemsize,
             "joint_output": (s + c) * layouts.POINT_JOINT_OUTPUT.itemsize,
             "segment_output": s * layouts.POINT_SEGMENT_OUTPUT.itemsize,
-            "spheres": 0, "capsules": 0, "planes": 0, "exact_step": 0})
+            "spheres": 0, "capsules": 0, "planes": 0, "exact_step": 0,
+            "joint_rotation": s * layouts.POINT_JOINT_ROTATION.itemsize})
+        with self.gl.current():  # identity until a pose gives rotations
+            self._write("joint_rotation", np.tile(np.array([0, 0, 0, 1], np.float32), (s, 1)))
 
-    @staticmethod
-    def loop_cost(header):
+    spherical_limits = False  # whether any segment has a spherical limit (upload_rig)
+
+    def loop_cost(self, header):
         """Loop iterations per segment (per substep, and for the frame-time output) of the
         point kernel with this frame's colliders: measured on llvmpipe (Mesa 22.3) as 64 per
         substep plus 11.5 per sphere or capsule and 7 per plane, and 26 + 4.5 and 3 for the
-        output; rounded up here."""
+        output; rounded up here; a spherical limit's bisections (ELLIPSE_BISECTIONS, 24) add
+        26 to each where the rig has one."""
         round_colliders = int(header["sphere_count"]) + int(header["capsule_count"])
         planes = int(header["plane_count"])
-        return 70 + 12 * round_colliders + 8 * planes, 30 + 5 * round_colliders + 4 * planes
+        ellipse = 26 if self.spherical_limits else 0
+        return 70 + 12 * round_colliders + 8 * planes + ellipse, 30 + 5 * round_colliders + 4 * planes + ellipse
 
-    def upload_targets(self, chain_target, joint_offset=None):
-        """``joint_offset`` None: unchanged since the last upload."""
+    def upload_rig(self, chain_rig, segment_rig, exact_step):
+        self.spherical_limits = bool((segment_rig["limit_kind"] == layouts.LIMIT_SPHERICAL).any())
+        super().upload_rig(chain_rig, segment_rig, exact_step)
+
+    def upload_targets(self, chain_target, joint_offset=None, joint_rotation=None):
+        """``joint_offset``, ``joint_rotation`` None: unchanged since the last upload."""
         with self.gl.current():
             self._write("chain_target", chain_target)
             if joint_offset is not None:
                 self._write("joint_offset", np.asarray(joint_offset, np.float32))
+            if joint_rotation is not None:
+                self._write("joint_rotation", np.asarray(joint_rotation, np.float32))
 
     def check_colliders(self, sphere_count: int, capsule_count: int, plane_count: int) -> None:
         """Refuse (LoopLimitError) colliders that would leave no substep room on llvmpipe."""

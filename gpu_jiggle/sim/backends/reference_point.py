@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import layouts
-from .reference_contact import (MIN_LENGTH, Contact, collide, cross, dot, follow_parent, keep_outside, length,
-                                perpendicular, push_out_of_frame,
-                                rotation_between, safe_divide)
+from .reference_contact import (MIN_LENGTH, Contact, collide, dot, follow_parent, keep_outside, length,
+                                push_out_of_frame, rotation_between, safe_divide)
+from .reference_limits import limit_angle, nlerp, quat_multiply, target_frame
 from .reference_walk import DepthWalkBackend, exact_change, path_weights
 
 F = np.float32
@@ -29,15 +29,18 @@ class ReferencePointBackend(DepthWalkBackend):
     def __init__(self, chain_set):
         super().__init__(chain_set)
         self.joint_offset = np.zeros((self.segment_count, 4), F)
+        self.joint_rotation = np.tile(np.array([0, 0, 0, 1], F), (self.segment_count, 1))
         self.colliders = {"spheres": np.zeros(0, layouts.SPHERE_COLLIDER),
                           "capsules": np.zeros(0, layouts.CAPSULE_COLLIDER),
                           "planes": np.zeros(0, layouts.PLANE_COLLIDER)}
 
-    def upload_targets(self, chain_target, joint_offset=None):
-        """``joint_offset`` None: unchanged since the last upload."""
+    def upload_targets(self, chain_target, joint_offset=None, joint_rotation=None):
+        """``joint_offset``, ``joint_rotation`` None: unchanged since the last upload."""
         self.chain_target = chain_target.copy()
         if joint_offset is not None:
             self.joint_offset = np.asarray(joint_offset, F).copy()
+        if joint_rotation is not None:
+            self.joint_rotation = np.asarray(joint_rotation, F).copy()
 
     def check_colliders(self, sphere_count, capsule_count, plane_count):
         """The reference takes any number of colliders."""
@@ -59,7 +62,7 @@ class ReferencePointBackend(DepthWalkBackend):
         lod = tg["lod"]
         self.apply_teleport(np.where(lod == layouts.LOD_FROZEN, np.uint32(layouts.TELEPORT_SNAP), tg["teleport"]),
                             self.per_chain(header, lod, "span"))
-        f = _PointScratch(self.chain_state, self.segment_state, self.joint_offset)
+        f = _PointScratch(self.chain_state, self.segment_state, self.joint_offset, self.joint_rotation)
         sigma = np.zeros(self.chain_count, F)
         for schedule, alphas, chains, seg in self.schedules(header, params, lod, sigma):
             # Declared moving: starts moving on the first frame after its snap that runs substeps.
@@ -93,6 +96,8 @@ class ReferencePointBackend(DepthWalkBackend):
         for name in ("prev_pivot", "last_pivot", "pivot_rate"):
             cs[name][snap_chain] = 0
         keep = (flags & layouts.TELEPORT_MODE_MASK) == layouts.TELEPORT_KEEP_SHAPE
+        jumped = snap | np.repeat(keep, self.chain_rig["segment_count"].astype(np.int64))
+        ss["last_rotation"][jumped] = self.joint_rotation[jumped]  # the joints' rotations jump too
         if keep.any():  # the pivot's path jumps with the body (as in the shader)
             last, rate = cs["last_pivot"][keep, :3], cs["pivot_rate"][keep, :3]
             jump = -(last + spans[keep, None] * rate)
@@ -150,7 +155,11 @@ class ReferencePointBackend(DepthWalkBackend):
                 x, v = collide(ct, r["particle_radius"], x, v)
                 x, v = self.limit_distance(r["max_distance"], t, x, v)
                 x, v = self.enforce_length(r["rest_length"], base[ch], v_base[ch], h, x, v)
-                x, v = limit_angle(r["angle_limit"], base[ch], t, v_t, x, v)
+                frame = None
+                if (r["limit_kind"] >= layouts.LIMIT_HINGE).any():  # the base joint's rotation on its path
+                    rotation = nlerp(f.last_rotation[seg], f.rotation_now[seg], alpha)
+                    frame = target_frame(parent_animated[ch], parent_simulated[ch], rotation)
+                x, v = limit_angle(r, frame, base[ch], t, v_t, x, v)
                 x, v = keep_outside(ct, r["particle_radius"], base[ch], r["rest_length"], h, x, v)
                 x, v = collide(ct, r["particle_radius"], x, v)  # no penetration wins over the exact length
                 f.prev_position[seg] = f.position[seg]
@@ -237,12 +246,14 @@ class ReferencePointBackend(DepthWalkBackend):
         d, m = f.offset_now[seg] - last, span * f.offset_rate[seg]
         f.last_offset[seg] = last + p * d + q * m
         f.offset_rate[seg] = (dp * d + dq * m) * inv_span
+        f.last_rotation[seg] = nlerp(f.last_rotation[seg], f.rotation_now[seg], alpha)
 
     def write_output(self, sigma_per_chain):
         """SPEC section 2, "Output at frame time", relative to this frame's pivot: segment
         directions blended between the last two substeps, the chain rebuilt with its rest
-        lengths, kept within its cone limit about this frame's target direction, each particle
-        taken out of this frame's colliders (as ``write_output``)."""
+        lengths, kept within its angle limit about this frame's target direction and frame, each
+        particle taken out of this frame's colliders; the world rotation is the target frame
+        turned onto the output direction (as ``write_output``)."""
         ss = self.segment_state
         first_joint = self.chain_rig["first_joint"].astype(np.int64)
         self.joint_output[first_joint] = np.zeros(1, layouts.POINT_JOINT_OUTPUT)
@@ -266,8 +277,8 @@ class ReferencePointBackend(DepthWalkBackend):
             animated_offset = self.joint_offset[seg, :3] - animated_base[ch]  # this frame's target direction
             target = base[ch] + (follow_parent(parent_animated[ch], parent_output[ch], animated_offset) if d
                                  else animated_offset)
-            x, _ = limit_angle(self.segment_rig["angle_limit"][seg], base[ch], target, np.zeros_like(x), x,
-                               np.zeros_like(x))
+            frame = target_frame(parent_animated[ch], parent_output[ch], self.joint_rotation[seg])
+            x, _ = limit_angle(self.segment_rig[seg], frame, base[ch], target, np.zeros_like(x), x, np.zeros_like(x))
             ct = Contact(self.live_colliders(), mask[ch], self.anchor[ch], np.zeros((len(ch), 3), F), F(1),
                          (F(1), F(0), F(0), F(0)))
             x = push_out_of_frame(ct, self.segment_rig["particle_radius"][seg], base[ch],
@@ -284,6 +295,8 @@ class ReferencePointBackend(DepthWalkBackend):
             self.segment_output["velocity"][seg, :3] = v
             self.segment_output["velocity"][seg, 3] = 0
             self.segment_output["rotation"][seg] = q
+            self.segment_output["world_rotation"][seg] = quat_multiply(rotation_between(target - base[ch], x - base[ch]),
+                                                                       frame)
             parent_animated[ch] = animated_offset
             parent_output[ch] = x - base[ch]
             base[ch] = x
@@ -292,42 +305,14 @@ class ReferencePointBackend(DepthWalkBackend):
             animated_base[ch] = animated
 
 
-def limit_angle(angle_limit, base, t, v_t, x, v):
-    """SPEC 4 (docs/SPEC.md section 9, "Cone limits"), as ``limit_angle`` in the shader: a
-    segment more than β (angle_limit, (n,)) from its target direction t - base is turned about
-    its base onto the cone, its length kept, and the outward part of its tip's velocity
-    relative to v_t removed (β = 0: its sideways relative velocity); β = inf changes nothing."""
-    active = angle_limit < F(np.pi)
-    if not active.any():
-        return x, v
-    a, u = t - base, x - base
-    la, lu = length(a), length(u)
-    a, un = safe_divide(a, la), safe_divide(u, lu)
-    angle = np.arctan2(length(cross(un, a)), dot(un, a))
-    with np.errstate(invalid="ignore"):  # inf limits are masked by active
-        over = active & (la >= MIN_LENGTH) & (lu >= MIN_LENGTH) & (angle > angle_limit)
-    if not over.any():
-        return x, v
-    beta = np.where(over, angle_limit, F(0))
-    side = un - dot(un, a)[:, None] * a
-    ls = length(side)
-    side = np.where((ls < MIN_LENGTH)[:, None], perpendicular(a), safe_divide(side, ls))
-    cos_b, sin_b = np.cos(beta)[:, None], np.sin(beta)[:, None]
-    new_x = base + (cos_b * a + sin_b * side) * lu[:, None]
-    relative = v - v_t
-    pinned = relative - dot(relative, a)[:, None] * a
-    outward = cos_b * side - sin_b * a
-    opened = np.maximum(dot(relative, outward), F(0))[:, None] * outward
-    new_v = v - np.where((beta == 0)[:, None], pinned, opened)
-    return np.where(over[:, None], new_x, x), np.where(over[:, None], new_v, v)
-
-
 class _PointScratch:
     """Contiguous float32 xyz copies of the point state for one frame."""
 
-    def __init__(self, chain_state, segment_state, joint_offset):
+    def __init__(self, chain_state, segment_state, joint_offset, joint_rotation):
         for name in _SEGMENT_FIELDS:
             setattr(self, name, segment_state[name][:, :3].copy())
+        self.last_rotation = segment_state["last_rotation"].copy()
+        self.rotation_now = joint_rotation
         for name in ("prev_pivot", "last_pivot", "pivot_rate"):
             setattr(self, name, chain_state[name][:, :3].copy())
         self.flags = chain_state["flags"].copy()
@@ -336,6 +321,7 @@ class _PointScratch:
     def store(self, chain_state, segment_state):
         for name in _SEGMENT_FIELDS:
             segment_state[name][:, :3] = getattr(self, name)
+        segment_state["last_rotation"] = self.last_rotation
         for name in ("prev_pivot", "last_pivot", "pivot_rate"):
             chain_state[name][:, :3] = getattr(self, name)
         chain_state["flags"] = self.flags
