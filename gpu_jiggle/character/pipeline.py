@@ -24,10 +24,10 @@ Each :meth:`Pipeline.step` runs the four stages in this order, each also callabl
    those passed in), changing local joint rotations. This is the pose the springs follow.
 3. :meth:`Pipeline.apply_springs`: the spring chains' joints and the procedural strands'
    points, taken from the constrained pose's world matrices, go to the character's one
-   :class:`~gpu_jiggle.PointSolver` (``rig.chain_set``, gravity per chain), with the rig's colliders
-   placed on their joints; the solver advances by the frame's dt; each chain joint's local
-   rotation is then replaced so that its bone turns by the solver's segment rotation
-   (``new world rotation = segment_rotation · animated world rotation``). Joints outside
+   :class:`~gpu_jiggle.PointSolver` (``rig.chain_set``) with their animated world rotations
+   (the limits' frames) and the rig's colliders placed on their joints; the solver advances
+   by the frame's dt; each chain joint's local rotation is then replaced so that its world
+   rotation is its segment's (docs/SPEC.md section 9, "Joint frames"). Joints outside
    the chains keep their local transforms; their children follow through the hierarchy. A
    chain joint on a zero-length segment (``ChainSpec.springy`` False) keeps its animated
    local rotation: it is carried rigidly with its parent.
@@ -311,7 +311,9 @@ class Pipeline:
         solver = self._solver
         if teleport is not None:
             solver.teleport(keep_shape=teleport)
-        solver.set_pose(joint_positions=np.concatenate(targets))
+        rot = sk.world_rotations(pose)
+        solver.set_pose(joint_positions=np.concatenate(targets),
+                        joint_rotations=np.concatenate(self.rig.chain_rotations(rot)))
         solver.set_colliders(spheres=shapes.spheres, sphere_groups=[groups[n] for n in shapes.sphere_names],
                              capsules=shapes.capsules, capsule_groups=[groups[n] for n in shapes.capsule_names],
                              sphere_inside=np.array([inside[n] for n in shapes.sphere_names], bool),
@@ -323,7 +325,6 @@ class Pipeline:
         positions = [p[js] for js in chain_set.joint_slices()]
         rotations = [r[ss] for ss in chain_set.chain_slices()]
         final = pose.copy()
-        rot = sk.world_rotations(pose)
         for c, q in zip(self.rig.chains, rotations):
             if c.kind != "joints":
                 continue
@@ -334,11 +335,8 @@ class Pipeline:
                 if not springy:  # a zero-length segment (ChainSpec.springy): carried rigidly with its parent
                     parent_world = quat.multiply(parent_world, pose.rotation[node])
                     continue
-                new_world = quat.multiply(quat.normalize(next(bends).astype(np.float64)), rot[node])
-                local = quat.normalize(quat.multiply(quat.conjugate(parent_world), new_world))
-                if np.dot(local, pose.rotation[node]) < 0:  # stay in the animated rotation's hemisphere
-                    local = -local
-                final.rotation[node] = local
+                new_world = quat.normalize(next(bends).astype(np.float64))  # world, the joint's twist kept
+                final.rotation[node] = quat.local_from_world(parent_world, new_world, pose.rotation[node])
                 parent_world = new_world
         details = dict(chain_targets=targets, chain_positions=positions, segment_rotations=rotations,
                        colliders=shapes, substeps=substeps)
@@ -398,7 +396,4 @@ def _set_world_rotation(skeleton, pose, world_rotations, node, new_world):
     """Give ``node`` the world rotation ``new_world`` by changing its local rotation."""
     parent = skeleton.parents[node]
     parent_world = quat.IDENTITY if parent < 0 else world_rotations[parent]
-    local = quat.normalize(quat.multiply(quat.conjugate(parent_world), new_world))
-    if np.dot(local, pose.rotation[node]) < 0:
-        local = -local
-    pose.rotation[node] = local
+    pose.rotation[node] = quat.local_from_world(parent_world, new_world, pose.rotation[node])

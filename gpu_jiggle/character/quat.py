@@ -38,6 +38,13 @@ def conjugate(q) -> np.ndarray:
     return q
 
 
+def local_from_world(parent_world, world, near) -> np.ndarray:
+    """The unit local rotation that gives ``world`` under ``parent_world`` (all (4,) x, y, z,
+    w), with the sign of ``near`` (the rotation it replaces: the same hemisphere)."""
+    local = normalize(multiply(conjugate(parent_world), world))
+    return -local if np.dot(local, near) < 0 else local
+
+
 def rotate(q, v) -> np.ndarray:
     """(..., 3) vectors v rotated by unit quaternions q."""
     q = np.asarray(q, np.float64)

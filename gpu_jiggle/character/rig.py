@@ -27,6 +27,9 @@ air_drag = 0.5                # 1/s: damps motion in the world, as air does (def
                               # damps motion relative to the animated pose, SPEC 4)
 angle_limit_deg = 60.0        # each segment stays within this cone about its target direction
                               # (default: none; also one per segment or a curve)
+# hinge_limit_deg = [-30.0, 45.0]   # or a hinge about limit_axis, least and greatest angle
+# spherical_limit_deg = [20.0, 40.0] # or an elliptical cone: pitch (about limit_axis), yaw
+# limit_axis = [1.0, 0.0, 0.0]      # in each base joint's space (these three: per chain)
 world_influence = 1.0         # [0, 1] (default 1)
 colliders = ["body"]          # the colliders it collides with (default: all)
 
@@ -143,8 +146,10 @@ MAX_RIG_FILE_BYTES = 16 * 1024 * 1024
 
 #: What ``Pipeline.set_parameters`` may change, per chain: these per segment, except the
 #: per-chain ones below (their shape per chain).
-LIVE_PARAMETERS = ("frequency", "damping_ratio", "particle_radius", "max_distance", "air_drag", "world_influence",
-                   "gravity")
+LIVE_PARAMETERS = ("frequency", "damping_ratio", "particle_radius", "max_distance", "air_drag", "angle_limit_deg",
+                   "world_influence", "gravity")
+#: Live parameters given in another unit than the chain set's: its name and the factor.
+LIVE_UNITS = {"angle_limit_deg": ("angle_limit", np.pi / 180.0)}
 PER_CHAIN_PARAMETERS = {"world_influence": (), "gravity": (3,)}
 
 
@@ -279,6 +284,19 @@ class Rig:
                 out.append(c.local_points @ m[:3, :3].T + m[:3, 3])
         return out
 
+    def chain_rotations(self, world_rotations) -> list:
+        """Each rig chain's joint rotations (world quaternions (x, y, z, w), float64), in the
+        order of :meth:`chain_targets`: a skeleton chain's driven joints' and, for its virtual
+        tip, the last joint's; every point of a strand its joint's. ``world_rotations``: (N, 4),
+        ``Skeleton.world_rotations``."""
+        out = []
+        for c in self.chains:
+            if c.kind == "joints":
+                out.append(np.vstack([world_rotations[c.driven_nodes], world_rotations[c.nodes[-1]][None]]))
+            else:
+                out.append(np.tile(world_rotations[c.nodes[0]], (len(c.local_points), 1)))
+        return out
+
     def collider_shapes(self, world) -> ColliderShapes:
         """The rig's colliders placed on their joints' world matrices."""
         spheres, sphere_names, capsules, capsule_names = [], [], [], []
@@ -315,16 +333,17 @@ class Rig:
         cs = self.chain_set
         new = {}
         for key, value in changes.items():
-            current = np.array(getattr(cs, key), dtype=np.float64)
+            name, factor = LIVE_UNITS.get(key, (key, 1.0))
+            current = np.array(getattr(cs, name), dtype=np.float64)
             for i in members:
                 chain = self.chains[i]
                 rows = i if key in PER_CHAIN_PARAMETERS else slice(int(cs.first_segment[i]),
                                                                     int(cs.first_segment[i]) + chain.segments)
                 try:
-                    current[rows] = _chain_values(key, value, chain.segments)
+                    current[rows] = _chain_values(key, value, chain.segments) * factor
                 except (TypeError, ValueError) as exc:
                     raise type(exc)(f"{chain.name}: {exc}") from None
-            new[key] = current
+            new[name] = current
         return new
 
     def refusal(self, exc) -> str:
