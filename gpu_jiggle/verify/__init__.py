@@ -16,7 +16,9 @@ checks share), :mod:`~gpu_jiggle.verify.angle` (angle chains, properties 1-5),
 how the response depends on the cut, and ``recut``), :mod:`~gpu_jiggle.verify.integrator`
 (:func:`exact_integrator`: the exact step against the analytic step response, SPEC 1),
 :mod:`~gpu_jiggle.verify.limits` (:func:`cone_limit`, :func:`inside_colliders`: point chains
-driven hard against their cone limits and inside colliders, SPEC 9; plotted by
+driven hard against their cone limits and inside colliders, SPEC 9),
+:mod:`~gpu_jiggle.verify.joint_limits` (:func:`hinge_limit`, :func:`spherical_limit`: the same
+against hinges and ellipses in the joints' frames; all four plotted by
 :mod:`~gpu_jiggle.verify.limits_plot`),
 :mod:`~gpu_jiggle.verify.result` (:class:`CheckResult`), :mod:`~gpu_jiggle.verify.runner`
 (:data:`CHECKS`, :func:`run_all`, :func:`format_table`, :func:`write_plots`) and
@@ -29,6 +31,7 @@ from .cross import cross_check, point_cross_check
 from .cut import cut_response
 from .field import contact, ear_frame_rates, precision, tracking
 from .integrator import exact_integrator
+from .joint_limits import hinge_limit, spherical_limit
 from .limits import cone_limit, inside_colliders
 from .measure import REFERENCE_VARIANTS, gpu_available, half_cycle_peaks, wrap
 from .point import point_free_decay, point_rest
@@ -73,6 +76,8 @@ __all__ = [
     "exact_integrator",
     "cone_limit",
     "inside_colliders",
+    "hinge_limit",
+    "spherical_limit",
     "run_all",
     "format_table",
     "write_plots",

@@ -1,5 +1,6 @@
-"""The PNG plots of the cone-limit and inside-collider checks (:mod:`gpu_jiggle.verify.limits`;
-docs/SPEC.md section 9, "Cone limits" and "Inside colliders"), by check name in
+"""The PNG plots of the limit and inside-collider checks (:mod:`gpu_jiggle.verify.limits`,
+:mod:`gpu_jiggle.verify.joint_limits`; docs/SPEC.md section 9, "Angle limits" and "Inside
+colliders"), by check name in
 :data:`LIMIT_PAINTERS`, which :data:`gpu_jiggle.verify.plots.PAINTERS` takes in.
 
 Imported only through :mod:`gpu_jiggle.verify.plots`, when plots are written; figures use
@@ -73,5 +74,58 @@ def _plot_inside_colliders(r):
                  f"capsule (worst {r.figure:.2g} units beyond)")
 
 
-#: The painter of each check of :mod:`gpu_jiggle.verify.limits`, by :attr:`CheckResult.name`.
-LIMIT_PAINTERS = {"cone_limit": _plot_cone_limit, "inside_colliders": _plot_inside_colliders}
+def _excess_panel(ax, r, what):
+    """The largest angle outside the limit per frame, µrad, with the check's bound."""
+    scale = 1e6
+    ax.plot(r.traces["time"], scale * r.traces["excess"], ".", ms=2, color="C0", label="largest, every segment")
+    ax.axhline(scale * r.limit, color="C3", ls="--", label=f"limit {r.limit:g} rad")
+    ax.set_ylim(-0.5 * scale * r.limit, 1.5 * scale * r.limit)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel(f"angle outside the {what} (µrad; negative: inside)")
+    ax.set_title("per frame, raw and read back", fontsize=9)
+    ax.legend(fontsize=7, loc="upper right")
+
+
+def _plot_hinge_limit(r):
+    """Each chain tip's angle about its hinge axis (read back) with its range; the largest
+    angle outside any hinge per frame."""
+    tr = r.traces
+    fig = Figure(figsize=(15, 4.8), layout="constrained")
+    ax, excess_ax = fig.subplots(1, 2, width_ratios=(2, 1))
+    for j, ((lo, hi), n) in enumerate(zip(tr["bounds"], tr["counts"])):
+        ax.plot(tr["time"], tr["theta"][:, j], "-", color=f"C{j}", lw=1, label=f"range [{lo:.2g}, {hi:.2g}]: tip of {n}")
+        for bound in (lo, hi):
+            ax.axhline(bound, color=f"C{j}", ls="--", lw=0.8)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("angle about the hinge axis from the target direction (rad)")
+    ax.set_title(f"spun at 2 turns/s with a wobbling joint twist (largest off the plane "
+                 f"{np.arcsin(tr['off'].max()):.2g} rad)", fontsize=9)
+    ax.legend(fontsize=7, loc="upper right")
+    _excess_panel(excess_ax, r, "hinge")
+    return fig, f"hinge limit: segments held in their plane and range (worst {r.figure:.2g} rad outside)"
+
+
+def _plot_spherical_limit(r):
+    """Each chain tip's swing vector (pitch, yaw) over the run with its ellipse; the largest
+    angle outside any ellipse per frame."""
+    tr = r.traces
+    fig = Figure(figsize=(15, 4.8), layout="constrained")
+    ax, excess_ax = fig.subplots(1, 2, width_ratios=(1, 1))
+    psi = np.linspace(0.0, 2 * np.pi, 200)
+    for j, ((pitch, yaw), n) in enumerate(zip(tr["limits"], tr["counts"])):
+        ax.plot(tr["swing"][:, j, 0], tr["swing"][:, j, 1], ".", ms=1.5, color=f"C{j}",
+                label=f"({pitch:.2g}, {yaw:.2g}) rad: tip of {n}")
+        ax.plot(pitch * np.cos(psi), yaw * np.sin(psi), "--", color=f"C{j}", lw=0.8)
+    ax.set_aspect("equal")
+    ax.set_xlabel("pitch: swing about the limit axis (rad)")
+    ax.set_ylabel("yaw (rad)")
+    ax.set_title("tips' swing vectors, read back, and their ellipses", fontsize=9)
+    ax.legend(fontsize=7, loc="upper right")
+    _excess_panel(excess_ax, r, "ellipse")
+    return fig, f"spherical limit: swings held in their ellipses (worst {r.figure:.2g} rad outside)"
+
+
+#: The painter of each check of :mod:`gpu_jiggle.verify.limits` and
+#: :mod:`gpu_jiggle.verify.joint_limits`, by :attr:`CheckResult.name`.
+LIMIT_PAINTERS = {"cone_limit": _plot_cone_limit, "inside_colliders": _plot_inside_colliders,
+                  "hinge_limit": _plot_hinge_limit, "spherical_limit": _plot_spherical_limit}

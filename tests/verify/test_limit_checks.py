@@ -1,6 +1,7 @@
-"""The verify checks of cone limits and inside colliders (docs/SPEC.md section 9, "Cone limits"
-and "Inside colliders"): point chains driven hard, never outside their cones or the inside
-sphere and capsule. The bounds are written here, not taken from the checks.
+"""The verify checks of cone, hinge and spherical limits and inside colliders (docs/SPEC.md
+section 9, "Angle limits" and "Inside colliders"): point chains driven hard, never outside
+their limits or the inside sphere and capsule. The bounds are written here, not taken from
+the checks.
 """
 from __future__ import annotations
 
@@ -41,11 +42,27 @@ def test_inside_colliders_check(backend):
         assert _detail(r, f"{shape}: particle-frames touching the wall") > 0  # the wall acted
 
 
+@pytest.mark.parametrize("check, kind", [("hinge_limit", "hinge"), ("spherical_limit", "ellipse")])
+def test_joint_frame_limit_checks(backend, check, kind):
+    r = getattr(verify, check)(backend)
+    assert r.passed, (r.figure, r.details)
+    assert r.name == check and r.title == check.replace("_", " ") and r.bound == "<"
+    assert r.figure < LIMIT_TOLERANCE
+    assert _detail(r, f"raw states after a substep: largest angle outside the {kind}") < LIMIT_TOLERANCE
+    assert _detail(r, f"frame-time read-backs: largest angle outside the {kind}") < LIMIT_TOLERANCE
+    assert _detail(r, f"segment-frames pressed against their {kind}") > 100  # the limits acted
+    if kind == "hinge":
+        assert _detail(r, "largest angle off the hinge plane") < LIMIT_TOLERANCE
+
+
 def test_limit_checks_are_listed_and_plotted(tmp_path):
     pytest.importorskip("matplotlib")
     exact = verify.CHECKS.index(verify.exact_integrator)
-    assert verify.CHECKS[exact + 1:exact + 3] == (verify.cone_limit, verify.inside_colliders)
-    results = [verify.cone_limit("cpu"), verify.inside_colliders("cpu")]
+    assert verify.CHECKS[exact + 1:exact + 5] == (verify.cone_limit, verify.inside_colliders, verify.hinge_limit,
+                                                  verify.spherical_limit)
+    results = [verify.cone_limit("cpu"), verify.inside_colliders("cpu"), verify.hinge_limit("cpu"),
+               verify.spherical_limit("cpu")]
     paths = verify.write_plots(results, tmp_path)
-    assert [p.name for p in paths] == ["cone_limit.png", "inside_colliders.png"]
+    assert [p.name for p in paths] == ["cone_limit.png", "inside_colliders.png", "hinge_limit.png",
+                                       "spherical_limit.png"]
     assert all(p.stat().st_size > 10_000 for p in paths)
