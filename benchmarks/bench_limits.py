@@ -1,4 +1,4 @@
-"""Cost of the point chains' cone limits and inside colliders against the plain step, per
+"""Cost of the point chains' angle limits and inside colliders against the plain step, per
 segment-substep, on both backends, in one run. Prints a table, asserts nothing.
 
     python benchmarks/bench_limits.py [--quick] [--gpu-chains 125000] [--cpu-chains 12500]
@@ -7,10 +7,13 @@ bench_solver.py's point chains (8 segments, gravity, a moving pose; frames of tw
 of 1/120 s), timed as bench_integrator.py times them (fenced advance(), medians, variants'
 frames interleaved). Variants: "plain" (no limit, no collider), "cone" (every segment limited
 to 0.3 rad about its target direction; the moving pose makes some of them press on it),
+"hinge" (every segment in [-0.2, 0.2] rad about z in its joint's frame), "spherical" (every
+segment in the ellipse of pitch 0.2 and yaw 0.1 rad; the bisections run for those outside),
 "outside sphere" (one sphere, as a reference for a collider's cost) and "inside sphere" (one
 inside sphere holding every particle: radius 0.05 about each chain's strand is not possible
 with one sphere, so it is one large sphere around the whole field, which the particles do
-not reach: the test runs, the push seldom does).
+not reach: the test runs, the push seldom does). Every pose gives the joints' rotations
+(identity; the frames of the hinge and spherical limits), so all variants upload the same.
 """
 from __future__ import annotations
 
@@ -34,12 +37,16 @@ def variants(cs):
     """name → (chain set, colliders keyword arguments)."""
     return {"plain": (cs, {}),
             "cone": (cs.replace(angle_limit=0.3), {}),
+            "hinge": (cs.replace(hinge_limit=(-0.2, 0.2), limit_axis=(0.0, 0.0, 1.0)), {}),
+            "spherical": (cs.replace(spherical_limit=(0.2, 0.1), limit_axis=(0.0, 0.0, 1.0)), {}),
             "outside sphere": (cs, {"spheres": [[1.5, -0.1, 1.0, 0.3]]}),
             "inside sphere": (cs, {"spheres": [[1.5, -0.1, 2.0, 50.0]], "sphere_inside": [True]})}
 
 
 def measure(backend, chains, warmup, frames):
     cs, poses, _ = point_case(np.random.default_rng(0), chains, 8)
+    identity = np.tile([0.0, 0.0, 0.0, 1.0], (cs.joint_count, 1))
+    poses = [dict(pose, joint_rotations=identity) for pose in poses]
     fence = fence_for(backend)
     cases = variants(cs)
     solvers = {}
@@ -72,8 +79,8 @@ def main(argv=None):
     chains = {"gpu": args.gpu_chains or (2000 if args.quick else 125000),
               "cpu": args.cpu_chains or (500 if args.quick else 12500)}
     frames = {"gpu": 3 if args.quick else 7, "cpu": 3 if args.quick else 15}
-    print(f"{'backend':>7} {'segments':>9} " + " ".join(f"{n:>16}" for n in ("plain", "cone", "outside sphere",
-                                                                            "inside sphere")) + "   (ns)")
+    print(f"{'backend':>7} {'segments':>9} " + " ".join(f"{n:>16}" for n in ("plain", "cone", "hinge", "spherical",
+                                                                            "outside sphere", "inside sphere")) + "   (ns)")
     for backend in ("gpu", "cpu"):
         row = measure(backend, chains[backend], 1 if args.quick else 2, frames[backend])
         plain = row["plain"]

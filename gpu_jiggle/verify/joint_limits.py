@@ -79,7 +79,9 @@ def limit_coordinates(cs: PointChainSet, joints, pose, rotations):
     theta = np.arctan2(np.sum(u * side, axis=1), np.sum(u * a, axis=1))
     off = np.sum(u * n, axis=1)
     across = np.stack([np.sum(u * side, axis=1), off], axis=1)
-    swing = np.arctan2(np.linalg.norm(across, axis=1), np.sum(u * a, axis=1))[:, None] * _unit(across + 1e-300)
+    size = np.linalg.norm(across, axis=1, keepdims=True)
+    heading = np.where(size > 0, across / np.where(size > 0, size, 1.0), [[1.0, 0.0]])  # (1, 0) on the target
+    swing = np.arctan2(size[:, 0], np.sum(u * a, axis=1))[:, None] * heading
     return theta, off, swing
 
 
@@ -97,7 +99,7 @@ def excess(cs: PointChainSet, joints, pose, rotations) -> np.ndarray:
     spherical = np.isfinite(pitch)
     angle = np.linalg.norm(swing, axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        heading = swing / angle[:, None]
+        heading = np.where(angle[:, None] > 0, swing / angle[:, None], [[1.0, 0.0]])  # on the target: inside
         bound = 1.0 / np.sqrt(heading[:, 0] ** 2 / pitch ** 2 + heading[:, 1] ** 2 / yaw ** 2)
     ellipse = spherical & (pitch > 0) & (yaw > 0)
     out[ellipse] = (angle - bound)[ellipse]

@@ -13,10 +13,10 @@ from gpu_jiggle.gl import context as gl_context_module
 CHECK_TITLES = ["1 free decay", "2 rest", "3 frame rates", "4 wraparound", "5 teleport", "6 cross-check",
                 "point 1 free decay", "point 2 rest", "point 3 frame rates", "point 5 teleport", "point 6 cross-check",
                 "v2 frame rates (ears)", "v2 tracking", "v2 contact", "v2 precision", "cut 2/6/12",
-                "exact integrator", "cone limit", "inside colliders"]
+                "exact integrator", "cone limit", "inside colliders", "hinge limit", "spherical limit"]
 PLOTS = ["decay.png", "rest.png", "frame_rates.png", "wraparound.png", "teleport.png",
          "point_decay.png", "point_rest.png", "point_frame_rates.png", "point_teleport.png", "ear_frame_rates.png",
-         "exact_integrator.png", "cone_limit.png", "inside_colliders.png"]
+         "exact_integrator.png", "cone_limit.png", "inside_colliders.png", "hinge_limit.png", "spherical_limit.png"]
 
 
 def run_cli(*args, timeout=300):
