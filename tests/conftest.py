@@ -73,3 +73,18 @@ def gltf_validator():
             pytest.fail(f"CI must validate every baked file, but the glTF validator cannot run: {why}")
         pytest.skip(f"no glTF validator: {why}")
     return validate
+
+
+@pytest.fixture
+def rig_data():
+    """rigs/fox.toml as a dict (the TOML's structure), fresh for each test (tests may change it)."""
+    import sys
+
+    from demo_support import FOX_RIG
+
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    with open(FOX_RIG, "rb") as f:
+        return tomllib.load(f)

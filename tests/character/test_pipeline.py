@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import copy
 import math
-import sys
 
 import numpy as np
 import pytest
@@ -19,18 +18,7 @@ from gpu_jiggle.character.pipeline import STAGES, Pipeline
 from gpu_jiggle.character.rig import TwoBoneIKSpec, load_rig, rig_from_dict
 from demo_support import FOX_RIG
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
 FPS = 30
-
-
-@pytest.fixture
-def rig_data():
-    with open(FOX_RIG, "rb") as f:
-        return tomllib.load(f)
 
 
 def _tail_tips(frame, tail, index):

@@ -4,25 +4,12 @@ animated rotations, and the cone limit changed live."""
 from __future__ import annotations
 
 import copy
-import sys
 
 import numpy as np
 import pytest
 
 from gpu_jiggle.character.pipeline import Pipeline
 from gpu_jiggle.character.rig import RigError, rig_from_dict
-from demo_support import FOX_RIG
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
-
-@pytest.fixture
-def rig_data():
-    with open(FOX_RIG, "rb") as f:
-        return tomllib.load(f)
 
 
 def _with_tail(rig_data, **keys):
