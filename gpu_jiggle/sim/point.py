@@ -52,6 +52,7 @@ class PointSolver(Solver):
         self._colliders = ColliderSet.empty()
         self._collider_path = ColliderPath.at_rest(ColliderSet.empty())   # where they were at the last substep
         self._snap_colliders = True
+        self._identity_on_backend = True  # the backend's joint rotations are the identity (as made)
         if isinstance(chain_set, PointChainSet):
             self._pivot_of_segment = np.repeat(chain_set.first_joint, chain_set.segment_counts)
             self._tip_joint = np.delete(np.arange(chain_set.joint_count), chain_set.first_joint)
@@ -232,10 +233,9 @@ class PointSolver(Solver):
         self._target["pivot"][:, :3] = self._anchor - self._origin
         self._offsets = np.zeros((cs.segment_count, 4), np.float32)
         self._offsets[:, :3] = joints[self._tip_joint] - joints[self._pivot_of_segment]
-        self._joint_rotation = np.zeros((cs.segment_count, 4), np.float32)
-        self._joint_rotation[:, 3] = 1.0
-        if self._joint_rotations is not None:  # each segment's base joint
-            self._joint_rotation[:] = self._joint_rotations[self._tip_joint - 1]
+        self._joint_rotation = None  # (S, 4) float32, each segment's base joint's rotation, if given
+        if self._joint_rotations is not None:
+            self._joint_rotation = self._joint_rotations[self._tip_joint - 1].astype(np.float32)
         self._offsets_fresh = True
 
     def _upload_inputs(self):
@@ -247,7 +247,12 @@ class PointSolver(Solver):
         target["gust_phase"] = self._wind.space_phase(self._anchor)
         self._state_anchor = self._anchor
         fresh = self._offsets_fresh
-        self._backend.upload_targets(target, self._offsets if fresh else None, self._joint_rotation if fresh else None)
+        rotation = self._joint_rotation if fresh else None
+        if fresh and rotation is None and not self._identity_on_backend:  # the last pose had rotations
+            rotation = np.tile(np.array([0, 0, 0, 1], np.float32), (self._chain_set.segment_count, 1))
+        if rotation is not None:
+            self._identity_on_backend = self._joint_rotation is None
+        self._backend.upload_targets(target, self._offsets if fresh else None, rotation)
         self._offsets_fresh = False
         if self._snap_colliders or not self._collider_path.follows(self._colliders):
             self._collider_path = ColliderPath.at_rest(self._colliders)

@@ -18,6 +18,7 @@ from .clock import FrameClock
 from .inputs import Wind
 from .integrator import INTEGRATORS, exact_step_records
 from .spring import check_stable
+from .timing import DispatchTiming, timed_frame, uploaded_total
 
 #: The words a refusal at level of detail "half" adds after the substep.
 HALF_RATE = "at level of detail 'half'"
@@ -89,6 +90,7 @@ class Solver:
         self._teleport = np.full(chain_set.chain_count, layouts.TELEPORT_SNAP, np.uint32)
         self._lod = np.zeros(chain_set.chain_count, np.uint32)
         self._advanced = False
+        self._timing = None  # DispatchTiming of the last advance while measure_dispatch is on
         self._upload_rig(chain_set)
 
     # -- properties -------------------------------------------------------------------------
@@ -207,7 +209,12 @@ class Solver:
         if not self._has_pose():
             raise RuntimeError("advance() before set_pose(): give the solver a pose first")
         self._upload_inputs()
-        self._backend.run_frame(self._frame_buffer(plan))
+        params = self._frame_buffer(plan)
+        if self._timing is None:
+            self._backend.run_frame(params)
+        else:
+            self._timing = timed_frame(self._backend, params, self._upload_mark)
+            self._upload_mark = uploaded_total(self._backend)
         self._after_frame(plan)
         self._clock.commit(plan, frame_dt)
         self._teleport[:] = layouts.TELEPORT_NONE
@@ -237,6 +244,23 @@ class Solver:
         if half.any():
             check_stable(chain_set.frequency, chain_set.damping_ratio, self._clock.half.substep, where=half,
                          what=HALF_RATE, integrator=self.integrator)
+
+    def measure_dispatch(self, enabled: bool = True) -> None:
+        """Time each frame's dispatch on its own from the next ``advance`` on (or stop):
+        :attr:`dispatch_timing` then says what the last frame's cost. On the GPU a timer
+        query is issued around the dispatch, which costs a wait for its result each frame."""
+        enabled = validation.flag("enabled", enabled)
+        if hasattr(self._backend, "enable_timing"):
+            self._backend.enable_timing(enabled)
+        self._timing = DispatchTiming(float("nan"), "", 0) if enabled else None
+        self._upload_mark = uploaded_total(self._backend)
+
+    @property
+    def dispatch_timing(self):
+        """A :class:`~gpu_jiggle.sim.timing.DispatchTiming` (seconds, how, uploaded_bytes) of
+        the last ``advance`` while :meth:`measure_dispatch` is on (seconds NaN before the first
+        one), else None."""
+        return self._timing
 
     # -- read-back -----------------------------------------------------------------------------
     def gpu_buffers(self) -> dict:

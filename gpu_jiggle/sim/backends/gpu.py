@@ -6,6 +6,8 @@ dispatch; the state stays in GPU buffers between frames and is read back only on
 """
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import numpy as np
 
 from .. import layouts
@@ -13,6 +15,7 @@ from . import LoopLimitError
 from ...gl.dispatch import LOCAL_SIZE, dispatch_size
 from ...gl.glsl import compute_shader
 from ...gl.lifetime import GlOwner
+from ...gl.timing import GpuTimer
 
 #: Buffers may not be empty: an empty one still gets this many bytes.
 MIN_BUFFER_BYTES = 16
@@ -33,6 +36,10 @@ class _GpuBackend:
     SHADER = ""
     BINDINGS: dict = {}
     DTYPES: dict = {}
+    #: Bytes written to GPU buffers so far (every upload: rig, targets, colliders, frame buffer).
+    uploaded_bytes = 0
+    #: A GpuTimer around every frame's dispatches while timing is on (:meth:`enable_timing`).
+    timer = None
 
     def __init__(self, chain_set, ctx, sizes):
         self.ctx = ctx
@@ -67,9 +74,11 @@ class _GpuBackend:
             self._write("exact_step", exact_step)
 
     def read(self, name):
-        with self.gl.current():
-            data = self.buffers[name].read(size=self.sizes[name]) if self.sizes[name] else b""
-        return np.frombuffer(data, self.DTYPES[name]).copy()
+        out = np.empty(self.sizes[name] // self.DTYPES[name].itemsize, self.DTYPES[name])
+        if out.size:
+            with self.gl.current():  # straight into the new array: one copy, not two
+                self.buffers[name].read_into(out.view(np.uint8), size=out.nbytes)
+        return out
 
     def run_frame(self, params):
         if self.chain_count == 0:
@@ -78,7 +87,7 @@ class _GpuBackend:
         header = params[:self.PARAMS.itemsize].view(self.PARAMS)  # (1,), a view into it
         substeps = max(int(header["full_rate"]["substep_count"][0]), int(header["half_rate"]["substep_count"][0]))
         chunk = self.substeps_per_dispatch(header[0], substeps) if self.loop_limited else max(substeps, 1)
-        with self.gl.current():
+        with self.gl.current(), (self.timer.measure() if self.timer else nullcontext()):
             for begin in range(0, max(substeps, 1), chunk):
                 header["substep_begin"] = begin
                 header["substep_end"] = begin + chunk if begin + chunk < substeps else layouts.ALL_SUBSTEPS[1]
@@ -88,6 +97,19 @@ class _GpuBackend:
                 group_x, group_y = dispatch_size(self.chain_count)
                 self.program.run(group_x=group_x, group_y=group_y)
                 self.ctx.memory_barrier()
+
+    def enable_timing(self, enabled: bool) -> None:
+        """Time every frame's dispatches on their own from now on (:class:`GpuTimer`: a timer
+        query where the context has one), or stop."""
+        if enabled and self.timer is None:
+            with self.gl.current():
+                self.timer = GpuTimer(self.ctx)
+        elif not enabled:
+            self.timer = None
+
+    def dispatch_timing(self) -> tuple[float, str]:
+        """(seconds, how measured) of the last frame's dispatches, while timing is on."""
+        return self.timer.last_seconds, self.timer.how
 
     def substeps_per_dispatch(self, header, substeps: int) -> int:
         """How many substeps one dispatch may run on llvmpipe (``LLVMPIPE_LOOP_BUDGET``): the
@@ -122,14 +144,15 @@ class _GpuBackend:
 
     def _write(self, name, array):
         """Upload ``array`` to buffer ``name`` (growing it when needed); the context is current."""
-        data = np.ascontiguousarray(array).tobytes()
+        data = np.ascontiguousarray(array).reshape(-1).view(np.uint8)  # no copy of a contiguous array
         if name not in self.buffers:
-            self.buffers[name] = self.gl.track(self.ctx.buffer(reserve=max(len(data), MIN_BUFFER_BYTES)))
-        elif len(data) > self.buffers[name].size:
-            self.buffers[name].orphan(len(data))
-        self.sizes[name] = len(data)
-        if data:
+            self.buffers[name] = self.gl.track(self.ctx.buffer(reserve=max(data.size, MIN_BUFFER_BYTES)))
+        elif data.size > self.buffers[name].size:
+            self.buffers[name].orphan(data.size)
+        self.sizes[name] = data.size
+        if data.size:
             self.buffers[name].write(data)
+            self.uploaded_bytes += data.size
 
 
 def loop_limited(ctx) -> bool:

@@ -1,0 +1,74 @@
+"""Solver.measure_dispatch / dispatch_timing: each frame's dispatch timed on its own, and the
+bytes a frame uploads; a pose without rotations uploads none unless the last one had some."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from gpu_jiggle import AngleChainSet, PointChainSet, Solver
+from gpu_jiggle.sim import layouts
+
+
+def point_pose(chains, segments, shift=0.0):
+    joints = []
+    for c in range(chains):
+        joints += [[0.3 * c + shift, -0.1 * k, 0.0] for k in range(segments + 1)]
+    return np.array(joints)
+
+
+def test_timing_is_off_until_asked_and_says_how_it_was_measured(backend):
+    solver = Solver(AngleChainSet([4, 3], 0.1, 2.0, 0.5), backend=backend)
+    pose = dict(root_position=[[0, 0], [1, 0]], root_angle=[0.0, 1.0], local_angle=np.zeros(7))
+    solver.set_pose(**pose)
+    solver.advance(1 / 60)
+    assert solver.dispatch_timing is None
+    solver.measure_dispatch()
+    assert math.isnan(solver.dispatch_timing.seconds)
+    solver.advance(1 / 60)
+    timing = solver.dispatch_timing
+    assert timing.seconds > 0
+    expected = ("timer query", "finish-fenced wall time") if backend == "gpu" else ("host wall time",)
+    assert timing.how in expected
+    if backend == "gpu":  # targets (the pose stays, but teleport flags and shifts go up every frame) and params
+        targets = 2 * layouts.ANGLE_CHAIN_TARGET.itemsize + 7 * 4
+        assert targets + layouts.ANGLE_FRAME_PARAMS.itemsize <= timing.uploaded_bytes < targets + 4096
+    else:
+        assert timing.uploaded_bytes == 0
+    solver.measure_dispatch(False)
+    solver.advance(1 / 60)
+    assert solver.dispatch_timing is None
+    with pytest.raises(TypeError, match="enabled"):
+        solver.measure_dispatch("yes")
+
+
+def test_rotations_go_up_only_when_a_pose_has_them_or_the_last_one_had(backend):
+    chains, segments = 3, 4
+    chain_set = PointChainSet([segments] * chains, 3.0, 0.4, gravity=(0, -9.8, 0))
+    joints = chains * (segments + 1)
+    turned = np.tile([0.0, 0.0, np.sin(0.2), np.cos(0.2)], (joints, 1))
+    identity = np.tile([0.0, 0.0, 0.0, 1.0], (joints, 1))
+    solvers = [Solver(chain_set, backend=backend) for _ in range(2)]
+    uploads = []
+    for frame in range(6):
+        pose = point_pose(chains, segments, 0.05 * frame)
+        for i, solver in enumerate(solvers):
+            solver.measure_dispatch()
+            if frame < 2:
+                solver.set_pose(pose, turned)
+            elif i == 0:
+                solver.set_pose(pose)  # no rotations: the identity must replace the turned ones
+            else:
+                solver.set_pose(pose, identity)
+            solver.advance(1 / 60)
+        uploads.append(solvers[0].dispatch_timing.uploaded_bytes)
+    a, b = (s.state()["segment_state"] for s in solvers)
+    assert a.tobytes() == b.tobytes()  # last_rotation followed the identity in both
+    assert not np.allclose(a["last_rotation"][:, 2], np.sin(0.1))
+    if backend == "gpu":
+        rotations = chains * segments * 16
+        # frame 2 uploads the identity (the last pose had rotations), frames 3-5 no rotations
+        assert uploads[2] - uploads[3] == rotations
+        assert uploads[3] == uploads[4] == uploads[5]
+        assert uploads[1] == uploads[2]
