@@ -6,6 +6,8 @@ the windows, videos and plots need extras (``pyproject.toml``):
 - ``[app]``: glfw and imgui-bundle (windows and their panel), Pillow (images), imageio and
   imageio-ffmpeg (videos), tqdm (progress bars), matplotlib (verify's plots);
 - ``[draco]``: DracoPy (glTF meshes compressed with ``KHR_draco_mesh_compression``);
+- ``[bench]``: numba and warp-lang, for ``gpu-jiggle bench --peers`` (the same step written
+  with them, timed beside ours; not part of ``[all]``);
 - ``[all]``: all three.
 
 Modules import an optional package through :func:`require`, where it is used, so that a
@@ -26,6 +28,8 @@ OPTIONAL = {
     "imageio_ffmpeg": ("app", "imageio-ffmpeg"),
     "tqdm": ("app", "tqdm"),
     "matplotlib": ("app", "matplotlib"),
+    "numba": ("bench", "numba"),
+    "warp": ("bench", "warp-lang"),
 }
 
 

@@ -16,16 +16,17 @@ ALLOWED = {
     "gl": set(),
     "sim": {"gl"},
     "verify": {"sim", "gl"},
+    "bench": {"sim", "gl"},
     "character": {"sim", "gl"},
     "render": {"character", "sim", "gl"},
-    "app": {"render", "character", "verify", "sim", "gl"},
+    "app": {"render", "character", "verify", "bench", "sim", "gl"},
 }
 TOP_LEVEL = {"extras", "__version__"}  # what every layer may take from gpu_jiggle/ itself
 # Libraries that only the layers named may import (the core runs on numpy and moderngl).
-OPTIONAL_LIBRARIES = {"glfw": {"app"}, "imgui_bundle": {"app"}, "matplotlib": {"verify", "app"},
+OPTIONAL_LIBRARIES = {"glfw": {"app"}, "imgui_bundle": {"app"}, "matplotlib": {"verify", "app", "bench"},
                       "PIL": {"render", "app", "character"}, "imageio": {"render", "app"},
                       "imageio_ffmpeg": {"render", "app"}, "tqdm": {"app"},
-                      "tomli": {"character"}, "DracoPy": {"character"}}
+                      "tomli": {"character"}, "DracoPy": {"character"}, "numba": {"bench"}, "warp": {"bench"}}
 
 
 def imports_of(path: Path):

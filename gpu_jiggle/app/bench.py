@@ -1,0 +1,132 @@
+"""``gpu-jiggle bench``: segment-substeps per second of the GPU path (its dispatch alone, its
+whole frame, with read-back) and of the numpy path, in one run, over a grid of chain kinds,
+sizes, chain lengths, substeps per frame and the v2 features on and off; GPU memory per
+segment, upload bytes per joint and frame, the fraction of a copy shader's bandwidth, the
+cost exponent between 100k and 4M segments, and (``--peers``) the same step written with
+numba and Warp (:mod:`gpu_jiggle.bench`). Prints a table; ``--json`` and ``--plot`` write the
+figures and the log-log plot, each file whole or not at all.
+
+Exit status 0, or 2 with one line when it could not run (bad option values; ``--backend
+gpu`` without an OpenGL 4.3 context; a peer whose library is missing). Timings are reported,
+never judged.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from .. import extras
+from ..bench import cases as bench_cases
+from ..bench.report import plot, table
+from ..bench.runner import BenchOptions, run
+from ..character.bake import write_whole
+from ..gl.context import get_context
+
+#: What ``--peers`` times when given without names.
+PEER_LIBRARIES = ("numba", "warp")
+
+
+def run_command(args) -> int:
+    """Measure, print the table, write the JSON and plot; 0, or 2 with one line."""
+    problem = check_arguments(args)
+    if problem:
+        print(f"gpu-jiggle bench: {problem}", file=sys.stderr)
+        return 2
+    peers = PEER_LIBRARIES if args.peers == [] else tuple(args.peers or ())
+    for library in peers:
+        try:
+            extras.require(library, f"the {library} peer")
+        except extras.MissingExtra as exc:
+            print(f"gpu-jiggle bench: --peers {library}: {exc}", file=sys.stderr)
+            return 2
+    ctx = None
+    if args.backend != "cpu":
+        try:
+            ctx = get_context()
+        except RuntimeError as exc:
+            if args.backend == "gpu":
+                print(f"gpu-jiggle bench: --backend gpu: {' '.join(str(exc).split())}", file=sys.stderr)
+                return 2
+            print(f"gpu-jiggle bench: no OpenGL context, the numpy path only ({exc})", file=sys.stderr)
+    if args.quick:
+        grid = bench_cases.quick_grid()
+    else:
+        grid = bench_cases.grid(kinds=args.kind, sizes=args.sizes, chain_lengths=args.chain_lengths,
+                                substeps=args.substeps, features=args.features, colliders=args.colliders)
+    options = BenchOptions(budget_seconds=args.seconds, max_frames=args.frames,
+                           numpy_max_segments=args.numpy_max_segments, peers=peers,
+                           peer_device=args.peer_device)
+    tqdm = extras.require("tqdm", "the progress bar").tqdm
+    steps = len(grid) * (2 + len(options.peers) + (ctx is not None))
+    with tqdm(total=steps, unit="step", desc="bench", file=sys.stderr, disable=args.no_progress) as bar:
+        def progress(case, what):
+            bar.set_postfix_str(f"{case.kind} {case.segment_count:,} ×{case.chain_length} {what}", refresh=False)
+            bar.update(1)
+        report = run(grid, options, ctx, progress)
+    print(table(report))
+    if args.json:
+        write_whole(Path(args.json), json.dumps(report, indent=1, default=float).encode("utf-8"))
+        print(f"figures: {args.json}")
+    if args.plot:
+        path = Path(args.plot)
+        write_whole(path, plot(report, path.suffix.lstrip(".").lower() or "png"))
+        print(f"plot: {args.plot}")
+    return 0
+
+
+def check_arguments(args) -> str | None:
+    """The first bad option, in words, or None."""
+    for name, values, least in (("--sizes", args.sizes, 1), ("--chain-lengths", args.chain_lengths, 1),
+                                ("--substeps", args.substeps, 1)):
+        for i, value in enumerate(values):
+            if value < least:
+                return f"{name}[{i}] = {value}: expected an integer >= {least}"
+    if not args.seconds > 0:
+        return f"--seconds {args.seconds}: expected a number of seconds > 0"
+    if args.frames < 1:
+        return f"--frames {args.frames}: expected an integer >= 1"
+    if args.colliders < 0:
+        return f"--colliders {args.colliders}: expected an integer >= 0"
+    if args.numpy_max_segments < 0:
+        return f"--numpy-max-segments {args.numpy_max_segments}: expected an integer >= 0"
+    for name in (args.json, args.plot):
+        if name and not Path(name).parent.is_dir():
+            return f"{name}: its folder {Path(name).parent} does not exist"
+    return None
+
+
+def add_command(sub) -> None:
+    """Register ``bench`` on an argparse subparsers object (see :mod:`gpu_jiggle.app.cli`)."""
+    p = sub.add_parser("bench", help="segment-substeps per second of the GPU and numpy paths, and their peers",
+                       description=__doc__.split("\n\n")[0])
+    p.add_argument("--quick", action="store_true",
+                   help="a smoke run: both kinds at 1k and 10k segments, chains of 8, 2 substeps, v2 and v1 "
+                        "(seconds; overrides the grid options)")
+    p.add_argument("--kind", nargs="+", choices=("angle", "point"), default=["angle", "point"])
+    p.add_argument("--sizes", nargs="+", type=int, default=list(bench_cases.FULL_SIZES), metavar="SEGMENTS",
+                   help="total segments per case (default: 1k 10k 100k 1M 4M)")
+    p.add_argument("--chain-lengths", nargs="+", type=int, default=list(bench_cases.FULL_CHAIN_LENGTHS),
+                   metavar="N", help="segments per chain (default: 8 32)")
+    p.add_argument("--substeps", nargs="+", type=int, default=list(bench_cases.FULL_SUBSTEPS), metavar="N",
+                   help="substeps per frame, of 1/120 s each (default: 2 8)")
+    p.add_argument("--features", nargs="+", choices=bench_cases.FEATURES, default=list(bench_cases.FEATURES),
+                   help="v2: the defaults with air drag, wind and (point chains) colliders; v1: linear target "
+                        "path, world damping, none of those (default: both)")
+    p.add_argument("--colliders", type=int, default=2, metavar="N",
+                   help="colliders of v2 point cases, spheres and capsules alternating (default 2)")
+    p.add_argument("--seconds", type=float, default=1.0, help="time budget per case and path (default 1 s; "
+                                                              "at least one frame after a warm-up frame)")
+    p.add_argument("--frames", type=int, default=10, help="at most this many timed frames per case and path")
+    p.add_argument("--numpy-max-segments", type=int, default=1_000_000, metavar="SEGMENTS",
+                   help="the numpy path runs cases up to this size (default 1M)")
+    p.add_argument("--backend", choices=("auto", "gpu", "cpu"), default="auto",
+                   help="auto: the GPU path when there is an OpenGL 4.3 context; cpu: the numpy path alone")
+    p.add_argument("--peers", nargs="*", choices=PEER_LIBRARIES, default=None,
+                   help="also time the step written with numba and/or Warp (the [bench] extra); no names: both")
+    p.add_argument("--peer-device", default=None, metavar="DEVICE",
+                   help="Warp's device (default: cuda when there is one, else cpu)")
+    p.add_argument("--json", metavar="FILE", help="write every figure as JSON")
+    p.add_argument("--plot", metavar="FILE", help="write the log-log plot (PNG, SVG or PDF by the suffix)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.set_defaults(run=run_command)

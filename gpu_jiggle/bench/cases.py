@@ -1,0 +1,137 @@
+"""The benchmark's cases: which chains, how many, how many substeps a frame, which features.
+
+A case is one point of the grid that ``gpu-jiggle bench`` measures: a chain kind, a total
+segment count, a chain length, substeps per frame and the model's features. Each case builds
+its chain set, a few poses to cycle through (the pose changes every frame, so the upload is
+part of the cost, as in a game) and the per-frame inputs (colliders, wind) a solver of it
+gets. The same case feeds the GPU path, the numpy path and the peers.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..sim import AngleChainSet, PointChainSet
+
+#: The solver's substep h in every case (s): a frame of n substeps is ``n·h`` long.
+SUBSTEP = 1.0 / 120.0
+#: The model's features: ``"v2"`` (the defaults: C1 target path, damping relative to the
+#: target, air drag, wind; point chains also collide with spheres and capsules) or ``"v1"``
+#: (linear target path, world damping, no air drag, no wind, no colliders).
+FEATURES = ("v2", "v1")
+#: Poses a case cycles through.
+POSE_COUNT = 2
+
+#: The full grid (the issue's): total segments, segments per chain, substeps per frame.
+FULL_SIZES = (1_000, 10_000, 100_000, 1_000_000, 4_000_000)
+FULL_CHAIN_LENGTHS = (8, 32)
+FULL_SUBSTEPS = (2, 8)
+#: ``--quick``: small enough for a smoke test (seconds on llvmpipe).
+QUICK_SIZES = (1_000, 10_000)
+
+
+@dataclass(frozen=True)
+class BenchCase:
+    """One point of the grid.
+
+    kind: ``"angle"`` or ``"point"``. segments: total segments S (rounded down to whole chains).
+    chain_length: segments per chain. substeps: substeps per frame (the frame is
+    ``substeps·SUBSTEP`` s). features: one of :data:`FEATURES`. colliders: point chains with
+    ``"v2"`` features: how many colliders, spheres and capsules alternating (0 for none).
+    """
+
+    kind: str
+    segments: int
+    chain_length: int
+    substeps: int
+    features: str = "v2"
+    colliders: int = 2
+
+    @property
+    def chains(self) -> int:
+        return max(1, self.segments // self.chain_length)
+
+    @property
+    def segment_count(self) -> int:
+        """The segments actually simulated (whole chains)."""
+        return self.chains * self.chain_length
+
+    @property
+    def joint_count(self) -> int:
+        return self.segment_count + self.chains
+
+    @property
+    def frame_seconds(self) -> float:
+        return self.substeps * SUBSTEP
+
+    @property
+    def collider_count(self) -> int:
+        return self.colliders if (self.kind == "point" and self.features == "v2") else 0
+
+    @property
+    def label(self) -> str:
+        extra = f", {self.collider_count} colliders" if self.collider_count else ""
+        return (f"{self.kind} {self.segment_count:,} segs ({self.chains:,}×{self.chain_length}), "
+                f"{self.substeps} substeps, {self.features}{extra}")
+
+    def solver_options(self) -> dict:
+        """The Solver keyword arguments of this case's features."""
+        if self.features == "v1":
+            return {"target_path": "linear", "damping_frame": "world"}
+        return {}
+
+    def chain_set(self, rng):
+        """This case's AngleChainSet or PointChainSet: frequencies spread over 1-5 Hz, ζ 0.4-0.5."""
+        c, n = self.chains, self.chain_length
+        drag = 0.5 if self.features == "v2" else 0.0
+        if self.kind == "angle":
+            return AngleChainSet(np.full(c, n), 0.1, rng.uniform(1, 5, c), 0.4, inertia=1.0, gravity=(0, -9.8),
+                                 air_drag=drag)
+        return PointChainSet(np.full(c, n), rng.uniform(1, 5, c), 0.5, rest_lengths=0.02, particle_radius=0.002,
+                             gravity=(0, -9.8, 0), air_drag=drag)
+
+    def poses(self, rng) -> list:
+        """:data:`POSE_COUNT` keyword sets for ``set_pose``: the bodies sway between them."""
+        c, n = self.chains, self.chain_length
+        if self.kind == "angle":
+            roots = rng.normal(size=(c, 2))
+            headings = rng.uniform(-3, 3, c)
+            return [dict(root_position=roots + [0.05 * k, 0.0], root_angle=headings + 0.2 * k,
+                         local_angle=rng.uniform(-0.3, 0.3, self.segment_count)) for k in range(POSE_COUNT)]
+        i = np.arange(c)
+        side = int(np.ceil(np.sqrt(c)))
+        pivots = np.stack([(i % side) * 0.01, np.zeros(c), (i // side) * 0.01], 1)
+        strand = np.stack([np.zeros(n + 1), -0.02 * np.arange(n + 1), np.zeros(n + 1)], 1)
+        rest = (pivots[:, None, :] + strand[None]).reshape(-1, 3)
+        return [dict(joint_positions=rest + [0.05 * np.sin(k), 0.0, 0.02 * k]) for k in range(POSE_COUNT)]
+
+    def prepare(self, solver) -> None:
+        """Give a solver this case's per-frame inputs that stay: wind and colliders (v2)."""
+        if self.features != "v2":
+            return
+        if self.kind == "angle":
+            solver.set_wind((0.5, 0.0), 1.0, (2.0, 1.0), 0.7)
+            return
+        solver.set_wind((0.5, 0, 0), 1.0, (2.0, 0, 1.0), 0.7)
+        k = self.collider_count
+        spheres = [[1.5 - 0.4 * j, -0.1, 1.0, 0.3] for j in range(0, k, 2)]
+        capsules = [[0, -0.15 - 0.02 * j, 0, 3, -0.15, 3, 0.05] for j in range(1, k, 2)]
+        solver.set_colliders(spheres=spheres or None, capsules=capsules or None)
+
+
+def grid(kinds=("angle", "point"), sizes=FULL_SIZES, chain_lengths=FULL_CHAIN_LENGTHS, substeps=FULL_SUBSTEPS,
+         features=FEATURES, colliders: int = 2) -> list:
+    """Every combination, smallest first within each kind (so a run that is stopped early has
+    measured the small sizes of everything)."""
+    cases = [BenchCase(kind, size, length, n, feature, colliders)
+             for kind, length, n, feature, size in itertools.product(kinds, chain_lengths, substeps, features, sizes)
+             if size >= length]
+    return sorted(cases, key=lambda case: (case.segments, case.kind, case.chain_length, case.substeps,
+                                           FEATURES.index(case.features)))
+
+
+def quick_grid() -> list:
+    """``--quick``: both kinds at 1k and 10k segments, chains of 8, 2 substeps, v2 and v1."""
+    return grid(sizes=QUICK_SIZES, chain_lengths=(8,), substeps=(2,))

@@ -1,0 +1,117 @@
+"""Measuring one case on one path: the solver's GPU dispatch, its whole frame, its read-back,
+its memory and uploads, and the numpy path's frame, in segment-substeps per second.
+
+A frame is ``set_pose`` (the next pose of the case) + ``advance(substeps·h)``, as in a game;
+the read-back is ``positions()`` after it, timed apart. The dispatch is timed on its own by
+:meth:`gpu_jiggle.Solver.measure_dispatch` (a timer query where the context has one, else
+between two glFinish calls). Each figure is the median over the timed frames, after one
+warm-up frame (the shaders are compiled when the solver is made, before it).
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..sim import Solver
+
+#: The buffers a frame's dispatch must read once and write once (state), read once (rig and
+#: per-frame inputs) or write once (outputs), at the least: the compulsory traffic of a
+#: kernel that keeps a chain's state in registers over the frame's substeps.
+READ_WRITE_BUFFERS = ("chain_state", "segment_state")
+READ_BUFFERS = ("chain_rig", "segment_rig", "chain_target", "local_angle", "joint_offset", "joint_rotation")
+WRITE_BUFFERS = ("joint_output", "segment_output")
+
+
+def compulsory_bytes(buffer_sizes: dict) -> int:
+    """The bytes one frame's dispatch moves at the least (see the buffer lists above), from
+    ``{buffer name: bytes}``."""
+    return int(sum(2 * buffer_sizes.get(name, 0) for name in READ_WRITE_BUFFERS)
+               + sum(buffer_sizes.get(name, 0) for name in READ_BUFFERS + WRITE_BUFFERS))
+
+
+def rate(case, seconds: float) -> float:
+    """Segment-substeps per second of a frame of ``case`` that took ``seconds``."""
+    return case.segment_count * case.substeps / seconds if seconds > 0 else float("inf")
+
+
+def time_solver(case, backend: str, rng, budget_seconds: float, max_frames: int, context=None) -> dict:
+    """Frames of ``case`` on a new Solver(backend) until ``budget_seconds`` or ``max_frames``
+    (at least one timed frame after the warm-up).
+
+    Returns a dict of medians in seconds: ``frame_s`` (set_pose + advance, the dispatch
+    finished), ``dispatch_s`` (its dispatch alone), ``readback_s`` (``positions()``), with
+    ``how`` (how the dispatch was timed), ``frames``, the rates ``frame_rate``,
+    ``dispatch_rate``, ``frame_readback_rate`` (segment-substeps/s), and on the GPU
+    ``memory_bytes`` (all the solver's GPU buffers), ``memory_per_segment``,
+    ``upload_bytes`` (per frame), ``upload_per_joint`` and ``buffer_bytes`` ({name: bytes}).
+
+    Raises: what the Solver raises for a case this backend cannot hold (e.g. a buffer over
+    the context's storage-block size: ValueError).
+    """
+    chain_set = case.chain_set(rng)
+    poses = case.poses(rng)
+    solver = Solver(chain_set, backend=backend, context=context, **case.solver_options())
+    try:
+        case.prepare(solver)
+        solver.measure_dispatch()
+        frame, dispatch, readback, uploads = [], [], [], []
+        spent = 0.0
+        for i in range(max_frames + 1):
+            started = time.perf_counter()
+            solver.set_pose(**poses[i % len(poses)])
+            solver.advance(case.frame_seconds)
+            between = time.perf_counter()
+            solver.positions()
+            ended = time.perf_counter()
+            if i == 0:
+                continue  # warm-up
+            timing = solver.dispatch_timing
+            frame.append(between - started)
+            dispatch.append(timing.seconds)
+            readback.append(ended - between)
+            uploads.append(timing.uploaded_bytes)
+            spent += ended - started
+            if spent >= budget_seconds:
+                break
+        out = {"frames": len(frame), "frame_s": float(np.median(frame)), "dispatch_s": float(np.median(dispatch)),
+               "readback_s": float(np.median(readback)), "how": solver.dispatch_timing.how}
+        out["frame_rate"] = rate(case, out["frame_s"])
+        out["dispatch_rate"] = rate(case, out["dispatch_s"])
+        out["frame_readback_rate"] = rate(case, out["frame_s"] + out["readback_s"])
+        if solver.backend == "gpu":
+            sizes = {name: int(buffer.size) for name, buffer in solver.gpu_buffers().items()}
+            out.update(buffer_bytes=sizes, memory_bytes=sum(sizes.values()),
+                       memory_per_segment=sum(sizes.values()) / case.segment_count,
+                       upload_bytes=int(np.median(uploads)),
+                       upload_per_joint=float(np.median(uploads)) / case.joint_count,
+                       compulsory_bytes=compulsory_bytes(sizes))
+        return out
+    finally:
+        solver.release()
+
+
+def time_peer(case, library: str, rng, budget_seconds: float, max_frames: int, device=None) -> dict:
+    """Frames of ``case`` on a peer (:mod:`gpu_jiggle.bench.peers`): set_pose + advance +
+    synchronize, median seconds as ``frame_s``, with ``frame_rate``, ``frames`` and the
+    peer's ``name``."""
+    from .peers import case_from_chain_set, make_peer
+
+    chain_set = case.chain_set(rng)
+    poses = case.poses(rng)
+    peer = make_peer(library, case.kind, case_from_chain_set(chain_set, case), device)
+    frames, spent = [], 0.0
+    for i in range(max_frames + 1):
+        started = time.perf_counter()
+        peer.set_pose(**poses[i % len(poses)])
+        peer.advance(case.frame_seconds)
+        peer.synchronize()
+        took = time.perf_counter() - started
+        if i == 0:
+            continue  # warm-up (and the JIT)
+        frames.append(took)
+        spent += took
+        if spent >= budget_seconds:
+            break
+    frame_s = float(np.median(frames))
+    return {"name": peer.name, "frames": len(frames), "frame_s": frame_s, "frame_rate": rate(case, frame_s)}

@@ -1,0 +1,104 @@
+"""The benchmark's report as text (the table ``gpu-jiggle bench`` prints) and as a plot
+(segment-substeps per second against segments, log-log, both paths and the peers).
+"""
+from __future__ import annotations
+
+import io
+
+from .. import extras
+
+#: The table's columns: heading, width.
+COLUMNS = (("case", 58), ("gpu dispatch/s", 14), ("gpu frame/s", 12), ("+read-back", 11), ("numpy/s", 10),
+           ("gpu÷numpy", 9), ("B/seg", 6), ("up B/joint", 10), ("of copy BW", 10))
+
+
+def rate_text(value) -> str:
+    """A rate in segment-substeps per second, as ``3.2e+07``; ``-`` when missing."""
+    return "-" if value is None else f"{value:.2e}"
+
+
+def table(report: dict) -> str:
+    """The report's cases as a fixed-width table, then the skipped paths, the peers and the
+    fitted exponents."""
+    lines = ["  ".join(f"{name:>{width}}" if i else f"{name:<{width}}" for i, (name, width) in enumerate(COLUMNS))]
+    notes = []
+    for row in report["cases"]:
+        gpu, cpu = row["gpu"], row["numpy"]
+        cells = [row["case"]["label"], rate_text(gpu.get("dispatch_rate")), rate_text(gpu.get("frame_rate")),
+                 rate_text(gpu.get("frame_readback_rate")), rate_text(cpu.get("frame_rate")),
+                 f"{row['gpu_over_numpy']:.1f}×" if "gpu_over_numpy" in row else "-",
+                 f"{gpu['memory_per_segment']:.0f}" if "memory_per_segment" in gpu else "-",
+                 f"{gpu['upload_per_joint']:.1f}" if "upload_per_joint" in gpu else "-",
+                 f"{row['bandwidth_fraction']:.1%}" if "bandwidth_fraction" in row else "-"]
+        lines.append("  ".join(f"{cell:>{width}}" if i else f"{cell:<{width}}"
+                               for i, (cell, (_, width)) in enumerate(zip(cells, COLUMNS))))
+        for path in ("gpu", "numpy"):
+            if "skipped" in row[path]:
+                notes.append(f"  {row['case']['label']}: {path} skipped: {row[path]['skipped']}")
+        for library, peer in row.get("peers", {}).items():
+            if "skipped" in peer:
+                notes.append(f"  {row['case']['label']}: {library} skipped: {peer['skipped']}")
+            else:
+                ours = gpu.get("frame_rate")
+                ahead = f", gpu path {ours / peer['frame_rate']:.2f}× its rate" if ours else ""
+                notes.append(f"  {row['case']['label']}: {peer['name']}: {rate_text(peer['frame_rate'])}/s{ahead}")
+    if notes:
+        lines += ["", "skipped paths and peers:"] + notes
+    if report["fits"]:
+        lines += ["", "cost exponent (time ∝ segments^b, sizes 100k-4M):"]
+        for fit in report["fits"]:
+            lines.append(f"  {fit['path']:>5} {fit['kind']:>5} chains of {fit['chain_length']}, {fit['substeps']} "
+                         f"substeps, {fit['features']}: b = {fit['exponent']:.3f} over {len(fit['sizes'])} sizes")
+    copies = [row["copy"] for row in report["cases"] if "copy" in row]
+    if copies:
+        best = max(copy["bytes_per_second"] for copy in copies)
+        lines += ["", f"copy shader: up to {best / 1e9:.2f} GB/s moved ({copies[0]['how']})"]
+    machine = report["machine"]
+    lines += ["", f"renderer: {machine.get('renderer', 'none')}; numpy {machine['numpy']}; "
+                  f"dispatch timed by {next((r['gpu']['how'] for r in report['cases'] if 'how' in r['gpu']), '-')}"]
+    return "\n".join(lines)
+
+
+def plot(report: dict, image_format: str = "png") -> bytes:
+    """The log-log plot of segment-substeps per second against segments, as the bytes of an
+    image (``image_format``: png, svg, pdf or another that matplotlib writes): one line per
+    path at each configuration (GPU dispatch, GPU whole frame, numpy whole frame), the
+    peers' whole frames beside them.
+
+    Raises: MissingExtra without matplotlib (``[app]``); ValueError for a format matplotlib
+    does not write."""
+    matplotlib = extras.require("matplotlib", "the benchmark's plot")
+    matplotlib.use("Agg")
+    pyplot = extras.require("matplotlib.pyplot", "the benchmark's plot")
+    series = {}
+    for row in report["cases"]:
+        case = row["case"]
+        config = f"{case['kind']}, ×{case['chain_length']}, {case['substeps']} substeps, {case['features']}"
+        for path, key in (("gpu dispatch", "dispatch_rate"), ("gpu frame", "frame_rate"), ("numpy", "frame_rate")):
+            value = row["gpu" if path.startswith("gpu") else "numpy"].get(key)
+            if value:
+                series.setdefault((path, config), []).append((case["segment_count"], value))
+        for library, peer in row.get("peers", {}).items():
+            if "frame_rate" in peer:
+                series.setdefault((peer["name"], config), []).append((case["segment_count"], peer["frame_rate"]))
+    figure, axes = pyplot.subplots(figsize=(10, 6.5))
+    styles = {"gpu dispatch": "-o", "gpu frame": "--s", "numpy": ":^"}
+    for (path, config), points in sorted(series.items()):
+        points.sort()
+        axes.plot([p[0] for p in points], [p[1] for p in points], styles.get(path, "-x"), label=f"{path}: {config}",
+                  markersize=4, linewidth=1)
+    axes.set_xscale("log")
+    axes.set_yscale("log")
+    axes.set_xlabel("segments")
+    axes.set_ylabel("segment-substeps per second")
+    renderer = report["machine"].get("renderer", "no GPU context")
+    axes.set_title(f"gpu-jiggle bench on {renderer}")
+    axes.grid(True, which="both", alpha=0.3)
+    axes.legend(fontsize=6, loc="best", ncol=2)
+    figure.tight_layout()
+    image = io.BytesIO()
+    try:
+        figure.savefig(image, format=image_format, dpi=110)
+    finally:
+        pyplot.close(figure)
+    return image.getvalue()

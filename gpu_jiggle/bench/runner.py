@@ -1,0 +1,135 @@
+"""Running the benchmark's grid: every case on the GPU path, the numpy path and (when asked)
+the peers, in one run, with the copy-shader yardstick; the summary figures (ratios, the
+fraction of the bandwidth bound, the fitted cost exponent) are computed here, printed by
+``gpu-jiggle bench`` and written to its JSON.
+"""
+from __future__ import annotations
+
+import math
+import platform
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from ..gl.context import describe
+from .bandwidth import copy_bandwidth
+from .measure import time_peer, time_solver
+
+#: The segment range over which the cost exponent is fitted (the issue's 100k to 4M).
+FIT_RANGE = (100_000, 4_000_000)
+
+
+@dataclass
+class BenchOptions:
+    """budget_seconds: timed frames per case and path stop after this much time (at least one
+    frame). max_frames: and after this many. numpy_max_segments: the numpy path runs cases up
+    to this size. peers: libraries of :mod:`gpu_jiggle.bench.peers` to time beside ours
+    (``"numba"``, ``"warp"``). peer_device: the Warp device (None: CUDA when present, else
+    the CPU). seed: of the random rig values and poses."""
+
+    budget_seconds: float = 1.0
+    max_frames: int = 10
+    numpy_max_segments: int = 1_000_000
+    peers: tuple = ()
+    peer_device: str | None = None
+    seed: int = 0
+
+
+def run(cases, options: BenchOptions, ctx, progress=None) -> dict:
+    """Measure every case; returns the report (a JSON-ready dict: ``machine``, ``options``,
+    ``cases`` (one dict per case, see :func:`measure_case`) and ``fits``).
+
+    ``ctx``: the OpenGL context of the GPU path (None: the numpy path and the peers only).
+    ``progress(case, what)``: called before each measurement (``what``: "gpu", "numpy", a
+    peer's library, "copy"), e.g. to move a progress bar."""
+    rows = [measure_case(case, options, ctx, progress) for case in cases]
+    return {"machine": machine(ctx), "options": asdict(options), "cases": rows, "fits": fits(rows)}
+
+
+def machine(ctx) -> dict:
+    """What the figures were measured on."""
+    info = {"python": platform.python_version(), "processor": platform.processor() or platform.machine(),
+            "numpy": np.__version__}
+    if ctx is not None:
+        gl = describe(ctx)
+        info.update(renderer=gl.get("GL_RENDERER"), gl_version=gl.get("GL_VERSION"), vendor=gl.get("GL_VENDOR"))
+    return info
+
+
+def measure_case(case, options: BenchOptions, ctx, progress=None) -> dict:
+    """One case: ``case`` (its fields), ``gpu`` and ``numpy`` (:func:`~.measure.time_solver`'s
+    dicts, or ``{"skipped": why}``), ``copy`` (:func:`~.bandwidth.copy_bandwidth` over the GPU
+    path's compulsory bytes), ``peers`` ({library: dict or skipped}) and the summary:
+    ``gpu_over_numpy`` (whole frames), ``bandwidth_fraction`` (the dispatch's compulsory
+    bytes per second over the copy's)."""
+    def step(what):
+        if progress is not None:
+            progress(case, what)
+
+    rng_seed = options.seed
+    row = {"case": {**asdict(case), "chains": case.chains, "segment_count": case.segment_count, "label": case.label}}
+    step("gpu")
+    if ctx is None:
+        row["gpu"] = {"skipped": "no OpenGL 4.3 context"}
+    else:
+        row["gpu"] = guarded(lambda: time_solver(case, "gpu", np.random.default_rng(rng_seed), options.budget_seconds,
+                                                 options.max_frames, ctx))
+    step("numpy")
+    if case.segment_count > options.numpy_max_segments:
+        row["numpy"] = {"skipped": f"over --numpy-max-segments {options.numpy_max_segments:,}"}
+    else:
+        row["numpy"] = guarded(lambda: time_solver(case, "cpu", np.random.default_rng(rng_seed),
+                                                   options.budget_seconds, options.max_frames))
+    row["peers"] = {}
+    for library in options.peers:
+        step(library)
+        if case.features != "v2" or case.collider_count > 2:
+            row["peers"][library] = {"skipped": "the peers write the v2 step with at most a sphere and a capsule"}
+            continue
+        row["peers"][library] = guarded(lambda: time_peer(case, library, np.random.default_rng(rng_seed),
+                                                          options.budget_seconds, options.max_frames,
+                                                          options.peer_device))
+    gpu, cpu = row["gpu"], row["numpy"]
+    if "compulsory_bytes" in gpu:
+        step("copy")
+        row["copy"] = copy_bandwidth(ctx, max(16, gpu["compulsory_bytes"] // 2))
+        row["bandwidth_fraction"] = gpu["compulsory_bytes"] / gpu["dispatch_s"] / row["copy"]["bytes_per_second"]
+    if "frame_s" in gpu and "frame_s" in cpu:
+        row["gpu_over_numpy"] = cpu["frame_s"] / gpu["frame_s"]
+    return row
+
+
+def guarded(measure) -> dict:
+    """``measure()``, or ``{"skipped": what was refused}`` for a case this path cannot hold
+    (ValueError: a buffer over the storage-block size, a chain over llvmpipe's loop budget;
+    MemoryError)."""
+    try:
+        return measure()
+    except (ValueError, MemoryError) as exc:
+        return {"skipped": f"{type(exc).__name__}: {' '.join(str(exc).split())}"}
+
+
+def fits(rows) -> list:
+    """The exponent b of dispatch time ∝ segments^b, per path and configuration, fitted by
+    least squares in log-log over the sizes in :data:`FIT_RANGE` (where two or more were
+    measured): a cost linear in segments has b = 1."""
+    groups = {}
+    for row in rows:
+        case = row["case"]
+        if not FIT_RANGE[0] <= case["segment_count"] <= FIT_RANGE[1]:
+            continue
+        key = (case["kind"], case["chain_length"], case["substeps"], case["features"])
+        for path, seconds_key in (("gpu", "dispatch_s"), ("numpy", "frame_s")):
+            seconds = row[path].get(seconds_key)
+            if seconds:
+                groups.setdefault(key + (path,), []).append((case["segment_count"], seconds))
+    out = []
+    for (kind, length, substeps, features, path), points in sorted(groups.items()):
+        if len(points) < 2:
+            continue
+        x = np.log([p[0] for p in points])
+        y = np.log([p[1] for p in points])
+        exponent = float(np.polyfit(x, y, 1)[0])
+        out.append({"kind": kind, "chain_length": length, "substeps": substeps, "features": features, "path": path,
+                    "sizes": [p[0] for p in points], "exponent": exponent if math.isfinite(exponent) else None})
+    return out

@@ -1,0 +1,130 @@
+"""``gpu-jiggle bench``: the quick grid runs on both paths and reports what the README's table
+shows; its figures hang together (rates from times, memory from the GPU buffers, uploads from
+the records of a frame); bad options are refused before anything runs. Timings are never
+judged here (benchmarks report speed, tests do not assert it)."""
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from gpu_jiggle.sim import layouts
+from gpu_jiggle.app.cli import main
+from gpu_jiggle.bench.cases import BenchCase, quick_grid
+from gpu_jiggle.bench.measure import compulsory_bytes
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def quick_report(tmp_path_factory, gl_context):
+    folder = tmp_path_factory.mktemp("bench")
+    figures, picture = folder / "bench.json", folder / "bench.png"
+    status = main(["bench", "--quick", "--json", str(figures), "--plot", str(picture), "--no-progress",
+                   "--seconds", "0.05", "--frames", "2"])
+    return status, json.loads(figures.read_text()), picture.read_bytes()
+
+
+def test_the_quick_run_measures_every_case_on_both_paths(quick_report, capsys):
+    status, report, picture = quick_report
+    assert status == 0
+    assert [row["case"]["label"] for row in report["cases"]] == [case.label for case in quick_grid()]
+    for row in report["cases"]:
+        case = row["case"]
+        work = case["segment_count"] * case["substeps"]
+        for path in ("gpu", "numpy"):
+            figures = row[path]
+            assert "skipped" not in figures, (case["label"], path, figures)
+            assert 1 <= figures["frames"] <= 2
+            assert figures["frame_s"] > 0 and figures["dispatch_s"] > 0
+            assert figures["frame_rate"] == pytest.approx(work / figures["frame_s"], rel=1e-12)
+            assert figures["dispatch_rate"] == pytest.approx(work / figures["dispatch_s"], rel=1e-12)
+        assert row["gpu"]["how"] in ("timer query", "finish-fenced wall time")
+        assert row["numpy"]["how"] == "host wall time"
+        assert row["gpu_over_numpy"] == pytest.approx(row["numpy"]["frame_s"] / row["gpu"]["frame_s"])
+        assert 0 < row["bandwidth_fraction"] and math.isfinite(row["bandwidth_fraction"])
+        assert row["copy"]["bytes_per_second"] > 0
+    assert picture.startswith(PNG_SIGNATURE)
+
+
+def records_of(kind, chains, segments):
+    """{buffer: bytes} a solver of this size holds, from the layouts (not from the solver)."""
+    joints = segments + chains
+    if kind == "angle":
+        return {"chain_rig": chains * layouts.ANGLE_CHAIN_RIG.itemsize,
+                "segment_rig": segments * layouts.ANGLE_SEGMENT_RIG.itemsize,
+                "chain_state": chains * layouts.ANGLE_CHAIN_STATE.itemsize,
+                "segment_state": segments * layouts.ANGLE_SEGMENT_STATE.itemsize,
+                "chain_target": chains * layouts.ANGLE_CHAIN_TARGET.itemsize,
+                "local_angle": segments * 4,
+                "joint_output": joints * layouts.ANGLE_JOINT_OUTPUT.itemsize,
+                "segment_output": segments * layouts.ANGLE_SEGMENT_OUTPUT.itemsize}
+    return {"chain_rig": chains * layouts.POINT_CHAIN_RIG.itemsize,
+            "segment_rig": segments * layouts.POINT_SEGMENT_RIG.itemsize,
+            "chain_state": chains * layouts.POINT_CHAIN_STATE.itemsize,
+            "segment_state": segments * layouts.POINT_SEGMENT_STATE.itemsize,
+            "chain_target": chains * layouts.POINT_CHAIN_TARGET.itemsize,
+            "joint_offset": segments * 16, "joint_rotation": segments * 16,
+            "joint_output": joints * layouts.POINT_JOINT_OUTPUT.itemsize,
+            "segment_output": segments * layouts.POINT_SEGMENT_OUTPUT.itemsize}
+
+
+def test_memory_and_uploads_are_those_of_the_records(quick_report):
+    _, report, _ = quick_report
+    for row in report["cases"]:
+        case, gpu = row["case"], row["gpu"]
+        records = records_of(case["kind"], case["chains"], case["segment_count"])
+        for name, size in records.items():
+            assert gpu["buffer_bytes"][name] == size, (case["label"], name)
+        assert gpu["memory_bytes"] == sum(gpu["buffer_bytes"].values())
+        assert gpu["memory_per_segment"] == pytest.approx(gpu["memory_bytes"] / case["segment_count"])
+        assert gpu["compulsory_bytes"] == compulsory_bytes(gpu["buffer_bytes"])
+        # A frame uploads its targets and per-segment pose (no rotations: the pose gives none)
+        # and the frame buffer, nothing of the rig or state.
+        per_segment = "local_angle" if case["kind"] == "angle" else "joint_offset"
+        pose = records["chain_target"] + records[per_segment]
+        assert pose < gpu["upload_bytes"] < pose + 4096, case["label"]
+        assert gpu["upload_per_joint"] == pytest.approx(gpu["upload_bytes"] / (case["segment_count"] + case["chains"]))
+
+
+def test_the_table_shows_every_case_and_the_yardstick(quick_report, tmp_path, capsys):
+    main(["bench", "--quick", "--no-progress", "--seconds", "0.01", "--frames", "1", "--kind", "angle"])
+    out = capsys.readouterr().out
+    for case in quick_grid():
+        assert case.label in out
+    assert "copy shader: up to" in out and "renderer: " in out
+
+
+def test_fitted_exponent_of_a_linear_cost_is_one():
+    from gpu_jiggle.bench.runner import fits
+
+    rows = [{"case": {"kind": "angle", "chain_length": 8, "substeps": 2, "features": "v2", "segment_count": n},
+             "gpu": {"dispatch_s": 3e-9 * n}, "numpy": {"frame_s": 1e-12 * n ** 1.5}}
+            for n in (10_000, 100_000, 1_000_000, 4_000_000)]
+    by_path = {fit["path"]: fit for fit in fits(rows)}
+    assert by_path["gpu"]["exponent"] == pytest.approx(1.0, abs=1e-9)
+    assert by_path["numpy"]["exponent"] == pytest.approx(1.5, abs=1e-9)
+    assert by_path["gpu"]["sizes"] == [100_000, 1_000_000, 4_000_000]  # 10k is outside the fit's range
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--sizes", "1000", "0"], "--sizes[1] = 0"),
+    (["--substeps", "-2"], "--substeps[0] = -2"),
+    (["--seconds", "0"], "--seconds 0"),
+    (["--frames", "0"], "--frames 0"),
+    (["--json", "/no/such/folder/bench.json"], "does not exist"),
+])
+def test_bad_options_are_refused_before_anything_runs(argv, words, capsys):
+    assert main(["bench", "--no-progress"] + argv) == 2
+    captured = capsys.readouterr()
+    assert words in captured.err and captured.out == ""
+
+
+def test_a_case_a_path_cannot_hold_is_reported_as_skipped(gl_context):
+    from gpu_jiggle.bench.runner import BenchOptions, measure_case
+
+    case = BenchCase("angle", 64, 8, 2)
+    row = measure_case(case, BenchOptions(budget_seconds=0.01, max_frames=1, numpy_max_segments=10), gl_context)
+    assert row["numpy"] == {"skipped": "over --numpy-max-segments 10"}
+    assert "gpu_over_numpy" not in row and row["gpu"]["frames"] == 1
