@@ -5,6 +5,12 @@
 // apply_teleport, start_moving, interpolate_root, wind_at, integrate_segment, limit_angle,
 // end_path, write_output.
 #define LOCAL_SIZE 64
+// Feature switches (gpu_jiggle/sim/backends/gpu.py compiles a variant per frame's needs): a
+// switch at 0 leaves the feature's code out, for frames that cannot use it (no exact
+// integrator, no wind); the results are the same bits. Mesa's llvmpipe runs both sides of a
+// branch, so code left in costs there even when unused; on a GPU it costs registers.
+#define EXACT_STEPS 1
+#define WIND 1
 
 layout(local_size_x = LOCAL_SIZE) in;
 
@@ -262,7 +268,7 @@ void main() {
     sch = target.lod == LOD_HALF ? params.half_rate : params.full_rate;
     hermite = (params.options & OPTION_HERMITE_PATH) != 0u;
     relative_damping = (params.options & OPTION_RELATIVE_DAMPING) != 0u;
-    exact_integrator = (params.options & OPTION_EXACT_INTEGRATOR) != 0u;
+    exact_integrator = EXACT_STEPS != 0 && (params.options & OPTION_EXACT_INTEGRATOR) != 0u;
     schedule_index = target.lod == LOD_HALF ? 1u : 0u;
     SubstepRange range = substep_range(params.substep_begin, params.substep_end, sch.substep_count);
     if (range.idle || (target.lod == LOD_FROZEN && !range.first)) {
@@ -291,7 +297,7 @@ void main() {
     uint first_alpha = target.lod * params.alpha_stride;
     vec2 root_position = chain_state[c].last_root_position;
     float root_angle = chain_state[c].last_root_angle;
-    bool windy = params.wind.x != 0.0 || params.wind.y != 0.0 || params.wind.z != 0.0;
+    bool windy = WIND != 0 && (params.wind.x != 0.0 || params.wind.y != 0.0 || params.wind.z != 0.0);
     for (uint j = range.begin; j < range.end; ++j) {
         float alpha = alphas[first_alpha + j];
         PathWeights w = path_weights(alpha, hermite);

@@ -6,6 +6,17 @@
 // enforce_length, limit_angle (point_limits.glsl), keep_outside, collide_segment, end_path,
 // write_output.
 #define LOCAL_SIZE 64
+// Feature switches (gpu_jiggle/sim/backends/gpu.py compiles a variant per frame's needs): a
+// switch at 0 leaves the feature's code out, for frames that cannot use it (no colliders, no
+// collider that keeps particles inside, no segment with an angle limit, no exact integrator,
+// no wind); the results are the same bits.
+// Mesa's llvmpipe runs both sides of a branch, so code left in costs there even when unused;
+// on a GPU it costs registers.
+#define COLLIDERS 1
+#define INSIDE_COLLIDERS 1
+#define ANGLE_LIMITS 1
+#define EXACT_STEPS 1
+#define WIND 1
 
 layout(local_size_x = LOCAL_SIZE) in;
 
@@ -187,8 +198,13 @@ void write_output(PointChainRig chain, uint c, dvec3 anchor) {
         vec3 target = base + (i == 0u ? animated_offset : follow_parent(parent_animated, parent_output, animated_offset));
         vec3 unused = vec3(0.0);
         vec4 frame = target_frame(parent_animated, parent_output, joint_rotation[s]);
-        limit_angle(segment_rig[s], frame, base, target, vec3(0.0), x, unused);
-        push_out_of_frame(chain.collider_mask, segment_rig[s].particle_radius, anchor, base, segment_rig[s].rest_length, x);
+        if (ANGLE_LIMITS != 0) {
+            limit_angle(segment_rig[s], frame, base, target, vec3(0.0), x, unused);
+        }
+        if (COLLIDERS != 0) {
+            push_out_of_frame(chain.collider_mask, segment_rig[s].particle_radius, anchor, base, segment_rig[s].rest_length,
+                              x);
+        }
         vec3 v = st.prev_velocity.xyz + sigma * (st.velocity.xyz - st.prev_velocity.xyz);
         vec3 animated = joint_offset[s].xyz;
         vec4 q = rotation_between(animated - animated_base, x - base);
@@ -214,7 +230,7 @@ void main() {
     sch = target.lod == LOD_HALF ? params.half_rate : params.full_rate;
     hermite = (params.options & OPTION_HERMITE_PATH) != 0u;
     relative_damping = (params.options & OPTION_RELATIVE_DAMPING) != 0u;
-    exact_integrator = (params.options & OPTION_EXACT_INTEGRATOR) != 0u;
+    exact_integrator = EXACT_STEPS != 0 && (params.options & OPTION_EXACT_INTEGRATOR) != 0u;
     schedule_index = target.lod == LOD_HALF ? 1u : 0u;
     dvec3 anchor = target.anchor.xyz;
     SubstepRange range = substep_range(params.substep_begin, params.substep_end, sch.substep_count);
@@ -275,21 +291,27 @@ void main() {
             vec3 t_prev = st.target.xyz - moved;
             vec3 v_t = (t - t_prev) * sch.inv_path_step;
             vec3 v = first_moving ? v_t : st.velocity.xyz;
-            integrate_particle(s, rig, t, t_prev, v_t, chain.gravity.xyz, wind_at(pivot + x, target.gust_phase, elapsed),
-                               x, v);
+            vec3 wind = WIND != 0 ? wind_at(pivot + x, target.gust_phase, elapsed) : vec3(0.0);
+            integrate_particle(s, rig, t, t_prev, v_t, chain.gravity.xyz, wind, x, v);
             contact.radius = rig.particle_radius;
-            collide(contact, x, v);
+            if (COLLIDERS != 0) {
+                collide(contact, x, v);
+            }
             limit_distance(rig.max_distance, t, x, v);
             enforce_length(rig.rest_length, base, v_base, x, v);
             vec4 frame = vec4(0.0, 0.0, 0.0, 1.0);
-            if (rig.limit_kind >= LIMIT_HINGE) {  // the base joint's rotation on its path (nlerp)
+            if (ANGLE_LIMITS != 0 && rig.limit_kind >= LIMIT_HINGE) {  // the base joint's rotation on its path (nlerp)
                 frame = target_frame(parent_animated, parent_simulated, nlerp(st.last_rotation, joint_rotation[s], alpha));
             }
-            limit_angle(rig, frame, base, t, v_t, x, v);
-            keep_outside(contact, base, rig.rest_length, x, v);
-            // Where overlapping colliders leave no room on the length sphere, no penetration
-            // wins over the exact length: the particle ends outside, the segment stretched.
-            collide(contact, x, v);
+            if (ANGLE_LIMITS != 0) {
+                limit_angle(rig, frame, base, t, v_t, x, v);
+            }
+            if (COLLIDERS != 0) {
+                keep_outside(contact, base, rig.rest_length, x, v);
+                // Where overlapping colliders leave no room on the length sphere, no penetration
+                // wins over the exact length: the particle ends outside, the segment stretched.
+                collide(contact, x, v);
+            }
             segment_state[s].prev_position = st.position;  // relative to the previous substep's pivot
             segment_state[s].prev_velocity = st.velocity;
             segment_state[s].position = vec4(x, 0.0);

@@ -274,7 +274,9 @@ void collide(Contact ct, inout vec3 x, inout vec3 v) {
                 }
             }
         }
-        keep_inside(ct, x, v);
+        if (INSIDE_COLLIDERS != 0) {
+            keep_inside(ct, x, v);
+        }
     }
     for (int pass = 0; pass < CONTACT_PASSES; ++pass) {  // a capsule's nearest point moves with x
         leave_crevice(ct, x, v);

@@ -52,7 +52,7 @@ class _GpuBackend:
             self.loop_limited = loop_limited(ctx)
             if self.loop_limited:
                 self.substeps_per_dispatch(np.zeros(1, self.PARAMS)[0], 1)  # refuses a chain too long for one
-            self.program = self.gl.track(compute_shader(ctx, self.SHADER, {"LOCAL_SIZE": LOCAL_SIZE}))
+            self.programs = {}  # feature switches → compiled variant (program_for)
             self.buffers = {name: self.gl.track(ctx.buffer(reserve=max(size, MIN_BUFFER_BYTES)))
                             for name, size in sizes.items()}
         self.gl.attach_finalizer(self)
@@ -87,6 +87,7 @@ class _GpuBackend:
         header = params[:self.PARAMS.itemsize].view(self.PARAMS)  # (1,), a view into it
         substeps = max(int(header["full_rate"]["substep_count"][0]), int(header["half_rate"]["substep_count"][0]))
         chunk = self.substeps_per_dispatch(header[0], substeps) if self.loop_limited else max(substeps, 1)
+        program = self.program_for(header[0])
         with self.gl.current(), (self.timer.measure() if self.timer else nullcontext()):
             for begin in range(0, max(substeps, 1), chunk):
                 header["substep_begin"] = begin
@@ -95,8 +96,24 @@ class _GpuBackend:
                 for name, binding in self.BINDINGS.items():
                     self.buffers[name].bind_to_storage_buffer(binding)
                 group_x, group_y = dispatch_size(self.chain_count)
-                self.program.run(group_x=group_x, group_y=group_y)
+                program.run(group_x=group_x, group_y=group_y)
                 self.ctx.memory_barrier()
+
+    def program_for(self, header):
+        """The kernel compiled with this frame's feature switches (:meth:`switches`), made on
+        first use and kept: a feature the frame cannot use is left out of the code, which gives
+        the same results faster (llvmpipe runs both sides of every branch)."""
+        switches = self.switches(header)
+        key = tuple(sorted(switches.items()))
+        if key not in self.programs:
+            with self.gl.current():
+                self.programs[key] = self.gl.track(compute_shader(self.ctx, self.SHADER,
+                                                                  {"LOCAL_SIZE": LOCAL_SIZE, **switches}))
+        return self.programs[key]
+
+    def switches(self, header) -> dict:
+        """The kernel's feature switches (``#define NAME 0/1``) for a frame's header."""
+        raise NotImplementedError
 
     def enable_timing(self, enabled: bool) -> None:
         """Time every frame's dispatches on their own from now on (:class:`GpuTimer`: a timer
@@ -207,6 +224,13 @@ class GpuAngleBackend(_GpuBackend):
         angle kernel, with a margin over what llvmpipe was measured to count."""
         return 2, 4
 
+    @staticmethod
+    def switches(header) -> dict:
+        """EXACT_STEPS: the exact integrator is on; WIND: w0 or the gust amplitude is not zero
+        (the kernel's own test of ``params.wind``)."""
+        return {"EXACT_STEPS": int(bool(int(header["options"]) & layouts.OPTION_EXACT_INTEGRATOR)),
+                "WIND": int(bool((header["wind"][:3] != 0).any()))}
+
     def upload_targets(self, chain_target, local_angle):
         with self.gl.current():
             self._write("chain_target", chain_target)
@@ -240,6 +264,19 @@ class GpuPointBackend(_GpuBackend):
             self._write("joint_rotation", np.tile(np.array([0, 0, 0, 1], np.float32), (s, 1)))
 
     spherical_limits = False  # whether any segment has a spherical limit (upload_rig)
+    angle_limits = True  # whether any segment has an angle limit of any kind (upload_rig)
+    inside_colliders = True  # whether a sphere or capsule keeps particles inside (upload_colliders)
+
+    def switches(self, header) -> dict:
+        """COLLIDERS: the frame has a sphere, capsule or plane; INSIDE_COLLIDERS: one of them
+        keeps particles inside; ANGLE_LIMITS: a segment of the rig has a cone, hinge or
+        spherical limit; EXACT_STEPS: the exact integrator is on; WIND: w0 or the gust
+        amplitude is not zero (without it the kernel's wind is exactly 0)."""
+        colliders = int(header["sphere_count"]) + int(header["capsule_count"]) + int(header["plane_count"])
+        return {"COLLIDERS": int(colliders > 0), "INSIDE_COLLIDERS": int(colliders > 0 and self.inside_colliders),
+                "ANGLE_LIMITS": int(self.angle_limits),
+                "EXACT_STEPS": int(bool(int(header["options"]) & layouts.OPTION_EXACT_INTEGRATOR)),
+                "WIND": int(bool((header["wind"] != 0).any()))}
 
     def loop_cost(self, header):
         """Loop iterations per segment (per substep, and for the frame-time output) of the
@@ -254,6 +291,7 @@ class GpuPointBackend(_GpuBackend):
 
     def upload_rig(self, chain_rig, segment_rig, exact_step):
         self.spherical_limits = bool((segment_rig["limit_kind"] == layouts.LIMIT_SPHERICAL).any())
+        self.angle_limits = bool((segment_rig["limit_kind"] != layouts.LIMIT_NONE).any())
         super().upload_rig(chain_rig, segment_rig, exact_step)
 
     def upload_targets(self, chain_target, joint_offset=None, joint_rotation=None):
@@ -274,6 +312,7 @@ class GpuPointBackend(_GpuBackend):
             self.substeps_per_dispatch(header, 1)
 
     def upload_colliders(self, spheres, capsules, planes):
+        self.inside_colliders = bool(spheres["inside"].any() or capsules["inside"].any())
         with self.gl.current():
             self._write("spheres", spheres)
             self._write("capsules", capsules)
