@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml tools/setup-system.sh $(VALIDATOR)/package.json $(VALID
 	bash tools/setup-system.sh
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[all,test]'
+	$(PY) -m pip install -q -e '.[all,test,bench]'
 	npm ci --prefix $(VALIDATOR) --no-audit --no-fund --loglevel=error
 	touch $(STAMP)
 

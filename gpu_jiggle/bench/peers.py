@@ -1,0 +1,390 @@
+"""Peers of the benchmark: the model's angle-chain and point-chain substep (docs/SPEC.md
+sections 1-4, v2 defaults) written as a user of numba (``numba.njit(parallel=True)``,
+``prange`` over chains) or of NVIDIA Warp (``wp.kernel``, device "cpu", or "cuda" where an
+NVIDIA GPU is present) would write it, to be timed beside the project's solver. They are
+comparisons, not part of the solver.
+
+Each chain is one thread (a ``prange`` iteration, a Warp thread) that walks it root to tip
+through every substep of a frame, in float32 and in world coordinates: no per-chain anchor
+(SPEC 3.4, 4.4), so they agree with the solver for chains near the origin only.
+
+What they implement: the fixed-step accumulator with its cap and path step (SPEC 2); the
+Hermite C1 target path of roots, headings, local angles and joints (SPEC 2); the first pose's
+snap onto the targets (SPEC 5); semi-implicit Euler, velocity first, with damping relative to
+the target and air drag (SPEC 1, 3, 4); the root's acceleration from the interpolated root
+(SPEC 3 step 1); angle wrap (SPEC 0); the wind of SPEC 4.1 (angle chains: its 2D form at each
+segment's tip from the last substep, SPEC 3 and 9); for point chains, the push-out of each
+particle from the spheres, then the capsules (SPEC 4.2, one pass), then the radial,
+position-based length step (SPEC 9); and the frame-time output of SPEC 2 and 9 (angle chains:
+the last two substeps blended with σ and turned onto this frame's heading from this frame's
+root; point chains: segment directions blended, rebuilt with the rest lengths from this
+frame's pivot and pushed out of the colliders).
+What they leave out: angle limits, max distance, world influence (always 1), collider masks
+and groups, planes, inside colliders, moving colliders, the second contact pass, crevices
+between overlapping colliders, ``keep_outside`` and segment collisions (SPEC 4, 9), teleports
+after the first pose, level of detail, the exact integrator, the v1 options, joint rotations
+and their limits.
+
+The case dict (:func:`case_from_chain_set` builds one from a project chain set and, optionally,
+what gives a solver its wind and colliders); values are numpy arrays or numbers, float64 on
+the way in, float32 inside:
+
+- both kinds: ``"kind"`` ("angle" | "point", optional), ``"chain_count"`` C,
+  ``"segments_per_chain"`` n (every chain; S = C·n segments, J = S + C joints),
+  ``"frequency"`` (S,) Hz, ``"damping_ratio"`` (S,) ζ, ``"substep"`` h in s (default
+  1/120), ``"max_substeps"`` (default 8). k = (2πf)² in 1/s², c = 2ζ·2πf in 1/s
+  (:func:`gpu_jiggle.sim.spring.coefficients`). ``"air_drag"`` (S,) c_air in 1/s (default
+  0). ``"gravity"`` (C, dim) or (dim,) length/s², dim = 2 (angle) or 3 (point).
+  ``"wind"``: None, or {"acceleration": w0 (dim,) length/s², "gust_amplitude": A length/s²,
+  "gust_wave_vector": κ (dim,) rad/length, "gust_frequency": f_w Hz} (SPEC 4.1).
+- angle chains: ``"lengths"`` (S,) length units, ``"inertia"`` (S,) μ (default 1).
+- point chains: ``"rest_lengths"`` (S,) length units (None: from the first pose),
+  ``"particle_radius"`` (S,) length units (default 0), ``"spheres"`` (K, 4) world centre
+  and radius, ``"capsules"`` (M, 7) world end a, end b and radius (static; default none).
+Per-segment and per-chain values may also be given as scalars.
+
+The peer (:func:`make_peer`): ``set_pose(...)`` with the arguments of the project's
+``AngleSolver.set_pose(root_position (C, 2), root_angle (C,), local_angle (S,))`` or
+``PointSolver.set_pose(joint_positions (J, 3))``; ``advance(frame_dt)`` (seconds; returns
+the substeps run); ``positions(raw=False)`` (J, dim) float64 world joints (per chain its
+pivot, then its tips; ``raw``: the last substep's state); ``synchronize()``; attributes
+``name``, ``library``, ``kind``, ``chain_count``, ``segment_count``.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..sim.spring import coefficients
+
+F = np.float32
+LIBRARIES = ("numba", "warp")
+KINDS = ("angle", "point")
+STEP_TOLERANCE = 1e-9  # n = floor(span/h + 1e-9), SPEC 2
+
+#: The kernels' array arguments, in their order (rig, pose, state, output); the frame's
+#: scalars follow them (:meth:`_Peer.frame_scalars`).
+ANGLE_ARRAYS = ("length", "stiffness", "damping", "air_drag", "inertia", "gravity",
+                "root_position", "root_angle", "local_angle",
+                "root_last", "root_rate", "heading_last", "heading_rate", "root_prev", "root_velocity_prev",
+                "angle", "angular_velocity", "angle_before", "target_angle", "local_last", "local_rate",
+                "joint_output")
+POINT_ARRAYS = ("rest_length", "stiffness", "damping", "air_drag", "particle_radius", "gravity",
+                "sphere_centre", "sphere_radius", "capsule_a", "capsule_b", "capsule_radius",
+                "joint_position",
+                "joint_last", "joint_rate", "pivot", "pivot_before", "position", "velocity", "position_before",
+                "target",
+                "joint_output")
+
+
+def make_peer(library: str, kind: str, case: dict, device: str | None = None):
+    """The ``library`` ("numba" | "warp") peer of ``kind`` ("angle" | "point") chains for
+    ``case`` (see the module docstring); ``device``: Warp's ("cpu", "cuda", "cuda:0"; default
+    "cuda" when available, else "cpu"); numba runs on the CPU only.
+
+    Raises: ValueError for an unknown library or kind, a case of the other kind or a bad
+    shape; :class:`gpu_jiggle.extras.MissingExtra` when the library is not installed.
+    """
+    if kind not in KINDS:
+        raise ValueError(f"kind = {kind!r}: expected one of {KINDS}")
+    if library == "numba":
+        from .peer_numba import NumbaEngine as engine
+    elif library == "warp":
+        from .peer_warp import WarpEngine as engine
+    else:
+        raise ValueError(f"library = {library!r}: expected one of {LIBRARIES}")
+    return (AnglePeer if kind == "angle" else PointPeer)(engine(kind, device), case)
+
+
+def case_from_chain_set(chain_set, inputs=None, substep: float = 1.0 / 120.0, max_substeps: int = 8,
+                        wind=None, spheres=None, capsules=None) -> dict:
+    """A case dict from a project ``AngleChainSet`` or ``PointChainSet`` of equal chains.
+
+    Args:
+        inputs: None, or what gives a solver its wind and colliders: an object with a
+            ``prepare(solver)`` method or a callable taking the solver; its ``set_wind`` and
+            ``set_colliders`` calls (spheres and capsules only) are recorded into the case.
+        wind, spheres, capsules: as in the case dict (or wind as ``set_wind``'s four
+            arguments), when not given through ``inputs``.
+
+    Raises: ValueError for unequal chains or a feature the peers leave out.
+    """
+    counts = np.asarray(chain_set.segment_counts)
+    if counts.size == 0 or np.any(counts != counts[0]):
+        raise ValueError("the peers take chains of equal segment counts")
+    unused = {"angle_limit": np.any(np.isfinite(chain_set.angle_limit))}
+    if chain_set.kind == "point":
+        unused.update(max_distance=np.any(np.isfinite(chain_set.max_distance)),
+                      world_influence=np.any(chain_set.world_influence != 1),
+                      hinge_or_spherical_limit=np.any(chain_set.needs_rotations))
+    for name, used in unused.items():
+        if used:
+            raise ValueError(f"the peers do not implement {name}")
+    recorded = _SolverInputs(wind, spheres, capsules)
+    if inputs is not None:
+        (inputs.prepare if hasattr(inputs, "prepare") else inputs)(recorded)
+    case = {"kind": chain_set.kind, "chain_count": chain_set.chain_count, "segments_per_chain": int(counts[0]),
+            "frequency": np.array(chain_set.frequency), "damping_ratio": np.array(chain_set.damping_ratio),
+            "air_drag": np.array(chain_set.air_drag), "gravity": np.array(chain_set.gravity),
+            "substep": float(substep), "max_substeps": int(max_substeps), "wind": recorded.wind}
+    if chain_set.kind == "angle":
+        if len(recorded.spheres) or len(recorded.capsules):
+            raise ValueError("angle chains have no colliders")
+        case.update(lengths=np.array(chain_set.lengths), inertia=np.array(chain_set.inertia))
+    else:
+        case.update(rest_lengths=None if chain_set.rest_lengths is None else np.array(chain_set.rest_lengths),
+                    particle_radius=np.array(chain_set.particle_radius), spheres=recorded.spheres,
+                    capsules=recorded.capsules)
+    return case
+
+
+class _SolverInputs:
+    """Stands in for a solver to record ``set_wind`` and ``set_colliders`` calls."""
+
+    def __init__(self, wind=None, spheres=None, capsules=None):
+        if wind is not None and not isinstance(wind, dict):
+            wind = dict(zip(("acceleration", "gust_amplitude", "gust_wave_vector", "gust_frequency"), wind))
+        self.wind = wind
+        self.set_colliders(spheres, capsules=capsules)
+
+    def set_wind(self, acceleration=None, gust_amplitude=0.0, gust_wave_vector=None, gust_frequency=0.0):
+        self.wind = {"acceleration": acceleration, "gust_amplitude": gust_amplitude,
+                     "gust_wave_vector": gust_wave_vector, "gust_frequency": gust_frequency}
+
+    def set_colliders(self, spheres=None, sphere_groups=None, capsules=None, capsule_groups=None, planes=None,
+                      plane_groups=None, snap=False, sphere_inside=None, capsule_inside=None):
+        if any(a is not None and np.any(np.asarray(a) != 0) for a in (planes, sphere_inside, capsule_inside)):
+            raise ValueError("the peers do not implement planes or inside colliders")
+        self.spheres = np.zeros((0, 4)) if spheres is None else np.array(spheres, np.float64).reshape(-1, 4)
+        self.capsules = np.zeros((0, 7)) if capsules is None else np.array(capsules, np.float64).reshape(-1, 7)
+
+
+@dataclass(frozen=True)
+class FramePlan:
+    """One ``advance`` (SPEC 2): ``alphas`` (max(n, 1),) float32 (the first n used), the
+    span, 1/span, 1/path step (1/s), σ and the accumulator left (s)."""
+
+    substep_count: int
+    alphas: np.ndarray
+    span: float
+    inv_span: float
+    inv_path_step: float
+    blend: float
+    accumulator: float
+
+
+def frame_plan(accumulator: float, frame_dt: float, substep: float, max_substeps: int) -> FramePlan:
+    """The fixed-step accumulator of SPEC 2: ``n = floor(span/h + 1e-9)`` substeps at
+    ``α_j = min(j·h/span, 1)``; past the cap, cap substeps at ``α_j = j/cap`` standing for
+    span/cap seconds of path each, the rest dropped."""
+    if not (math.isfinite(frame_dt) and frame_dt >= 0):
+        raise ValueError(f"frame_dt = {frame_dt!r}: expected a finite value >= 0")
+    h, span = substep, accumulator + frame_dt
+    n = math.floor(span / h + STEP_TOLERANCE)
+    if n > max_substeps:
+        n, alphas = max_substeps, np.arange(1, max_substeps + 1) / max_substeps
+        acc, blend, path_step = 0.0, 0.0, span / max_substeps
+    else:
+        alphas = np.minimum(np.arange(1, n + 1) * h / span, 1.0) if n else np.zeros(1)
+        acc = max(span - n * h, 0.0)
+        blend, path_step = min(acc / h, 1.0), h
+    return FramePlan(n, alphas.astype(F), span, 1.0 / span if span > 0 else 0.0, 1.0 / path_step, blend, acc)
+
+
+def wrap64(a):
+    """``wrap(a)`` of SPEC 0 in float64 (on the host, before rounding to float32)."""
+    a = np.asarray(a, np.float64)
+    return a - 2.0 * np.pi * np.floor((a + np.pi) / (2.0 * np.pi))
+
+
+def _array(name, value, shape, dtype=F):
+    """``value`` broadcast to ``shape`` as a contiguous array of ``dtype``."""
+    a = np.asarray(value, np.float64)
+    if a.ndim == 1 and len(shape) == 1 and a.size not in (1, shape[0]):
+        raise ValueError(f"{name}: expected shape {shape}, got {a.shape}")
+    if a.ndim == 1 and len(shape) == 2 and a.size == shape[0] and shape[1] != a.size:
+        a = a[:, None]
+    try:
+        return np.ascontiguousarray(np.broadcast_to(a, shape), dtype)
+    except ValueError:
+        raise ValueError(f"{name}: expected shape {shape}, got {a.shape}") from None
+
+
+class _Peer:
+    """The host side both kinds share: the case, the clock, the first pose's snap."""
+
+    DIM = 0
+    ARRAYS: tuple = ()
+
+    def __init__(self, engine, case):
+        if case.get("kind", self.kind) != self.kind:
+            raise ValueError(f"a {case['kind']} case given to a {self.kind} peer")
+        self.engine = engine
+        self.library = engine.library
+        self.name = engine.name
+        self.chain_count = C = int(case["chain_count"])
+        self.segments_per_chain = n = int(case["segments_per_chain"])
+        self.segment_count = S = C * n
+        self.joint_count = S + C
+        self.first_joint = np.arange(C) * (n + 1)
+        self.tip_joint = np.delete(np.arange(S + C), self.first_joint)
+        self.substep = float(case.get("substep", 1.0 / 120.0))
+        self.max_substeps = int(case.get("max_substeps", 8))
+        k, c = coefficients(_array("frequency", case["frequency"], (S,), np.float64),
+                            _array("damping_ratio", case["damping_ratio"], (S,), np.float64))
+        self.rig = {"stiffness": k, "damping": c, "air_drag": _array("air_drag", case.get("air_drag", 0.0), (S,)),
+                    "gravity": _array("gravity", case.get("gravity", np.zeros(self.DIM)), (C, self.DIM))}
+        self.wind = wind_terms(case.get("wind"), self.DIM)
+        self.accumulator = 0.0
+        self.sim_time = 0.0
+        self._pose = None
+        self._started = False
+
+    def advance(self, frame_dt) -> int:
+        """One frame of ``frame_dt`` seconds: the first one snaps onto the first pose (SPEC 5);
+        returns the substeps run. Raises RuntimeError before the first pose."""
+        if self._pose is None:
+            raise RuntimeError("advance() before set_pose()")
+        plan = frame_plan(self.accumulator, float(frame_dt), self.substep, self.max_substeps)
+        if not self._started:
+            self.engine.load(self.ARRAYS, self._snap())
+            self._started = True
+        self.engine.run(self.frame_scalars(plan))
+        self.accumulator = plan.accumulator
+        self.sim_time += plan.substep_count * self.substep
+        return plan.substep_count
+
+    def synchronize(self) -> None:
+        """Wait until the device has finished the frames launched."""
+        self.engine.synchronize()
+
+    def frame_scalars(self, plan) -> tuple:
+        """The kernels' scalars after the arrays: alphas, substep count, segments per chain, h,
+        span, 1/span, 1/path step, σ; then the wind: w0 (dim,), A, u (dim,), κ (dim,), 2π·f_w
+        (rad/s) and the gust's phase at the frame's first substep, -2π·f_w·t mod 2π (rad)."""
+        w0, amplitude, direction, wave_vector, angular_frequency = self.wind
+        phase = F((-angular_frequency * self.sim_time) % (2.0 * math.pi))
+        return (plan.alphas, plan.substep_count, self.segments_per_chain, F(self.substep), F(plan.span),
+                F(plan.inv_span), F(plan.inv_path_step), F(plan.blend),
+                w0, F(amplitude), direction, wave_vector, F(angular_frequency), phase)
+
+    def positions(self, raw: bool = False) -> np.ndarray:
+        """(J, dim) float64 world joints, per chain its pivot, then its tips: at frame time
+        (SPEC 2), or ``raw`` the last substep's. Raises RuntimeError before the first advance."""
+        if not self._started:
+            raise RuntimeError("positions() before the first advance()")
+        self.engine.synchronize()
+        return self._raw() if raw else self.engine.read("joint_output").astype(np.float64)
+
+
+class AnglePeer(_Peer):
+    """Angle chains (SPEC 3) on a numba or Warp engine."""
+
+    kind = "angle"
+    DIM = 2
+    ARRAYS = ANGLE_ARRAYS
+
+    def __init__(self, engine, case):
+        super().__init__(engine, case)
+        S = self.segment_count
+        self.rig.update(length=_array("lengths", case["lengths"], (S,)),
+                        inertia=_array("inertia", case.get("inertia", 1.0), (S,)))
+
+    def set_pose(self, root_position, root_angle, local_angle) -> None:
+        """Roots (C, 2) world, headings (C,) rad, local target angles (S,) rad (SPEC 3)."""
+        C, S = self.chain_count, self.segment_count
+        self._pose = {"root_position": _array("root_position", root_position, (C, 2)),
+                      "root_angle": wrap64(_array("root_angle", root_angle, (C,), np.float64)).astype(F),
+                      "local_angle": wrap64(_array("local_angle", local_angle, (S,), np.float64)).astype(F)}
+        if self._started:
+            self.engine.load(("root_position", "root_angle", "local_angle"), self._pose)
+
+    def _snap(self) -> dict:
+        """Rig, pose and the state at rest on the first pose (SPEC 5)."""
+        C, n = self.chain_count, self.segments_per_chain
+        pose = self._pose
+        wrap = lambda a: a - F(2 * np.pi) * np.floor((a + F(np.pi)) * F(1 / (2 * np.pi)))  # noqa: E731
+        phi = np.empty((C, n), F)
+        parent = pose["root_angle"]
+        for i, local in enumerate(pose["local_angle"].reshape(C, n).T):
+            phi[:, i] = parent = wrap(parent + local)
+        phi = phi.ravel()
+        zero_c, zero_s = np.zeros((C, 2), F), np.zeros(C * n, F)
+        return {**self.rig, **pose, "root_last": pose["root_position"].copy(), "root_rate": zero_c,
+                "heading_last": pose["root_angle"].copy(), "heading_rate": np.zeros(C, F),
+                "root_prev": pose["root_position"].copy(), "root_velocity_prev": zero_c.copy(),
+                "angle": phi, "angular_velocity": zero_s, "angle_before": phi.copy(), "target_angle": phi.copy(),
+                "local_last": pose["local_angle"].copy(), "local_rate": zero_s.copy(),
+                "joint_output": np.zeros((self.joint_count, 2), F)}
+
+    def _raw(self):
+        """The last substep's chain from its interpolated root P_prev (SPEC 3 step 3)."""
+        C, n = self.chain_count, self.segments_per_chain
+        phi = self.engine.read("angle").astype(np.float64).reshape(C, n)
+        steps = self.rig["length"].reshape(C, n)[..., None] * np.stack([np.cos(phi), np.sin(phi)], -1)
+        root = self.engine.read("root_prev").astype(np.float64)
+        return np.concatenate([root[:, None], root[:, None] + np.cumsum(steps, 1)], 1).reshape(-1, 2)
+
+
+class PointPeer(_Peer):
+    """Point chains (SPEC 4) on a numba or Warp engine."""
+
+    kind = "point"
+    DIM = 3
+    ARRAYS = POINT_ARRAYS
+
+    def __init__(self, engine, case):
+        super().__init__(engine, case)
+        S = self.segment_count
+        rest = case.get("rest_lengths")
+        self.rig["rest_length"] = None if rest is None else _array("rest_lengths", rest, (S,))
+        self.rig["particle_radius"] = _array("particle_radius", case.get("particle_radius", 0.0), (S,))
+        spheres = np.asarray(case.get("spheres", np.zeros((0, 4))), np.float64).reshape(-1, 4)
+        capsules = np.asarray(case.get("capsules", np.zeros((0, 7))), np.float64).reshape(-1, 7)
+        self.rig.update(sphere_centre=spheres[:, :3].astype(F), sphere_radius=spheres[:, 3].astype(F),
+                        capsule_a=capsules[:, 0:3].astype(F), capsule_b=capsules[:, 3:6].astype(F),
+                        capsule_radius=capsules[:, 6].astype(F))
+
+    def set_pose(self, joint_positions) -> None:
+        """Joint targets (J, 3) world: per chain its pivot, then one per segment tip (SPEC 4)."""
+        joints = _array("joint_positions", joint_positions, (self.joint_count, 3), np.float64)
+        if self.rig["rest_length"] is None:  # from the first pose
+            self.rig["rest_length"] = np.linalg.norm(joints[self.tip_joint] - joints[self.tip_joint - 1], axis=1).astype(F)
+        self._pose = {"joint_position": joints.astype(F)}
+        if self._started:
+            self.engine.load(("joint_position",), self._pose)
+
+    def _snap(self) -> dict:
+        """Rig, pose and the state at rest on the first pose (SPEC 5)."""
+        joints = self._pose["joint_position"]
+        tips, pivots = joints[self.tip_joint], joints[self.first_joint]
+        return {**self.rig, **self._pose, "joint_last": joints.copy(), "joint_rate": np.zeros_like(joints),
+                "pivot": pivots.copy(), "pivot_before": pivots.copy(), "position": tips.copy(),
+                "velocity": np.zeros_like(tips), "position_before": tips.copy(), "target": tips.copy(),
+                "joint_output": joints.copy()}
+
+    def _raw(self):
+        """The last substep's particles after the pivot on its path (p_prev)."""
+        out = np.empty((self.joint_count, 3))
+        out[self.first_joint] = self.engine.read("pivot")
+        out[self.tip_joint] = self.engine.read("position")
+        return out
+
+
+def wind_terms(wind, dim: int) -> tuple:
+    """(w0 (dim,) float32, A, u (dim,) float32, κ (dim,) float32, 2π·f_w) of SPEC 4.1 (its 2D
+    form for angle chains, SPEC 3); u = w0/|w0|, or κ/|κ| when w0 = 0."""
+    wind = wind or {}
+    zero = np.zeros(dim)
+    w0 = np.asarray(zero if wind.get("acceleration") is None else wind["acceleration"], np.float64).reshape(dim)
+    wave_vector = np.asarray(zero if wind.get("gust_wave_vector") is None else wind["gust_wave_vector"],
+                             np.float64).reshape(dim)
+    direction = zero
+    for v in (w0, wave_vector):
+        if np.linalg.norm(v) > 0:
+            direction = v / np.linalg.norm(v)
+            break
+    return (w0.astype(F), float(wind.get("gust_amplitude", 0.0)), direction.astype(F), wave_vector.astype(F),
+            2.0 * math.pi * float(wind.get("gust_frequency", 0.0)))
