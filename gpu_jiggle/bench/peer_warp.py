@@ -14,6 +14,10 @@ import numpy as np
 from ..extras import require
 
 wp = require("warp", "the Warp peer")
+# No start-up or module-load lines in the benchmark's table (log_level in Warp 1.10+, quiet before).
+if hasattr(wp, "LOG_WARNING"):
+    wp.config.log_level = wp.LOG_WARNING
+wp.config.quiet = True
 
 PI = wp.constant(float(np.float32(np.pi)))
 TWO_PI = wp.constant(float(np.float32(2.0 * np.pi)))
@@ -29,7 +33,6 @@ class WarpEngine:
     library = "warp"
 
     def __init__(self, kind: str, device=None):
-        wp.config.quiet = True  # no start-up lines in the benchmark's table
         wp.init()
         if device is None:
             device = "cuda" if wp.is_cuda_available() else "cpu"

@@ -81,12 +81,15 @@ def plot(report: dict, image_format: str = "png") -> bytes:
         for library, peer in row.get("peers", {}).items():
             if "frame_rate" in peer:
                 series.setdefault((peer["name"], config), []).append((case["segment_count"], peer["frame_rate"]))
-    figure, axes = pyplot.subplots(figsize=(10, 6.5))
-    styles = {"gpu dispatch": "-o", "gpu frame": "--s", "numpy": ":^"}
+    figure, axes = pyplot.subplots(figsize=(12, 6.5))
+    configs = sorted({config for _, config in series})
+    colours = {config: pyplot.cm.tab10(i % 10) for i, config in enumerate(configs)}
+    styles = {"gpu dispatch": ("-", "o"), "gpu frame": ("--", "s"), "numpy": (":", "^")}
     for (path, config), points in sorted(series.items()):
         points.sort()
-        axes.plot([p[0] for p in points], [p[1] for p in points], styles.get(path, "-x"), label=f"{path}: {config}",
-                  markersize=4, linewidth=1)
+        line, marker = styles.get(path, ("-.", "x") if path.startswith("numba") else ((0, (1, 1)), "+"))
+        axes.plot([p[0] for p in points], [p[1] for p in points], linestyle=line, marker=marker,
+                  color=colours[config], label=f"{path}: {config}", markersize=4, linewidth=1)
     axes.set_xscale("log")
     axes.set_yscale("log")
     axes.set_xlabel("segments")
@@ -94,7 +97,7 @@ def plot(report: dict, image_format: str = "png") -> bytes:
     renderer = report["machine"].get("renderer", "no GPU context")
     axes.set_title(f"gpu-jiggle bench on {renderer}")
     axes.grid(True, which="both", alpha=0.3)
-    axes.legend(fontsize=6, loc="best", ncol=2)
+    axes.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     figure.tight_layout()
     image = io.BytesIO()
     try:

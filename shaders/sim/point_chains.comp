@@ -178,6 +178,9 @@ void end_path(PointChainRig chain, uint c, float alpha) {
 // frame turned onto the output direction.
 void write_output(PointChainRig chain, uint c, dvec3 anchor) {
     float sigma = sch.blend;
+    if (COLLIDERS != 0) {  // where push_out_of_frame finds them: this frame's colliders
+        place_colliders(Contact(chain.collider_mask, anchor, 1.0, PathWeights(1.0, 0.0, 0.0, 0.0), vec3(0.0), 0.0, 1.0));
+    }
     joint_output[chain.first_joint] = PointJointOutput(vec4(0.0), vec4(0.0));
     vec3 base = vec3(0.0);
     vec3 prev_base = vec3(0.0);
@@ -270,6 +273,9 @@ void main() {
                                   vec3(0.0), 0.0, sch.substep);
         vec3 moved = interpolate_pivot(c, w, pivot);
         contact.pivot = pivot;
+        if (COLLIDERS != 0) {
+            place_colliders(contact);
+        }
         bool first_moving = moving && j == 0u;
         vec3 base = vec3(0.0);
         vec3 v_base = moved * sch.inv_path_step;

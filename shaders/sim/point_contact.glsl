@@ -70,25 +70,70 @@ bool in_mask(uint mask, uint group) {
     return ((mask >> group) & 1u) != 0u;
 }
 
-// Collider shapes on their path at the contact's fraction, relative to the pivot.
-vec4 sphere_at(uint k, Contact ct) {
+// Collider shapes on their path at the contact's fraction, relative to the pivot (the double
+// world coordinates taken relative to the chain's anchor, SPEC 4.4).
+vec4 sphere_on_path(uint k, Contact ct) {
     SphereCollider sc = spheres[k];
     vec3 centre = vec3(sc.start.xyz - ct.anchor) + ct.w.p * sc.delta.xyz + ct.w.q * sc.start_rate.xyz;
     return vec4(centre - ct.pivot, float(sc.start.w) + ct.alpha * sc.delta.w);
 }
 
-void capsule_at(uint k, Contact ct, out vec3 a, out vec3 b, out float r) {
+void capsule_on_path(uint k, Contact ct, out vec3 a, out vec3 b, out float r) {
     CapsuleCollider cap = capsules[k];
     a = vec3(cap.start_a.xyz - ct.anchor) + ct.w.p * cap.delta_a.xyz + ct.w.q * cap.rate_a.xyz - ct.pivot;
     b = vec3(cap.start_b.xyz - ct.anchor) + ct.w.p * cap.delta_b.xyz + ct.w.q * cap.rate_b.xyz - ct.pivot;
     r = float(cap.start_a.w) + ct.alpha * cap.delta_a.w;
 }
 
-vec4 plane_at(uint k, Contact ct) {
+vec4 plane_on_path(uint k, Contact ct) {
     PlaneCollider pl = planes[k];
     vec3 n = normalize(vec3(pl.start.xyz) + ct.alpha * pl.delta.xyz);
     float offset = float(pl.start.w - dot(dvec3(n), ct.anchor)) + ct.alpha * pl.delta.w;
     return vec4(n, offset - dot(n, ct.pivot));
+}
+
+// The first PLACED_COLLIDERS colliders of each shape, placed once per chain and substep (and
+// once for the frame-time output) by place_colliders: every contact stage of every particle
+// and pass reads them there instead of placing them again. The rest are placed where used.
+#define PLACED_COLLIDERS 8
+vec4 placed_sphere[PLACED_COLLIDERS];
+vec4 placed_capsule_a[PLACED_COLLIDERS];  // end a, radius in w
+vec3 placed_capsule_b[PLACED_COLLIDERS];
+vec4 placed_plane[PLACED_COLLIDERS];
+
+void place_colliders(Contact ct) {
+    for (uint k = 0u; k < min(params.sphere_count, uint(PLACED_COLLIDERS)); ++k) {
+        placed_sphere[k] = sphere_on_path(k, ct);
+    }
+    for (uint k = 0u; k < min(params.capsule_count, uint(PLACED_COLLIDERS)); ++k) {
+        vec3 a, b;
+        float r;
+        capsule_on_path(k, ct, a, b, r);
+        placed_capsule_a[k] = vec4(a, r);
+        placed_capsule_b[k] = b;
+    }
+    for (uint k = 0u; k < min(params.plane_count, uint(PLACED_COLLIDERS)); ++k) {
+        placed_plane[k] = plane_on_path(k, ct);
+    }
+}
+
+// Collider k on its path for the contact ct that place_colliders was last given.
+vec4 sphere_at(uint k, Contact ct) {
+    return k < uint(PLACED_COLLIDERS) ? placed_sphere[k] : sphere_on_path(k, ct);
+}
+
+void capsule_at(uint k, Contact ct, out vec3 a, out vec3 b, out float r) {
+    if (k < uint(PLACED_COLLIDERS)) {
+        a = placed_capsule_a[k].xyz;
+        b = placed_capsule_b[k];
+        r = placed_capsule_a[k].w;
+    } else {
+        capsule_on_path(k, ct, a, b, r);
+    }
+}
+
+vec4 plane_at(uint k, Contact ct) {
+    return k < uint(PLACED_COLLIDERS) ? placed_plane[k] : plane_on_path(k, ct);
 }
 
 // Push x out of a sphere (centre q, radius r) and remove the inward velocity.

@@ -99,6 +99,11 @@ class _GpuBackend:
                 program.run(group_x=group_x, group_y=group_y)
                 self.ctx.memory_barrier()
 
+    @staticmethod
+    def chain_loop_cost(header) -> int:
+        """Loop iterations per chain (not per segment) of a substep and of the output."""
+        return 0
+
     def program_for(self, header):
         """The kernel compiled with this frame's feature switches (:meth:`switches`), made on
         first use and kept: a feature the frame cannot use is left out of the code, which gives
@@ -137,8 +142,8 @@ class _GpuBackend:
         long, or too many colliders, for llvmpipe), before anything runs."""
         per_substep, per_output = self.loop_cost(header)
         n = self.longest_chain
-        room = LLVMPIPE_LOOP_BUDGET - n * per_output
-        chunk = room // (n * per_substep + 2) if room > 0 else 0
+        room = LLVMPIPE_LOOP_BUDGET - n * per_output - self.chain_loop_cost(header)
+        chunk = room // (n * per_substep + 2 + self.chain_loop_cost(header)) if room > 0 else 0
         if chunk < 1:
             colliders = int(header["sphere_count"]) + int(header["capsule_count"]) + int(header["plane_count"]) \
                 if self.PARAMS is layouts.POINT_FRAME_PARAMS else 0
@@ -288,6 +293,12 @@ class GpuPointBackend(_GpuBackend):
         planes = int(header["plane_count"])
         ellipse = 26 if self.spherical_limits else 0
         return 70 + 12 * round_colliders + 8 * planes + ellipse, 30 + 5 * round_colliders + 4 * planes + ellipse
+
+    @staticmethod
+    def chain_loop_cost(header) -> int:
+        """place_colliders: one iteration per collider placed (at most PLACED_COLLIDERS, 8,
+        of each shape) per chain, each substep and once for the output."""
+        return sum(min(int(header[name]), 8) for name in ("sphere_count", "capsule_count", "plane_count"))
 
     def upload_rig(self, chain_rig, segment_rig, exact_step):
         self.spherical_limits = bool((segment_rig["limit_kind"] == layouts.LIMIT_SPHERICAL).any())
