@@ -39,8 +39,12 @@ play: setup
 verify: setup
 	$(VENV)/bin/gpu-jiggle verify --out out/verify
 
+# Segment-substeps per second of the GPU and numpy paths and their numba/Warp peers, sized for
+# llvmpipe (add 4000000 to --sizes on a GPU); table, out/bench/bench.json and out/bench/bench.png.
 bench: setup
-	$(PY) benchmarks/bench_solver.py
+	mkdir -p out/bench
+	$(VENV)/bin/gpu-jiggle bench --sizes 10000 100000 1000000 --chain-lengths 8 --substeps 2 --peers \
+		--json out/bench/bench.json --plot out/bench/bench.png
 
 clean:
 	rm -rf $(VENV) out build dist *.egg-info
