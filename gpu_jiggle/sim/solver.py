@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import layouts, state, validation
+from . import layouts, validation
 from .backends import make_backend
 from .chains import AngleChainSet, PointChainSet
 from .clock import FrameClock
 from .inputs import Wind
 from .integrator import INTEGRATORS, exact_step_records
+from .saving import SavedState
 from .spring import check_stable
 from .timing import DispatchTiming, timed_frame, uploaded_total
 
@@ -27,7 +28,7 @@ TARGET_PATHS = ("hermite", "linear")
 DAMPING_FRAMES = ("relative", "world")
 
 
-class Solver:
+class Solver(SavedState):
     """Damped-spring chains advanced with a fixed substep on the GPU or in numpy.
 
     ``Solver(chain_set, ...)`` returns an :class:`~gpu_jiggle.AngleSolver` for an
@@ -287,72 +288,6 @@ class Solver:
         snapshot.update(self._inputs_snapshot())
         return snapshot
 
-    # -- save and restore ---------------------------------------------------------------------
-    def save_state(self) -> bytes:
-        """Everything needed to go on from this frame, as bytes (:mod:`gpu_jiggle.sim.state`:
-        versioned, with the chain set, the clocks, the dynamic state, the outputs and the
-        per-frame inputs). Restoring it into a solver of the same chain set on the same
-        backend gives bit-identical frames from here on.
-
-        Raises: RuntimeError after :meth:`release`."""
-        arrays = state.header(self.KIND, self._chain_set, self.substep, self.max_substeps, self._option_names())
-        for name in ("chain_state", "segment_state", "joint_output", "segment_output"):
-            arrays["record." + name] = self._backend.read(name).view(np.uint8)
-        arrays.update({"clock": np.array(self._clock.snapshot(), np.float64), "lod": self._lod,
-                       "teleport": self._teleport, "advanced": np.array(self._advanced)})
-        arrays.update({"input." + k: v for k, v in self._inputs_arrays().items()})
-        return state.pack(arrays)
-
-    def restore(self, blob) -> None:
-        """Go on from a state saved by :meth:`save_state` of a solver with the same chain set
-        (parameters included), substep, cap and options (target path, damping frame,
-        integrator).
-
-        Raises: ValueError for a blob of another chain set, kind, format or model version, or
-        a damaged one (nothing is changed then); TypeError for anything but bytes."""
-        arrays = state.unpack(blob)
-        cs = self._chain_set
-        state.check_header(arrays, self.KIND, cs, self.substep, self.max_substeps, self._option_names())
-        sizes = {"chain_state": cs.chain_count, "segment_state": cs.segment_count,
-                 "joint_output": cs.segment_count + cs.chain_count, "segment_output": cs.segment_count}
-        records = state.records(arrays, self.RECORDS, sizes)
-        clock = state.array(arrays, "clock", (len(self._clock.snapshot()),))
-        lod = state.array(arrays, "lod", (cs.chain_count,), np.uint32)
-        teleport = state.array(arrays, "teleport", (cs.chain_count,), np.uint32)
-        advanced = bool(state.array(arrays, "advanced", ()))
-        validation.require("state lod", lod, lod <= layouts.LOD_FROZEN, "a level of detail 0, 1 or 2")
-        validation.require("state teleport", teleport, teleport <= layouts.TELEPORT_KEEP_SHAPE, "a teleport flag")
-        apply_inputs = self._restore_inputs({k[len("input."):]: v for k, v in arrays.items() if k.startswith("input.")})
-        self._backend.write_state(records["chain_state"], records["segment_state"])
-        self._backend.write_outputs(records["joint_output"], records["segment_output"])
-        c = clock.tolist()
-        self._clock.restore((c[0], int(c[1]), c[2], c[3], int(c[4]), c[5], c[6], int(c[7])))
-        self._lod, self._teleport, self._advanced = lod, teleport, advanced
-        apply_inputs()
-
-    @classmethod
-    def load_state(cls, blob, backend: str = "auto", context=None):
-        """A new solver that goes on from a state saved by :meth:`save_state`: its chain set,
-        substep, cap and options are rebuilt from the blob, then :meth:`restore`.
-
-        Raises: what :meth:`restore` and the Solver constructor raise."""
-        arrays = state.unpack(blob)
-        kind = str(arrays.get("kind", ""))
-        solver = {"angle": "AngleSolver", "point": "PointSolver"}.get(kind)
-        if solver is None:
-            raise ValueError(f"state: not a gpu_jiggle solver state (kind {kind!r})")
-        target = next(k for k in Solver.__subclasses__() if k.__name__ == solver)
-        state.check_header(arrays, target.KIND)
-        chain_set = target.chain_set_from_state(arrays)
-        made = target(chain_set, backend=backend, substep=float(arrays["substep"]),
-                      max_substeps=int(arrays["max_substeps"]), context=context, **state.options(arrays))
-        made.restore(blob)
-        return made
-
-    def _option_names(self) -> dict:
-        """The solver options, as a saved state records them."""
-        return {"target_path": self.target_path, "damping_frame": self.damping_frame, "integrator": self.integrator}
-
     def release(self) -> None:
         """Free the backend's GPU buffers and program now (the solver is unusable after; a
         second call does nothing). A solver that is garbage-collected frees them too."""
@@ -428,12 +363,6 @@ class Solver:
     def _restore_inputs(self, arrays) -> "callable":
         """Check saved inputs; returns what applies them (nothing changes before)."""
         raise NotImplementedError
-
-    @classmethod
-    def chain_set_from_state(cls, arrays):
-        """The chain set a saved state was made for (its ``chain_set.*`` arrays)."""
-        params = {k[len("chain_set."):]: v for k, v in arrays.items() if k.startswith("chain_set.")}
-        return cls.CHAIN_SET(arrays["segment_counts"], **params)
 
 
 class _Released:
