@@ -14,10 +14,11 @@
 # the next one still runs; the exit status is that of the tests.
 set -uo pipefail
 out=${1:?usage: benchmarks/device_check.sh OUT_DIR}
+mkdir -p "$out" && out=$(cd "$out" && pwd)   # the caller's folder, before the cd below
+case "${PYTHON:-}" in */*) PYTHON=$(realpath "$PYTHON") ;; esac
 cd "$(dirname "$0")/.."
-mkdir -p "$out"
 if [ -z "${PYTHON:-}" ]; then
-  if [ -x .venv/bin/python ]; then PYTHON=.venv/bin/python; else PYTHON=python3; fi
+  if [ -x .venv/bin/python ]; then PYTHON=$PWD/.venv/bin/python; else PYTHON=python3; fi
 fi
 export PYTHONUNBUFFERED=1
 summary="$out/summary.txt"
@@ -41,7 +42,10 @@ note "tests: exit $tests ($(tail -n 1 "$out/tests.log")) at $(elapsed) s"
 #    v2 (point chains: a sphere and a capsule) and v1; numpy up to 1M; the Warp peer on CUDA.
 #    Then point chains with 4 colliders at 4M, appended to bench.txt.
 peers=()
-if "$PYTHON" -c "import warp" 2>/dev/null; then peers=(--peers warp --peer-device cuda:0); fi
+if "$PYTHON" -c "import sys, warp; warp.config.quiet = True; warp.init(); sys.exit(not warp.is_cuda_available())" \
+    >/dev/null 2>&1; then
+  peers=(--peers warp --peer-device cuda:0)
+fi
 timeout 130 "$PYTHON" -m gpu_jiggle bench --sizes ${SIZES:-100000 1000000 4000000} --seconds 0.3 --frames 5 \
   --numpy-max-segments 1000000 --no-progress "${peers[@]}" --json "$out/bench.json" --plot "$out/bench.png" \
   >"$out/bench.txt" 2>&1
@@ -56,7 +60,9 @@ note "grass: exit $? at $(elapsed) s (grass.txt)"
 
 note ""
 note "what the benchmark found:"
-grep -E "^(angle|point) (1,000,000|4,000,000|3,999,9..) segs" "$out/bench.txt" >>"$summary"
-grep -E "cost exponent|  +(gpu|numpy) |copy shader|warp" "$out/bench.txt" | head -40 >>"$summary"
+grep -E "^case|^(angle|point) (1,000,000|999,9..|4,000,000|3,999,9..) segs" "$out/bench.txt" >>"$summary"
+grep -E "^  (angle|point) (1,000,000|4,000,000) segs.*warp \(" "$out/bench.txt" >>"$summary"
+sed -n '/^cost exponent/,/^$/p' "$out/bench.txt" >>"$summary"
+grep -E "^copy shader|^renderer" "$out/bench.txt" | head -2 >>"$summary"
 note "done in $(elapsed) s"
 exit "$tests"

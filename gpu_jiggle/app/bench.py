@@ -40,6 +40,10 @@ def run_command(args) -> int:
         except extras.MissingExtra as exc:
             print(f"gpu-jiggle bench: --peers {library}: {exc}", file=sys.stderr)
             return 2
+    problem = check_peer_device(peers, args.peer_device)
+    if problem:
+        print(f"gpu-jiggle bench: {problem}", file=sys.stderr)
+        return 2
     ctx = None
     if args.backend != "cpu":
         try:
@@ -54,6 +58,11 @@ def run_command(args) -> int:
     else:
         grid = bench_cases.grid(kinds=args.kind, sizes=args.sizes, chain_lengths=args.chain_lengths,
                                 substeps=args.substeps, features=args.features, colliders=args.colliders)
+        if not grid:
+            print(f"gpu-jiggle bench: --chain-lengths {' '.join(map(str, args.chain_lengths))}: every chain is longer "
+                  f"than every --sizes value ({' '.join(map(str, args.sizes))}), so there is no case to run",
+                  file=sys.stderr)
+            return 2
     options = BenchOptions(budget_seconds=args.seconds, max_frames=args.frames,
                            numpy_max_segments=args.numpy_max_segments, peers=peers,
                            peer_device=args.peer_device)
@@ -63,16 +72,32 @@ def run_command(args) -> int:
         def progress(case, what):
             bar.set_postfix_str(f"{case.kind} {case.segment_count:,} ×{case.chain_length} {what}", refresh=False)
             bar.update(1)
-        report = run(grid, options, ctx, progress)
+        report = run(grid, options, ctx, progress, gpu_off="--backend cpu" if args.backend == "cpu" else None)
     print(table(report))
+    picture = plot(report, plot_format(args.plot)) if args.plot else None  # before anything is written
     if args.json:
         write_whole(Path(args.json), json.dumps(report, indent=1, default=float).encode("utf-8"))
         print(f"figures: {args.json}")
-    if args.plot:
-        path = Path(args.plot)
-        write_whole(path, plot(report, path.suffix.lstrip(".").lower() or "png"))
+    if picture is not None:
+        write_whole(Path(args.plot), picture)
         print(f"plot: {args.plot}")
     return 0
+
+
+def plot_format(name: str) -> str:
+    """The image format of a --plot file name: its suffix (png without one)."""
+    return Path(name).suffix.lstrip(".").lower() or "png"
+
+
+def check_peer_device(peers, device) -> str | None:
+    """Whether --peer-device names a device Warp has here (and is given with the Warp peer)."""
+    if device is None:
+        return None
+    if "warp" not in peers:
+        return f"--peer-device {device}: it is Warp's device, so it needs --peers warp (or --peers)"
+    from ..bench.peer_warp import check_device
+
+    return check_device(device)
 
 
 def check_arguments(args) -> str | None:
@@ -90,16 +115,29 @@ def check_arguments(args) -> str | None:
         return f"--colliders {args.colliders}: expected an integer >= 0"
     if args.numpy_max_segments < 0:
         return f"--numpy-max-segments {args.numpy_max_segments}: expected an integer >= 0"
-    for name in (args.json, args.plot):
+    for option, name in (("--json", args.json), ("--plot", args.plot)):
+        if name and Path(name).is_dir():
+            return f"{option} {name}: a folder; give a file name"
         if name and not Path(name).parent.is_dir():
-            return f"{name}: its folder {Path(name).parent} does not exist"
+            return f"{option} {name}: its folder {Path(name).parent} does not exist"
+    if args.plot:
+        formats = extras.require("matplotlib.figure", "the benchmark's plot").Figure().canvas.get_supported_filetypes()
+        if plot_format(args.plot) not in formats:
+            return (f"--plot {args.plot}: matplotlib writes no {plot_format(args.plot)!r} images; give one of "
+                    f"{', '.join(sorted(formats))}")
     return None
 
 
 def add_command(sub) -> None:
     """Register ``bench`` on an argparse subparsers object (see :mod:`gpu_jiggle.app.cli`)."""
     p = sub.add_parser("bench", help="segment-substeps per second of the GPU and numpy paths, and their peers",
-                       description=__doc__.split("\n\n")[0])
+                       description="Segment-substeps per second of the GPU path (its dispatch alone, its whole "
+                                   "frame, with read-back) and of the numpy path, in one run, over chain kinds, "
+                                   "sizes, chain lengths, substeps per frame and the v2 features on and off; GPU "
+                                   "memory per segment, upload bytes per joint and frame, the fraction of a copy "
+                                   "shader's bandwidth, the cost exponent between 100k and 4M segments, and "
+                                   "(--peers) the same step written with numba and NVIDIA Warp. Timings are "
+                                   "reported, never judged.")
     p.add_argument("--quick", action="store_true",
                    help="a smoke run: both kinds at 1k and 10k segments, chains of 8, 2 substeps, v2 and v1 "
                         "(seconds; overrides the grid options)")
@@ -117,7 +155,8 @@ def add_command(sub) -> None:
                    help="colliders of v2 point cases, spheres and capsules alternating (default 2)")
     p.add_argument("--seconds", type=float, default=1.0, help="time budget per case and path (default 1 s; "
                                                               "at least one frame after a warm-up frame)")
-    p.add_argument("--frames", type=int, default=10, help="at most this many timed frames per case and path")
+    p.add_argument("--frames", type=int, default=10,
+                   help="at most this many timed frames per case and path (default 10)")
     p.add_argument("--numpy-max-segments", type=int, default=1_000_000, metavar="SEGMENTS",
                    help="the numpy path runs cases up to this size (default 1M)")
     p.add_argument("--backend", choices=("auto", "gpu", "cpu"), default="auto",
@@ -125,7 +164,7 @@ def add_command(sub) -> None:
     p.add_argument("--peers", nargs="*", choices=PEER_LIBRARIES, default=None,
                    help="also time the step written with numba and/or Warp (the [bench] extra); no names: both")
     p.add_argument("--peer-device", default=None, metavar="DEVICE",
-                   help="Warp's device (default: cuda when there is one, else cpu)")
+                   help="the Warp peer's device, e.g. cpu or cuda:0 (default: CUDA when there is one, else cpu)")
     p.add_argument("--json", metavar="FILE", help="write every figure as JSON")
     p.add_argument("--plot", metavar="FILE", help="write the log-log plot (PNG, SVG or PDF by the suffix)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")

@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 
-from ..sim import Solver
+from ..sim import Solver, layouts
 
 #: The buffers a frame's dispatch must read once and write once (state), read once (rig and
 #: per-frame inputs) or write once (outputs), at the least: the compulsory traffic of a
@@ -49,6 +49,8 @@ def time_solver(case, backend: str, rng, budget_seconds: float, max_frames: int,
     Raises: what the Solver raises for a case this backend cannot hold (e.g. a buffer over
     the context's storage-block size: ValueError).
     """
+    if context is not None:
+        check_storage_block(case, context)  # before the rig and poses of a case too large are made
     chain_set = case.chain_set(rng)
     poses = case.poses(rng)
     solver = Solver(chain_set, backend=backend, context=context, **case.solver_options())
@@ -89,6 +91,17 @@ def time_solver(case, backend: str, rng, budget_seconds: float, max_frames: int,
         return out
     finally:
         solver.release()
+
+
+def check_storage_block(case, ctx) -> None:
+    """Refuse (ValueError) a case whose per-segment state the context's storage blocks cannot
+    hold, as the Solver would, but before its chain set and poses take the host's memory."""
+    limit = int(ctx.info.get("GL_MAX_SHADER_STORAGE_BLOCK_SIZE") or 0)
+    record = layouts.ANGLE_SEGMENT_STATE if case.kind == "angle" else layouts.POINT_SEGMENT_STATE
+    need = case.segment_count * record.itemsize
+    if limit and need > limit:
+        raise ValueError(f"{case.segment_count:,} {case.kind} segments need a {need / 2 ** 20:.0f} MiB segment_state "
+                         f"buffer; this OpenGL context's storage blocks hold at most {limit / 2 ** 20:.0f} MiB")
 
 
 def time_peer(case, library: str, rng, budget_seconds: float, max_frames: int, device=None) -> dict:

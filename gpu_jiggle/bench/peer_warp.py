@@ -332,3 +332,15 @@ def point_frame(rest_length: wp.array(dtype=float), stiffness: wp.array(dtype=fl
         base = x
         base_before = before
         base_now = now
+
+
+def check_device(device: str) -> str | None:
+    """None when Warp has ``device`` ("cpu", "cuda", "cuda:0", ...) on this machine, else why
+    not, in one line naming ``--peer-device``."""
+    wp.init()
+    try:
+        wp.get_device(device)
+    except (ValueError, RuntimeError) as exc:
+        names = ", ".join(str(d) for d in wp.get_devices())
+        return f"--peer-device {device}: Warp has no such device here ({' '.join(str(exc).split())}); it has {names}"
+    return None

@@ -8,7 +8,7 @@ import io
 from .. import extras
 
 #: The table's columns: heading, width.
-COLUMNS = (("case", 58), ("gpu dispatch/s", 14), ("gpu frame/s", 12), ("+read-back", 11), ("numpy/s", 10),
+COLUMNS = (("case", 58), ("gpu dispatch/s", 14), ("gpu frame/s", 12), ("+read-back", 11), ("numpy frame/s", 13),
            ("gpu÷numpy", 9), ("B/seg", 6), ("up B/joint", 10), ("of copy BW", 10))
 
 
@@ -21,7 +21,7 @@ def table(report: dict) -> str:
     """The report's cases as a fixed-width table, then the skipped paths, the peers and the
     fitted exponents."""
     lines = ["  ".join(f"{name:>{width}}" if i else f"{name:<{width}}" for i, (name, width) in enumerate(COLUMNS))]
-    notes = []
+    notes, peers = [], []
     for row in report["cases"]:
         gpu, cpu = row["gpu"], row["numpy"]
         cells = [row["case"]["label"], rate_text(gpu.get("dispatch_rate")), rate_text(gpu.get("frame_rate")),
@@ -40,10 +40,13 @@ def table(report: dict) -> str:
                 notes.append(f"  {row['case']['label']}: {library} skipped: {peer['skipped']}")
             else:
                 ours = gpu.get("frame_rate")
-                ahead = f", gpu path {ours / peer['frame_rate']:.2f}× its rate" if ours else ""
-                notes.append(f"  {row['case']['label']}: {peer['name']}: {rate_text(peer['frame_rate'])}/s{ahead}")
+                versus = f" (our gpu frame: {ours / peer['frame_rate']:.2f}× that)" if ours else ""
+                peers.append(f"  {row['case']['label']}: {peer['name']}: {rate_text(peer['frame_rate'])}/s whole "
+                             f"frame{versus}")
+    if peers:
+        lines += ["", "peers (the same v2 step written with numba and Warp):"] + peers
     if notes:
-        lines += ["", "skipped paths and peers:"] + notes
+        lines += ["", "skipped:"] + notes
     if report["fits"]:
         lines += ["", "cost exponent (time ∝ segments^b, sizes 100k-4M):"]
         for fit in report["fits"]:
@@ -83,13 +86,17 @@ def plot(report: dict, image_format: str = "png") -> bytes:
                 series.setdefault((peer["name"], config), []).append((case["segment_count"], peer["frame_rate"]))
     figure, axes = pyplot.subplots(figsize=(12, 6.5))
     configs = sorted({config for _, config in series})
-    colours = {config: pyplot.cm.tab10(i % 10) for i, config in enumerate(configs)}
+    colours = {config: pyplot.cm.tab20(i % 20) for i, config in enumerate(configs)}
     styles = {"gpu dispatch": ("-", "o"), "gpu frame": ("--", "s"), "numpy": (":", "^")}
     for (path, config), points in sorted(series.items()):
         points.sort()
-        line, marker = styles.get(path, ("-.", "x") if path.startswith("numba") else ((0, (1, 1)), "+"))
+        line, marker = styles.setdefault(path, ("-.", "x") if path.startswith("numba") else ((0, (5, 1, 1, 1)), "+"))
         axes.plot([p[0] for p in points], [p[1] for p in points], linestyle=line, marker=marker,
-                  color=colours[config], label=f"{path}: {config}", markersize=4, linewidth=1)
+                  color=colours[config], markersize=4, linewidth=1)
+    lines = extras.require("matplotlib.lines", "the benchmark's plot")
+    handles = [lines.Line2D([], [], color=colours[config], linewidth=2, label=config) for config in configs]
+    handles += [lines.Line2D([], [], color="black", linestyle=line, marker=marker, label=path)
+                for path, (line, marker) in styles.items() if any(p == path for p, _ in series)]
     axes.set_xscale("log")
     axes.set_yscale("log")
     axes.set_xlabel("segments")
@@ -97,11 +104,11 @@ def plot(report: dict, image_format: str = "png") -> bytes:
     renderer = report["machine"].get("renderer", "no GPU context")
     axes.set_title(f"gpu-jiggle bench on {renderer}")
     axes.grid(True, which="both", alpha=0.3)
-    axes.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    figure.tight_layout()
+    if handles:
+        axes.legend(handles=handles, fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     image = io.BytesIO()
     try:
-        figure.savefig(image, format=image_format, dpi=110)
+        figure.savefig(image, format=image_format, dpi=110, bbox_inches="tight")  # the legend beside
     finally:
         pyplot.close(figure)
     return image.getvalue()

@@ -35,14 +35,15 @@ class BenchOptions:
     seed: int = 0
 
 
-def run(cases, options: BenchOptions, ctx, progress=None) -> dict:
+def run(cases, options: BenchOptions, ctx, progress=None, gpu_off: str | None = None) -> dict:
     """Measure every case; returns the report (a JSON-ready dict: ``machine``, ``options``,
     ``cases`` (one dict per case, see :func:`measure_case`) and ``fits``).
 
     ``ctx``: the OpenGL context of the GPU path (None: the numpy path and the peers only).
     ``progress(case, what)``: called before each measurement (``what``: "gpu", "numpy", a
-    peer's library, "copy"), e.g. to move a progress bar."""
-    rows = [measure_case(case, options, ctx, progress) for case in cases]
+    peer's library, "copy"), e.g. to move a progress bar. ``gpu_off``: why there is no
+    context when it was left out on purpose (the GPU path's skip says so)."""
+    rows = [measure_case(case, options, ctx, progress, gpu_off) for case in cases]
     return {"machine": machine(ctx), "options": asdict(options), "cases": rows, "fits": fits(rows)}
 
 
@@ -56,7 +57,7 @@ def machine(ctx) -> dict:
     return info
 
 
-def measure_case(case, options: BenchOptions, ctx, progress=None) -> dict:
+def measure_case(case, options: BenchOptions, ctx, progress=None, gpu_off: str | None = None) -> dict:
     """One case: ``case`` (its fields), ``gpu`` and ``numpy`` (:func:`~.measure.time_solver`'s
     dicts, or ``{"skipped": why}``), ``copy`` (:func:`~.bandwidth.copy_bandwidth` over the GPU
     path's compulsory bytes), ``peers`` ({library: dict or skipped}) and the summary:
@@ -70,7 +71,7 @@ def measure_case(case, options: BenchOptions, ctx, progress=None) -> dict:
     row = {"case": {**asdict(case), "chains": case.chains, "segment_count": case.segment_count, "label": case.label}}
     step("gpu")
     if ctx is None:
-        row["gpu"] = {"skipped": "no OpenGL 4.3 context"}
+        row["gpu"] = {"skipped": gpu_off or "no OpenGL 4.3 context"}
     else:
         row["gpu"] = guarded(lambda: time_solver(case, "gpu", np.random.default_rng(rng_seed), options.budget_seconds,
                                                  options.max_frames, ctx))

@@ -248,8 +248,12 @@ class Solver(SavedState):
 
     def measure_dispatch(self, enabled: bool = True) -> None:
         """Time each frame's dispatch on its own from the next ``advance`` on (or stop):
-        :attr:`dispatch_timing` then says what the last frame's cost. On the GPU a timer
-        query is issued around the dispatch, which costs a wait for its result each frame."""
+        :attr:`dispatch_timing` then says what the last frame's cost. On a GPU a timer query is
+        issued around the dispatch; on Mesa's llvmpipe, whose timer query does not cover
+        compute, the wall time between two ``glFinish`` calls; on the numpy backend the host's
+        wall time. Either way each frame waits for its dispatch to finish.
+
+        Raises: TypeError for a non-bool ``enabled``."""
         enabled = validation.flag("enabled", enabled)
         if hasattr(self._backend, "enable_timing"):
             self._backend.enable_timing(enabled)

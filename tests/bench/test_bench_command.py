@@ -114,6 +114,10 @@ def test_fitted_exponent_of_a_linear_cost_is_one():
     (["--seconds", "0"], "--seconds 0"),
     (["--frames", "0"], "--frames 0"),
     (["--json", "/no/such/folder/bench.json"], "does not exist"),
+    (["--json", "/"], "--json /: a folder"),
+    (["--plot", "/tmp/bench.unknownformat"], "--plot /tmp/bench.unknownformat: matplotlib writes no"),
+    (["--peer-device", "cpu"], "--peer-device cpu: it is Warp's device, so it needs --peers warp"),
+    (["--sizes", "100", "--chain-lengths", "1000"], "--chain-lengths 1000: every chain is longer"),
 ])
 def test_bad_options_are_refused_before_anything_runs(argv, words, capsys):
     assert main(["bench", "--no-progress"] + argv) == 2
@@ -128,3 +132,22 @@ def test_a_case_a_path_cannot_hold_is_reported_as_skipped(gl_context):
     row = measure_case(case, BenchOptions(budget_seconds=0.01, max_frames=1, numpy_max_segments=10), gl_context)
     assert row["numpy"] == {"skipped": "over --numpy-max-segments 10"}
     assert "gpu_over_numpy" not in row and row["gpu"]["frames"] == 1
+
+
+def test_the_numpy_path_alone_says_why_the_gpu_path_did_not_run(capsys):
+    assert main(["bench", "--backend", "cpu", "--no-progress", "--sizes", "16", "--chain-lengths", "8",
+                 "--substeps", "2", "--features", "v1", "--kind", "angle", "--seconds", "0.01", "--frames", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "gpu skipped: --backend cpu" in out
+
+
+def test_a_case_over_the_storage_block_is_refused_before_its_rig_is_made(gl_context, monkeypatch):
+    from gpu_jiggle.bench.measure import time_solver
+
+    def no_rig(self, rng):
+        raise AssertionError("the rig of a refused case was made")
+    monkeypatch.setattr(BenchCase, "chain_set", no_rig)
+    limit = int(gl_context.info["GL_MAX_SHADER_STORAGE_BLOCK_SIZE"])
+    case = BenchCase("point", limit // layouts.POINT_SEGMENT_STATE.itemsize + 8, 8, 2)
+    with pytest.raises(ValueError, match="segment_state buffer"):
+        time_solver(case, "gpu", None, 0.01, 1, gl_context)
