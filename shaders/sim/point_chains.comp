@@ -8,13 +8,12 @@
 #define LOCAL_SIZE 64
 // Feature switches (gpu_jiggle/sim/backends/gpu.py compiles a variant per frame's needs): a
 // switch at 0 leaves the feature's code out, for frames that cannot use it (no colliders, no
-// collider that keeps particles inside, no segment with an angle limit, no exact integrator,
-// no wind); the results are the same bits.
-// Mesa's llvmpipe runs both sides of a branch, so code left in costs there even when unused;
-// on a GPU it costs registers.
+// collider that keeps particles inside, no exact integrator, no wind). Mesa's llvmpipe runs
+// both sides of a branch, so code left in costs there even when unused; on a GPU it costs
+// registers. The angle limits' code stays in every variant: left out together with the
+// colliders', the compiler fused the length step differently (docs/SPEC.md section 9).
 #define COLLIDERS 1
 #define INSIDE_COLLIDERS 1
-#define ANGLE_LIMITS 1
 #define EXACT_STEPS 1
 #define WIND 1
 
@@ -201,9 +200,7 @@ void write_output(PointChainRig chain, uint c, dvec3 anchor) {
         vec3 target = base + (i == 0u ? animated_offset : follow_parent(parent_animated, parent_output, animated_offset));
         vec3 unused = vec3(0.0);
         vec4 frame = target_frame(parent_animated, parent_output, joint_rotation[s]);
-        if (ANGLE_LIMITS != 0) {
-            limit_angle(segment_rig[s], frame, base, target, vec3(0.0), x, unused);
-        }
+        limit_angle(segment_rig[s], frame, base, target, vec3(0.0), x, unused);
         if (COLLIDERS != 0) {
             push_out_of_frame(chain.collider_mask, segment_rig[s].particle_radius, anchor, base, segment_rig[s].rest_length,
                               x);
@@ -306,12 +303,10 @@ void main() {
             limit_distance(rig.max_distance, t, x, v);
             enforce_length(rig.rest_length, base, v_base, x, v);
             vec4 frame = vec4(0.0, 0.0, 0.0, 1.0);
-            if (ANGLE_LIMITS != 0 && rig.limit_kind >= LIMIT_HINGE) {  // the base joint's rotation on its path (nlerp)
+            if (rig.limit_kind >= LIMIT_HINGE) {  // the base joint's rotation on its path (nlerp)
                 frame = target_frame(parent_animated, parent_simulated, nlerp(st.last_rotation, joint_rotation[s], alpha));
             }
-            if (ANGLE_LIMITS != 0) {
-                limit_angle(rig, frame, base, t, v_t, x, v);
-            }
+            limit_angle(rig, frame, base, t, v_t, x, v);
             if (COLLIDERS != 0) {
                 keep_outside(contact, base, rig.rest_length, x, v);
                 // Where overlapping colliders leave no room on the length sphere, no penetration

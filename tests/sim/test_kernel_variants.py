@@ -1,5 +1,5 @@
 """The GPU backend compiles its kernel with a feature left out where a frame cannot use it (no
-colliders, no inside collider, no angle limit, no exact integrator, no wind). Each variant runs
+colliders, no inside collider, no exact integrator, no wind). Each variant runs
 the same operations as the kernel with every feature compiled in, but the shader compiler may
 fuse multiply-adds differently in a different program (GLSL allows it), so the two agree to
 float32 rounding, not always bit for bit: measured on llvmpipe, 0 to 13 values of 804 differ
@@ -17,7 +17,7 @@ from gpu_jiggle import AngleChainSet, PointChainSet, Solver
 from gpu_jiggle.gl import glsl
 from gpu_jiggle.sim.backends import gpu as gpu_backend
 
-POINT_SWITCHES = ("COLLIDERS", "INSIDE_COLLIDERS", "ANGLE_LIMITS", "EXACT_STEPS", "WIND")
+POINT_SWITCHES = ("COLLIDERS", "INSIDE_COLLIDERS", "EXACT_STEPS", "WIND")
 ANGLE_SWITCHES = ("EXACT_STEPS", "WIND")
 
 
@@ -92,8 +92,7 @@ def test_a_frame_compiles_only_what_it_uses(gl):
     solver.set_pose(np.array([[0.0, -0.1 * k, 0.0] for k in range(4)]))
     solver.advance(1 / 60)
     programs = solver._backend.programs
-    assert list(programs) == [(("ANGLE_LIMITS", 0), ("COLLIDERS", 0), ("EXACT_STEPS", 0), ("INSIDE_COLLIDERS", 0),
-                               ("WIND", 0))]
+    assert list(programs) == [(("COLLIDERS", 0), ("EXACT_STEPS", 0), ("INSIDE_COLLIDERS", 0), ("WIND", 0))]
     solver.set_colliders(spheres=[[0.0, -1.0, 0.0, 0.1]])
     solver.advance(1 / 60)
     solver.advance(1 / 60)

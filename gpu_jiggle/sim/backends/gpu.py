@@ -269,17 +269,15 @@ class GpuPointBackend(_GpuBackend):
             self._write("joint_rotation", np.tile(np.array([0, 0, 0, 1], np.float32), (s, 1)))
 
     spherical_limits = False  # whether any segment has a spherical limit (upload_rig)
-    angle_limits = True  # whether any segment has an angle limit of any kind (upload_rig)
     inside_colliders = True  # whether a sphere or capsule keeps particles inside (upload_colliders)
 
     def switches(self, header) -> dict:
         """COLLIDERS: the frame has a sphere, capsule or plane; INSIDE_COLLIDERS: one of them
-        keeps particles inside; ANGLE_LIMITS: a segment of the rig has a cone, hinge or
-        spherical limit; EXACT_STEPS: the exact integrator is on; WIND: w0 or the gust
-        amplitude is not zero (without it the kernel's wind is exactly 0)."""
+        keeps particles inside; EXACT_STEPS: the exact integrator is on; WIND: w0 or the gust
+        amplitude is not zero (without it the kernel's wind is exactly 0). The angle limits'
+        code is in every variant (point_chains.comp says why)."""
         colliders = int(header["sphere_count"]) + int(header["capsule_count"]) + int(header["plane_count"])
         return {"COLLIDERS": int(colliders > 0), "INSIDE_COLLIDERS": int(colliders > 0 and self.inside_colliders),
-                "ANGLE_LIMITS": int(self.angle_limits),
                 "EXACT_STEPS": int(bool(int(header["options"]) & layouts.OPTION_EXACT_INTEGRATOR)),
                 "WIND": int(bool((header["wind"] != 0).any()))}
 
@@ -302,7 +300,6 @@ class GpuPointBackend(_GpuBackend):
 
     def upload_rig(self, chain_rig, segment_rig, exact_step):
         self.spherical_limits = bool((segment_rig["limit_kind"] == layouts.LIMIT_SPHERICAL).any())
-        self.angle_limits = bool((segment_rig["limit_kind"] != layouts.LIMIT_NONE).any())
         super().upload_rig(chain_rig, segment_rig, exact_step)
 
     def upload_targets(self, chain_target, joint_offset=None, joint_rotation=None):
