@@ -54,7 +54,7 @@ def run_command(args) -> int:
                 return 2
             print(f"gpu-jiggle bench: no OpenGL context, the numpy path only ({exc})", file=sys.stderr)
     if args.quick:
-        grid = bench_cases.quick_grid()
+        grid = bench_cases.quick_grid(kinds=args.kind, features=args.features, colliders=args.colliders)
     else:
         grid = bench_cases.grid(kinds=args.kind, sizes=args.sizes, chain_lengths=args.chain_lengths,
                                 substeps=args.substeps, features=args.features, colliders=args.colliders)
@@ -65,9 +65,9 @@ def run_command(args) -> int:
             return 2
     options = BenchOptions(budget_seconds=args.seconds, max_frames=args.frames,
                            numpy_max_segments=args.numpy_max_segments, peers=peers,
-                           peer_device=args.peer_device)
+                           peer_device=args.peer_device, work_group_sizes=tuple(args.work_group_sizes or ()))
     tqdm = extras.require("tqdm", "the progress bar").tqdm
-    steps = len(grid) * (2 + len(options.peers) + (ctx is not None))
+    steps = len(grid) * (2 + len(options.peers) + (ctx is not None) * (1 + bool(options.work_group_sizes)))
     with tqdm(total=steps, unit="step", desc="bench", file=sys.stderr, disable=args.no_progress) as bar:
         def progress(case, what):
             bar.set_postfix_str(f"{case.kind} {case.segment_count:,} ×{case.chain_length} {what}", refresh=False)
@@ -101,9 +101,17 @@ def check_peer_device(peers, device) -> str | None:
 
 
 def check_arguments(args) -> str | None:
-    """The first bad option, in words, or None."""
+    """The first bad option, in words, or None. Fills in the grid's defaults."""
+    given = [name for name, value in (("--sizes", args.sizes), ("--chain-lengths", args.chain_lengths),
+                                      ("--substeps", args.substeps)) if value is not None]
+    if args.quick and given:
+        return f"--quick runs its own sizes, chain lengths and substeps: leave out {' and '.join(given)}"
+    args.sizes = args.sizes or list(bench_cases.FULL_SIZES)
+    args.chain_lengths = args.chain_lengths or list(bench_cases.FULL_CHAIN_LENGTHS)
+    args.substeps = args.substeps or list(bench_cases.FULL_SUBSTEPS)
     for name, values, least in (("--sizes", args.sizes, 1), ("--chain-lengths", args.chain_lengths, 1),
-                                ("--substeps", args.substeps, 1)):
+                                ("--substeps", args.substeps, 1),
+                                ("--work-group-sizes", args.work_group_sizes or (), 1)):
         for i, value in enumerate(values):
             if value < least:
                 return f"{name}[{i}] = {value}: expected an integer >= {least}"
@@ -139,14 +147,13 @@ def add_command(sub) -> None:
                                    "(--peers) the same step written with numba and NVIDIA Warp. Timings are "
                                    "reported, never judged.")
     p.add_argument("--quick", action="store_true",
-                   help="a smoke run: both kinds at 1k and 10k segments, chains of 8, 2 substeps, v2 and v1 "
-                        "(seconds; overrides the grid options)")
+                   help="a smoke run: 1k and 10k segments, chains of 8, 2 substeps (seconds; with --kind, "
+                        "--features and --colliders, not --sizes, --chain-lengths or --substeps)")
     p.add_argument("--kind", nargs="+", choices=("angle", "point"), default=["angle", "point"])
-    p.add_argument("--sizes", nargs="+", type=int, default=list(bench_cases.FULL_SIZES), metavar="SEGMENTS",
+    p.add_argument("--sizes", nargs="+", type=int, default=None, metavar="SEGMENTS",
                    help="total segments per case (default: 1k 10k 100k 1M 4M)")
-    p.add_argument("--chain-lengths", nargs="+", type=int, default=list(bench_cases.FULL_CHAIN_LENGTHS),
-                   metavar="N", help="segments per chain (default: 8 32)")
-    p.add_argument("--substeps", nargs="+", type=int, default=list(bench_cases.FULL_SUBSTEPS), metavar="N",
+    p.add_argument("--chain-lengths", nargs="+", type=int, default=None, metavar="N", help="segments per chain (default: 8 32)")
+    p.add_argument("--substeps", nargs="+", type=int, default=None, metavar="N",
                    help="substeps per frame, of 1/120 s each (default: 2 8)")
     p.add_argument("--features", nargs="+", choices=bench_cases.FEATURES, default=list(bench_cases.FEATURES),
                    help="v2: the defaults with air drag, wind and (point chains) colliders; v1: linear target "
@@ -165,6 +172,9 @@ def add_command(sub) -> None:
                    help="also time the step written with numba and/or Warp (the [bench] extra); no names: both")
     p.add_argument("--peer-device", default=None, metavar="DEVICE",
                    help="the Warp peer's device, e.g. cpu or cuda:0 (default: CUDA when there is one, else cpu)")
+    p.add_argument("--work-group-sizes", nargs="+", type=int, default=None, metavar="N",
+                   help="also time each case's GPU dispatch at these chains per work group (the table's GPU "
+                        "figures stay at the default, 64), e.g. 32 64 128 256")
     p.add_argument("--json", metavar="FILE", help="write every figure as JSON")
     p.add_argument("--plot", metavar="FILE", help="write the log-log plot (PNG, SVG or PDF by the suffix)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")

@@ -40,6 +40,7 @@ class BenchCase:
     chain_length: segments per chain. substeps: substeps per frame (the frame is
     ``substeps·SUBSTEP`` s). features: one of :data:`FEATURES`. colliders: point chains with
     ``"v2"`` features: how many colliders, spheres and capsules alternating (0 for none).
+    work_group_size: chains per compute work group on the GPU path (None: the solver's default).
     """
 
     kind: str
@@ -48,6 +49,7 @@ class BenchCase:
     substeps: int
     features: str = "v2"
     colliders: int = 2
+    work_group_size: int | None = None
 
     @property
     def chains(self) -> int:
@@ -77,10 +79,11 @@ class BenchCase:
                 f"{self.substeps} substeps, {self.features}{extra}")
 
     def solver_options(self) -> dict:
-        """The Solver keyword arguments of this case's features."""
+        """The Solver keyword arguments of this case's features (and work-group size)."""
+        options = {"work_group_size": self.work_group_size} if self.work_group_size else {}
         if self.features == "v1":
-            return {"target_path": "linear", "damping_frame": "world"}
-        return {}
+            options.update(target_path="linear", damping_frame="world")
+        return options
 
     def chain_set(self, rng):
         """This case's AngleChainSet or PointChainSet: frequencies spread over 1-5 Hz, ζ 0.4-0.5."""
@@ -132,6 +135,7 @@ def grid(kinds=("angle", "point"), sizes=FULL_SIZES, chain_lengths=FULL_CHAIN_LE
                                            FEATURES.index(case.features)))
 
 
-def quick_grid() -> list:
-    """``--quick``: both kinds at 1k and 10k segments, chains of 8, 2 substeps, v2 and v1."""
-    return grid(sizes=QUICK_SIZES, chain_lengths=(8,), substeps=(2,))
+def quick_grid(kinds=("angle", "point"), features=FEATURES, colliders: int = 2) -> list:
+    """``--quick``: 1k and 10k segments, chains of 8, 2 substeps (by default both kinds, v2 and v1)."""
+    return grid(kinds=kinds, sizes=QUICK_SIZES, chain_lengths=(8,), substeps=(2,), features=features,
+                colliders=colliders)

@@ -45,6 +45,10 @@ def table(report: dict) -> str:
                              f"frame{versus}")
     if peers:
         lines += ["", "peers (the same v2 step written with numba and Warp):"] + peers
+    sweeps = [row for row in report["cases"] if row.get("work_groups")]
+    if sweeps:
+        lines += ["", "work-group size (chains per group): GPU dispatch segment-substeps/s"]
+        lines += [f"  {row['case']['label']}: {work_group_text(row['work_groups'])}" for row in sweeps]
     if notes:
         lines += ["", "skipped:"] + notes
     if report["fits"]:
@@ -60,6 +64,14 @@ def table(report: dict) -> str:
     lines += ["", f"renderer: {machine.get('renderer', 'none')}; numpy {machine['numpy']}; "
                   f"dispatch timed by {next((r['gpu']['how'] for r in report['cases'] if 'how' in r['gpu']), '-')}"]
     return "\n".join(lines)
+
+
+def work_group_text(sweep: list) -> str:
+    """``32: 1.1e+06  64: 2.1e+06 … best 64`` for a case's work-group sweep."""
+    timed = [entry for entry in sweep if "dispatch_rate" in entry]
+    cells = [f"{entry['work_group_size']}: {rate_text(entry.get('dispatch_rate'))}" for entry in sweep]
+    best = max(timed, key=lambda entry: entry["dispatch_rate"])["work_group_size"] if timed else "-"
+    return "  ".join(cells) + f"  best {best}"
 
 
 def plot(report: dict, image_format: str = "png") -> bytes:

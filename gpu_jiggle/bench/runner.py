@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 import platform
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
@@ -25,13 +25,16 @@ class BenchOptions:
     frame). max_frames: and after this many. numpy_max_segments: the numpy path runs cases up
     to this size. peers: libraries of :mod:`gpu_jiggle.bench.peers` to time beside ours
     (``"numba"``, ``"warp"``). peer_device: the Warp device (None: CUDA when present, else
-    the CPU). seed: of the random rig values and poses."""
+    the CPU). work_group_sizes: chains per work group at which the GPU dispatch is also timed
+    (:func:`work_group_sweep`; the GPU figures of a case are at the solver's default). seed:
+    of the random rig values and poses."""
 
     budget_seconds: float = 1.0
     max_frames: int = 10
     numpy_max_segments: int = 1_000_000
     peers: tuple = ()
     peer_device: str | None = None
+    work_group_sizes: tuple = ()
     seed: int = 0
 
 
@@ -41,7 +44,7 @@ def run(cases, options: BenchOptions, ctx, progress=None, gpu_off: str | None = 
 
     ``ctx``: the OpenGL context of the GPU path (None: the numpy path and the peers only).
     ``progress(case, what)``: called before each measurement (``what``: "gpu", "numpy", a
-    peer's library, "copy"), e.g. to move a progress bar. ``gpu_off``: why there is no
+    peer's library, "copy", "work groups"), e.g. to move a progress bar. ``gpu_off``: why there is no
     context when it was left out on purpose (the GPU path's skip says so)."""
     rows = [measure_case(case, options, ctx, progress, gpu_off) for case in cases]
     return {"machine": machine(ctx), "options": asdict(options), "cases": rows, "fits": fits(rows)}
@@ -91,6 +94,9 @@ def measure_case(case, options: BenchOptions, ctx, progress=None, gpu_off: str |
                                                           options.budget_seconds, options.max_frames,
                                                           options.peer_device))
     gpu, cpu = row["gpu"], row["numpy"]
+    if options.work_group_sizes and "dispatch_s" in gpu:
+        step("work groups")
+        row["work_groups"] = work_group_sweep(case, options, ctx)
     if "compulsory_bytes" in gpu:
         step("copy")
         row["copy"] = copy_bandwidth(ctx, max(16, gpu["compulsory_bytes"] // 2))
@@ -98,6 +104,16 @@ def measure_case(case, options: BenchOptions, ctx, progress=None, gpu_off: str |
     if "frame_s" in gpu and "frame_s" in cpu:
         row["gpu_over_numpy"] = cpu["frame_s"] / gpu["frame_s"]
     return row
+
+
+def work_group_sweep(case, options: BenchOptions, ctx) -> list:
+    """The GPU path of ``case`` at each of ``options.work_group_sizes`` chains per work group:
+    one dict per size with ``work_group_size`` and :func:`~.measure.time_solver`'s figures
+    (or ``skipped``: a size the context cannot run)."""
+    return [{"work_group_size": size, **guarded(lambda: time_solver(replace(case, work_group_size=size), "gpu",
+                                                                    np.random.default_rng(options.seed),
+                                                                    options.budget_seconds, options.max_frames, ctx))}
+            for size in options.work_group_sizes]
 
 
 def guarded(measure) -> dict:

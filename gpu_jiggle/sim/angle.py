@@ -32,13 +32,13 @@ class AngleSolver(Solver):
 
     def __init__(self, chain_set, backend: str = "auto", substep: float = 1.0 / 120.0, max_substeps: int = 8,
                  context=None, target_path: str = "hermite", damping_frame: str = "relative",
-                 integrator: str = "semi-implicit"):
+                 integrator: str = "semi-implicit", work_group_size: int | None = None):
         self._chain_target = None   # this frame's ANGLE_CHAIN_TARGET records (C,)
         self._local_angle = None    # this frame's (S,) float32 local target angles
         self._anchor = None         # (C, 2) float64: each chain's root in the latest pose
         self._state_anchor = None   # (C, 2) float64: the anchors the solver's state is relative to
         super().__init__(chain_set, backend, substep, max_substeps, context, target_path, damping_frame,
-                         integrator)
+                         integrator, work_group_size)
 
     def set_pose(self, root_position, root_angle, local_angle) -> None:
         """This frame's IK-final pose (SPEC sections 2 and 3).

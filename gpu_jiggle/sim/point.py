@@ -43,7 +43,7 @@ class PointSolver(Solver):
 
     def __init__(self, chain_set, backend: str = "auto", substep: float = 1.0 / 120.0, max_substeps: int = 8,
                  context=None, origin=None, target_path: str = "hermite", damping_frame: str = "relative",
-                 integrator: str = "semi-implicit"):
+                 integrator: str = "semi-implicit", work_group_size: int | None = None):
         self._origin = None if origin is None else validation.coordinates("origin", origin, (3,))
         self._joint_positions = None      # this frame's pose, world, float64 (J, 3)
         self._joint_rotations = None      # and its joints' world rotations (J, 4) float64, if given
@@ -57,7 +57,7 @@ class PointSolver(Solver):
             self._pivot_of_segment = np.repeat(chain_set.first_joint, chain_set.segment_counts)
             self._tip_joint = np.delete(np.arange(chain_set.joint_count), chain_set.first_joint)
         super().__init__(chain_set, backend, substep, max_substeps, context, target_path, damping_frame,
-                         integrator)
+                         integrator, work_group_size)
 
     # -- properties -------------------------------------------------------------------------
     @property

@@ -53,10 +53,14 @@ class Solver(SavedState):
             its stability bound) or ``"exact"`` (the closed-form step of each spring over
             the substep, SPEC 1: no stability bound, frequency and decay exact for any f).
         origin: point chains only, see :class:`~gpu_jiggle.PointSolver`.
+        work_group_size: chains per compute work group on the GPU path (None: 64, which
+            ``gpu-jiggle bench --work-group-sizes`` measures against others); the numpy path
+            has no work groups and only checks it.
 
     Raises:
         TypeError: chain_set is not a chain set (or not of this solver's kind). ValueError:
-        bad substep, cap, backend name, option name (the closest valid one named), or an
+        bad substep, cap, backend name, option name (the closest valid one named), a
+        work_group_size below 1 or over the context's limit (TypeError: not an integer), or an
         unstable frequency (the message gives the largest stable one). RuntimeError:
         ``backend="gpu"`` without an OpenGL 4.3 context.
     """
@@ -73,7 +77,7 @@ class Solver(SavedState):
 
     def __init__(self, chain_set, backend: str = "auto", substep: float = 1.0 / 120.0, max_substeps: int = 8,
                  context=None, target_path: str = "hermite", damping_frame: str = "relative",
-                 integrator: str = "semi-implicit"):
+                 integrator: str = "semi-implicit", work_group_size: int | None = None):
         if not isinstance(chain_set, self.CHAIN_SET):
             raise TypeError(f"chain_set: expected a {self.CHAIN_SET.__name__}, got {type(chain_set).__name__}")
         self._options = (int(validation.choice("target_path", target_path, TARGET_PATHS) == "hermite")
@@ -87,7 +91,9 @@ class Solver(SavedState):
         self._clock = FrameClock(substep, max_substeps)
         check_stable(chain_set.frequency, chain_set.damping_ratio, self.substep, integrator=integrator)
         self._chain_set = chain_set
-        self._backend = make_backend(self.KIND, chain_set, backend, context)
+        if work_group_size is not None:
+            work_group_size = validation.whole_number("work_group_size", work_group_size)
+        self._backend = make_backend(self.KIND, chain_set, backend, context, work_group_size)
         self._teleport = np.full(chain_set.chain_count, layouts.TELEPORT_SNAP, np.uint32)
         self._lod = np.zeros(chain_set.chain_count, np.uint32)
         self._advanced = False
@@ -104,6 +110,11 @@ class Solver(SavedState):
     def backend(self) -> str:
         """``"gpu"`` or ``"cpu"``: the backend that runs."""
         return self._backend.name
+
+    @property
+    def work_group_size(self) -> int | None:
+        """Chains per compute work group on the GPU path; None on the numpy path."""
+        return getattr(self._backend, "work_group_size", None)
 
     @property
     def substep(self) -> float:

@@ -187,6 +187,16 @@ def count_array(name: str, value) -> np.ndarray:
     return a
 
 
+def whole_number(name: str, value, least: int = 1) -> int:
+    """``value`` as an int when it is an integer (not a bool) >= ``least``; TypeError for
+    another type, ValueError for a smaller one."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name}: expected an integer, got {type(value).__name__} {value!r}")
+    if value < least:
+        raise ValueError(f"{name} = {value!r}: expected an integer >= {least}")
+    return int(value)
+
+
 def chain_ids(name: str, value, chain_count: int) -> np.ndarray:
     """Chain indices as a unique int64 array; ``None`` means all chains."""
     if value is None:

@@ -89,11 +89,19 @@ def test_memory_and_uploads_are_those_of_the_records(quick_report):
 
 
 def test_the_table_shows_every_case_and_the_yardstick(quick_report, tmp_path, capsys):
-    main(["bench", "--quick", "--no-progress", "--seconds", "0.01", "--frames", "1", "--kind", "angle"])
+    figures = tmp_path / "angle.json"
+    main(["bench", "--quick", "--no-progress", "--seconds", "0.01", "--frames", "1", "--kind", "angle",
+          "--work-group-sizes", "1", "64", "--json", str(figures)])
     out = capsys.readouterr().out
     for case in quick_grid():
-        assert case.label in out
+        assert (case.label in out) == (case.kind == "angle"), case.label  # --quick keeps to --kind
     assert "copy shader: up to" in out and "renderer: " in out
+    assert "work-group size (chains per group)" in out
+    for row in json.loads(figures.read_text())["cases"]:
+        sweep = row["work_groups"]
+        assert [entry["work_group_size"] for entry in sweep] == [1, 64]
+        assert all(entry["dispatch_rate"] > 0 for entry in sweep)
+        assert f"{row['case']['label']}: 1: " in out
 
 
 def test_fitted_exponent_of_a_linear_cost_is_one():
@@ -118,6 +126,8 @@ def test_fitted_exponent_of_a_linear_cost_is_one():
     (["--plot", "/tmp/bench.unknownformat"], "--plot /tmp/bench.unknownformat: matplotlib writes no"),
     (["--peer-device", "cpu"], "--peer-device cpu: it is Warp's device, so it needs --peers warp"),
     (["--sizes", "100", "--chain-lengths", "1000"], "--chain-lengths 1000: every chain is longer"),
+    (["--work-group-sizes", "64", "0"], "--work-group-sizes[1] = 0"),
+    (["--quick", "--sizes", "1000"], "--quick runs its own sizes, chain lengths and substeps: leave out --sizes"),
 ])
 def test_bad_options_are_refused_before_anything_runs(argv, words, capsys):
     assert main(["bench", "--no-progress"] + argv) == 2

@@ -73,22 +73,23 @@ def gpu_context(backend: str, context=None, what: str = "the numpy reference bac
         return None
 
 
-def make_backend(kind: str, chain_set, backend: str, context=None):
+def make_backend(kind: str, chain_set, backend: str, context=None, work_group_size: int | None = None):
     """The reference (``"cpu"``) or compute (``"gpu"``) backend for ``chain_set`` of ``kind``
-    (``"angle"`` or ``"point"``), on the context :func:`gpu_context` gives.
+    (``"angle"`` or ``"point"``), on the context :func:`gpu_context` gives; a compute backend
+    runs ``work_group_size`` chains per work group (None: ``gl.dispatch.LOCAL_SIZE``).
 
     ``"auto"`` also runs the reference, with a logged warning, for a chain set whose longest
     chain llvmpipe cannot run (:class:`LoopLimitError`).
 
     Raises: what :func:`gpu_context` raises; LoopLimitError (a ValueError) for such a chain
-    set with ``"gpu"``.
+    set with ``"gpu"``; ValueError for a work group larger than the context runs.
     """
     ctx = gpu_context(backend, context)
     reference, gpu = _classes(kind)
     if ctx is None:
         return reference(chain_set)
     try:
-        return gpu(chain_set, ctx)
+        return gpu(chain_set, ctx, work_group_size)
     except LoopLimitError as exc:  # a chain longer than llvmpipe's loop limit allows
         if backend == "gpu":
             raise

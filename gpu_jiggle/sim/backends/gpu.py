@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import layouts
 from . import LoopLimitError
-from ...gl.dispatch import LOCAL_SIZE, dispatch_size
+from ...gl.dispatch import LOCAL_SIZE, check_work_group_size, dispatch_size
 from ...gl.glsl import compute_shader
 from ...gl.lifetime import GlOwner
 from ...gl.timing import GpuTimer
@@ -41,7 +41,7 @@ class _GpuBackend:
     #: A GpuTimer around every frame's dispatches while timing is on (:meth:`enable_timing`).
     timer = None
 
-    def __init__(self, chain_set, ctx, sizes):
+    def __init__(self, chain_set, ctx, sizes, work_group_size: int | None = None):
         self.ctx = ctx
         self.chain_count = chain_set.chain_count
         self.longest_chain = int(chain_set.segment_counts.max()) if chain_set.chain_count else 0
@@ -49,6 +49,8 @@ class _GpuBackend:
         self.gl = GlOwner(ctx, f"this solver of {chain_set!r}")
         with self.gl.current():
             check_storage_limits(ctx, type(chain_set).__name__, chain_set, self.sizes)
+            #: Invocations (chains) per work group: the kernels' LOCAL_SIZE.
+            self.work_group_size = check_work_group_size(ctx, work_group_size or LOCAL_SIZE)
             self.loop_limited = loop_limited(ctx)
             if self.loop_limited:
                 self.substeps_per_dispatch(np.zeros(1, self.PARAMS)[0], 1)  # refuses a chain too long for one
@@ -95,7 +97,7 @@ class _GpuBackend:
                 self._write("params", params)
                 for name, binding in self.BINDINGS.items():
                     self.buffers[name].bind_to_storage_buffer(binding)
-                group_x, group_y = dispatch_size(self.chain_count)
+                group_x, group_y = dispatch_size(self.chain_count, self.work_group_size)
                 program.run(group_x=group_x, group_y=group_y)
                 self.ctx.memory_barrier()
 
@@ -113,7 +115,7 @@ class _GpuBackend:
         if key not in self.programs:
             with self.gl.current():
                 self.programs[key] = self.gl.track(compute_shader(self.ctx, self.SHADER,
-                                                                  {"LOCAL_SIZE": LOCAL_SIZE, **switches}))
+                                                                  {"LOCAL_SIZE": self.work_group_size, **switches}))
         return self.programs[key]
 
     def switches(self, header) -> dict:
@@ -210,7 +212,7 @@ class GpuAngleBackend(_GpuBackend):
     DTYPES = {"chain_state": layouts.ANGLE_CHAIN_STATE, "segment_state": layouts.ANGLE_SEGMENT_STATE,
               "joint_output": layouts.ANGLE_JOINT_OUTPUT, "segment_output": layouts.ANGLE_SEGMENT_OUTPUT}
 
-    def __init__(self, chain_set, ctx):
+    def __init__(self, chain_set, ctx, work_group_size: int | None = None):
         c, s = chain_set.chain_count, chain_set.segment_count
         super().__init__(chain_set, ctx, {
             "params": layouts.ANGLE_FRAME_PARAMS.itemsize + 4 * layouts.INITIAL_ALPHA_CAPACITY,
@@ -221,7 +223,7 @@ class GpuAngleBackend(_GpuBackend):
             "chain_target": c * layouts.ANGLE_CHAIN_TARGET.itemsize,
             "local_angle": s * layouts.ANGLE_LOCAL_ANGLE.itemsize,
             "joint_output": (s + c) * layouts.ANGLE_JOINT_OUTPUT.itemsize,
-            "segment_output": s * layouts.ANGLE_SEGMENT_OUTPUT.itemsize, "exact_step": 0})
+            "segment_output": s * layouts.ANGLE_SEGMENT_OUTPUT.itemsize, "exact_step": 0}, work_group_size)
 
     @staticmethod
     def loop_cost(header):
@@ -251,7 +253,7 @@ class GpuPointBackend(_GpuBackend):
     DTYPES = {"chain_state": layouts.POINT_CHAIN_STATE, "segment_state": layouts.POINT_SEGMENT_STATE,
               "joint_output": layouts.POINT_JOINT_OUTPUT, "segment_output": layouts.POINT_SEGMENT_OUTPUT}
 
-    def __init__(self, chain_set, ctx):
+    def __init__(self, chain_set, ctx, work_group_size: int | None = None):
         c, s = chain_set.chain_count, chain_set.segment_count
         super().__init__(chain_set, ctx, {
             "params": layouts.POINT_FRAME_PARAMS.itemsize + 4 * layouts.INITIAL_ALPHA_CAPACITY,
@@ -264,7 +266,7 @@ class GpuPointBackend(_GpuBackend):
             "joint_output": (s + c) * layouts.POINT_JOINT_OUTPUT.itemsize,
             "segment_output": s * layouts.POINT_SEGMENT_OUTPUT.itemsize,
             "spheres": 0, "capsules": 0, "planes": 0, "exact_step": 0,
-            "joint_rotation": s * layouts.POINT_JOINT_ROTATION.itemsize})
+            "joint_rotation": s * layouts.POINT_JOINT_ROTATION.itemsize}, work_group_size)
         with self.gl.current():  # identity until a pose gives rotations
             self._write("joint_rotation", np.tile(np.array([0, 0, 0, 1], np.float32), (s, 1)))
 
