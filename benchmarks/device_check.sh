@@ -4,7 +4,8 @@
 # property tests, the benchmark's own), the full benchmark up to 4M segments (and the Warp
 # peer on CUDA when warp-lang is importable), and the grass demo headless at 1M blades.
 # Everything it finds goes under OUT_DIR: info.txt, tests.log, bench.json, bench.png,
-# bench.txt, grass.txt and summary.txt.
+# bench.txt, work_groups.txt (the dispatch at 32-256 chains per work group), grass.txt and
+# summary.txt.
 #
 #   benchmarks/device_check.sh OUT_DIR
 #
@@ -53,6 +54,10 @@ note "bench: exit $? at $(elapsed) s (bench.txt, bench.json, bench.png)"
 timeout 30 "$PYTHON" -m gpu_jiggle bench --kind point --sizes ${SIZES_4:-4000000} --chain-lengths 8 --substeps 2 \
   --features v2 --colliders 4 --seconds 0.3 --frames 5 --numpy-max-segments 0 --no-progress >>"$out/bench.txt" 2>&1
 note "bench, 4 colliders: exit $? at $(elapsed) s (end of bench.txt)"
+timeout 40 "$PYTHON" -m gpu_jiggle bench --sizes ${SIZES_4:-4000000} --chain-lengths 8 --substeps 2 --features v2 \
+  --work-group-sizes 32 64 128 256 --seconds 0.2 --frames 3 --numpy-max-segments 0 --no-progress \
+  >"$out/work_groups.txt" 2>&1
+note "work-group sizes: exit $? at $(elapsed) s (work_groups.txt)"
 
 # 3. The grass demo's field at 1M blades, headless: solver alone and with drawing, frames per second.
 timeout 60 "$PYTHON" benchmarks/bench_grass.py --blades "${BLADES:-1000000}" --frames 10 >"$out/grass.txt" 2>&1
@@ -60,9 +65,11 @@ note "grass: exit $? at $(elapsed) s (grass.txt)"
 
 note ""
 note "what the benchmark found:"
-grep -E "^case|^(angle|point) (1,000,000|999,9..|4,000,000|3,999,9..) segs" "$out/bench.txt" >>"$summary"
+grep -m1 -E "^case" "$out/bench.txt" >>"$summary"
+grep -E "^(angle|point) (1,000,000|999,9..|4,000,000|3,999,9..) segs" "$out/bench.txt" >>"$summary"
 grep -E "^  (angle|point) (1,000,000|4,000,000) segs.*warp \(" "$out/bench.txt" >>"$summary"
 sed -n '/^cost exponent/,/^$/p' "$out/bench.txt" >>"$summary"
 grep -E "^copy shader|^renderer" "$out/bench.txt" | head -2 >>"$summary"
+sed -n '/^work-group size/,/^$/p' "$out/work_groups.txt" >>"$summary"
 note "done in $(elapsed) s"
 exit "$tests"

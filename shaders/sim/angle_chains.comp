@@ -11,6 +11,10 @@
 // branch, so code left in costs there even when unused; on a GPU it costs registers.
 #define EXACT_STEPS 1
 #define WIND 1
+// Substeps a segment runs with its state in registers before it is written back (the batch's
+// per-substep arrays have this many entries): the host picks 2, 4 or 8 by the frame's
+// substeps (gpu.py fused_substeps); any size gives the same bits.
+#define FUSED_SUBSTEPS 8
 
 layout(local_size_x = LOCAL_SIZE) in;
 
@@ -165,15 +169,15 @@ void limit_angle(float target_angle, float target_rate, float limit, inout float
     }
 }
 
-// SPEC section 3, step 2, one segment. The spring compares φ with a reference that moves at
-// `rate` over the substep: v2 the target at the start of the substep (τ_prev) moving at τ̇,
-// damping relative to it; v1 (world damping) this substep's target τ, at rest. Semi-implicit
-// Euler, velocity first, or the exact step (SPEC 1). Returns φ.
-float integrate_segment(uint s, float phi_parent, PathWeights w, vec2 root_acceleration, vec2 gravity, vec2 wind,
+// SPEC section 3, step 2, one segment over one substep, its state `st` held by the caller
+// across the substeps of a batch (read and written once per batch). The spring compares φ with
+// a reference that moves at `rate` over the substep: v2 the target at the start of the substep
+// (τ_prev) moving at τ̇, damping relative to it; v1 (world damping) this substep's target τ, at
+// rest. Semi-implicit Euler, velocity first, or the exact step (SPEC 1). Returns φ.
+float integrate_segment(AngleSegmentRig rig, ExactStep step, float local_target, inout AngleSegmentState st,
+                        float phi_parent, PathWeights w, vec2 root_acceleration, vec2 gravity, vec2 wind,
                         bool first_moving) {
-    AngleSegmentRig rig = segment_rig[s];
-    AngleSegmentState st = segment_state[s];
-    float d_local = wrap_angle(local_angle[s] - st.last_local_angle);
+    float d_local = wrap_angle(local_target - st.last_local_angle);
     float lambda = st.last_local_angle + w.p * d_local + w.q * (sch.span * st.local_angle_rate);
     float target_angle = phi_parent + lambda;
     float target_rate = wrap_angle(target_angle - st.target_angle) * sch.inv_path_step;
@@ -187,7 +191,6 @@ float integrate_segment(uint s, float phi_parent, PathWeights w, vec2 root_accel
     float d = wrap_angle(phi - reference);
     float phi_new;
     if (exact_integrator) {
-        ExactStep step = exact_step[2u * s + schedule_index];
         float d_rate = omega - rate;
         float b = alpha_ext - rig.air_drag * rate;
         float change_d = step.d_d * d + step.d_v * d_rate + step.d_b * b;
@@ -200,12 +203,12 @@ float integrate_segment(uint s, float phi_parent, PathWeights w, vec2 root_accel
         phi_new = phi + omega * sch.substep;
     }
     limit_angle(target_angle, target_rate, rig.angle_limit, phi_new, omega);
-    segment_state[s].prev_angle = phi;
-    segment_state[s].prev_angular_velocity = st.angular_velocity;
-    segment_state[s].target_angle = wrap_angle(target_angle);
+    st.prev_angle = phi;
+    st.prev_angular_velocity = st.angular_velocity;
+    st.target_angle = wrap_angle(target_angle);
     phi_new = wrap_angle(phi_new);
-    segment_state[s].angle = phi_new;
-    segment_state[s].angular_velocity = omega;
+    st.angle = phi_new;
+    st.angular_velocity = omega;
     return phi_new;
 }
 
@@ -298,22 +301,43 @@ void main() {
     vec2 root_position = chain_state[c].last_root_position;
     float root_angle = chain_state[c].last_root_angle;
     bool windy = WIND != 0 && (params.wind.x != 0.0 || params.wind.y != 0.0 || params.wind.z != 0.0);
-    for (uint j = range.begin; j < range.end; ++j) {
-        float alpha = alphas[first_alpha + j];
-        PathWeights w = path_weights(alpha, hermite);
-        bool first_moving = moving && j == 0u;
-        vec2 tip = chain_state[c].prev_root_position;  // the tips of the last substep, for the wind
-        vec2 root_acceleration = interpolate_root(c, target, w, first_moving, root_position, root_angle);
-        float phi_parent = root_angle;
+    // The substeps run in batches of up to FUSED_SUBSTEPS: the root's path through the batch
+    // first, then each segment, root to tip, through all of the batch's substeps with its
+    // state in registers (a segment needs only its parent's angle after each substep and its
+    // parent's tip at the start of each, which it replaces with its own for its child).
+    PathWeights weights[FUSED_SUBSTEPS];
+    vec2 root_acceleration[FUSED_SUBSTEPS];
+    float parent_angle[FUSED_SUBSTEPS];  // after each substep of the batch
+    vec2 parent_tip[FUSED_SUBSTEPS];     // at the start of each substep: the wind's sample point
+    for (uint batch = range.begin; batch < range.end; batch += uint(FUSED_SUBSTEPS)) {
+        uint count = min(uint(FUSED_SUBSTEPS), range.end - batch);
+        for (uint k = 0u; k < count; ++k) {
+            weights[k] = path_weights(alphas[first_alpha + batch + k], hermite);
+            parent_tip[k] = chain_state[c].prev_root_position;  // the root at the last substep
+            root_acceleration[k] = interpolate_root(c, target, weights[k], moving && batch + k == 0u, root_position,
+                                                    root_angle);
+            parent_angle[k] = root_angle;
+        }
         for (uint i = 0u; i < chain.segment_count; ++i) {
             uint s = chain.first_segment + i;
-            vec2 wind = vec2(0.0);
-            if (windy) {
-                float phi = segment_state[s].angle;
-                tip += segment_rig[s].length * vec2(cos(phi), sin(phi));
-                wind = wind_at(tip, target.gust_phase, float(j) * sch.substep);
+            AngleSegmentRig rig = segment_rig[s];
+            AngleSegmentState st = segment_state[s];
+            float local_target = local_angle[s];
+            ExactStep step = ExactStep(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+            if (exact_integrator) {
+                step = exact_step[2u * s + schedule_index];
             }
-            phi_parent = integrate_segment(s, phi_parent, w, root_acceleration, chain.gravity, wind, first_moving);
+            for (uint k = 0u; k < count; ++k) {
+                vec2 wind = vec2(0.0);
+                if (windy) {
+                    parent_tip[k] += rig.length * vec2(cos(st.angle), sin(st.angle));
+                    wind = wind_at(parent_tip[k], target.gust_phase, float(batch + k) * sch.substep);
+                }
+                parent_angle[k] = integrate_segment(rig, step, local_target, st, parent_angle[k], weights[k],
+                                                    root_acceleration[k], chain.gravity, wind,
+                                                    moving && batch + k == 0u);
+            }
+            segment_state[s] = st;
         }
     }
     if (range.last) {
