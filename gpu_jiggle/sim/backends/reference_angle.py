@@ -2,14 +2,18 @@
 float32 numpy, vectorised over chains, with the same stages and the same operation order.
 
 Chains are walked root to tip by depth: at depth d every chain with more than d segments
-advances its d-th segment at once, so the only Python loops are over substeps and depth.
+advances its d-th segment at once, so the only Python loops are over substeps and depth. The
+state lives in contiguous float32 arrays, one per field, in the depth order of
+:class:`~.reference_walk.DepthOrder` (longest chains first, segments depth-major), where each
+depth is a slice: the walk reads and writes views, and records in the solver's order are made
+only when the state is read.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .. import layouts
-from .reference_walk import DepthWalkBackend, exact_change, path_weights
+from .reference_walk import DepthOrder, DepthWalkBackend, exact_change, path_weights
 
 F = np.float32
 PI = F(np.pi)
@@ -30,19 +34,49 @@ def wrap_angle(a):
 class ReferenceAngleBackend(DepthWalkBackend):
     """Angle chains in numpy (float32). See :mod:`gpu_jiggle.sim.backends` for the interface."""
 
-    DTYPES = {"chain_state": (layouts.ANGLE_CHAIN_STATE, "chain"),
-              "segment_state": (layouts.ANGLE_SEGMENT_STATE, "segment"),
-              "joint_output": (layouts.ANGLE_JOINT_OUTPUT, "joint"),
+    DTYPES = {"joint_output": (layouts.ANGLE_JOINT_OUTPUT, "joint"),
               "segment_output": (layouts.ANGLE_SEGMENT_OUTPUT, "segment"),
               "chain_target": (layouts.ANGLE_CHAIN_TARGET, "chain")}
 
     def __init__(self, chain_set):
         super().__init__(chain_set)
-        self.local_angle = np.zeros(self.segment_count, F)
+        self.order = DepthOrder(chain_set.segment_counts, chain_set.first_segment, chain_set.first_joint)
+        self.local_angle = np.zeros(self.segment_count, F)  # storage order
+        self.state = _State(self.order)
+
+    # -- the state in the solver's order (records), made on request ------------------------
+    @property
+    def chain_state(self):
+        return self.state.records(layouts.ANGLE_CHAIN_STATE, _CHAIN_FIELDS, self.order.chain_order)
+
+    @property
+    def segment_state(self):
+        return self.state.records(layouts.ANGLE_SEGMENT_STATE, _SEGMENT_FIELDS, self.order.segment_order)
+
+    def write_state(self, chain_state, segment_state):
+        self.state.load(chain_state, _CHAIN_FIELDS, self.order.chain_order)
+        self.state.load(segment_state, _SEGMENT_FIELDS, self.order.segment_order)
+
+    def upload_rig(self, chain_rig, segment_rig, exact_step):
+        super().upload_rig(chain_rig, segment_rig, exact_step)
+        order = self.order.segment_order
+        #: The rig per field, contiguous float32 in storage order.
+        self.rig = {name: np.ascontiguousarray(segment_rig[name][order]) for name in
+                    ("length", "inv_length", "stiffness", "damping", "inertia", "angle_limit", "air_drag")}
+        self.gravity = np.ascontiguousarray(chain_rig["gravity"][self.order.chain_order].astype(F))
 
     def upload_targets(self, chain_target, local_angle):
         self.chain_target = chain_target.copy()
-        self.local_angle = np.asarray(local_angle, F).copy()
+        self.local_angle = np.asarray(local_angle, F)[self.order.segment_order]
+
+    def exact_steps(self, seg, chains):
+        """The EXACT_STEP records of storage positions ``seg`` of sorted chains ``chains``."""
+        half = self.chain_target["lod"][self.order.chain_order[chains]] == layouts.LOD_HALF
+        return self.exact_step[2 * self.order.segment_order[seg] + half]
+
+    def depth_lists(self, chains=None):
+        """(sorted chains, storage positions) per depth: slices for all chains, else arrays."""
+        return self.order.depth_slices() if chains is None else self.order.depth_lists(chains)
 
     def run_frame(self, params):
         size = layouts.ANGLE_FRAME_PARAMS.itemsize
@@ -61,7 +95,9 @@ class ReferenceAngleBackend(DepthWalkBackend):
         self.apply_teleport(s)
         sigma = np.zeros(self.chain_count, F)
         for schedule, alphas, chains, seg in self.schedules(header, params, lod, sigma):
-            depth = self.depth_lists(chains)
+            every = chains.size == self.chain_count
+            depth = self.depth_lists(None if every else chains)
+            rows, positions = (slice(None), slice(None)) if every else (chains, seg)  # views for all chains
             # Declared moving: starts moving on the first frame after its snap that runs substeps.
             snapped_now = (s.teleport[chains] & layouts.TELEPORT_MODE_MASK) == layouts.TELEPORT_SNAP
             moving = chains[((s.flags[chains] & layouts.CHAIN_START_MOVING) != 0) & ~snapped_now]
@@ -69,10 +105,18 @@ class ReferenceAngleBackend(DepthWalkBackend):
             first_moving = np.zeros(self.chain_count, bool)
             first_moving[moving] = True
             for j, alpha in enumerate(alphas):
-                self.substep(s, schedule, alpha, j, chains, depth, first_moving if j == 0 else None)
-            self.end_path(s, schedule, alphas[-1], chains, seg)
+                self.substep(s, schedule, alpha, j, rows, depth, first_moving if j == 0 else None)
+            self.end_path(s, schedule, alphas[-1], rows, positions)
         s.store(self)
         self.write_output(s, sigma, self.per_chain(header, lod, "inv_path_step"))
+
+    def schedules(self, header, params, lod, sigma):
+        """As :meth:`DepthWalkBackend.schedules`, with ``lod`` and the chains in sorted order and
+        the segments as storage positions."""
+        for schedule, alphas, chains, _ in super().schedules(header, params, lod, sigma):
+            level = np.zeros(self.chain_count, bool)
+            level[chains] = True
+            yield schedule, alphas, chains, np.flatnonzero(level[self.order.chain_of_position])
 
     # -- stages (named as in angle_chains.comp) --------------------------------------------
     @staticmethod
@@ -83,7 +127,7 @@ class ReferenceAngleBackend(DepthWalkBackend):
 
     def mirror_chains(self, s, chains):
         """SPEC 5, mirror: the chains reflected about the vertical through their root."""
-        seg = np.flatnonzero(np.isin(np.repeat(np.arange(self.chain_count), self.segment_counts), chains))
+        seg = np.flatnonzero(np.isin(self.order.chain_of_position, chains))
         for name in ("angle", "prev_angle", "target_angle"):
             getattr(s, name)[seg] = wrap_angle(PI - getattr(s, name)[seg])
         for name in ("angular_velocity", "prev_angular_velocity", "last_local_angle", "local_angle_rate"):
@@ -186,7 +230,7 @@ class ReferenceAngleBackend(DepthWalkBackend):
         their (n, 2) root acceleration, gravity and wind): returns their new φ. The spring
         compares φ with ``reference`` (v2: τ_prev; v1: τ), which moves at ``rate`` (v2: τ̇;
         v1: 0) over the substep; semi-implicit Euler, or the exact step (SPEC 1)."""
-        rig = self.segment_rig[seg]
+        rig = {name: values[seg] for name, values in self.rig.items()}
         last = s.last_local_angle[seg]
         lam = last + w[0] * wrap_angle(s.local_angle[seg] - last) + w[1] * (span * s.local_angle_rate[seg])
         target_angle = phi_parent + lam
@@ -230,10 +274,10 @@ class ReferenceAngleBackend(DepthWalkBackend):
         phi_parent = s.root_angle.copy()
         elapsed = F(j) * h
         for ch, seg in depth:
-            wind = np.zeros((len(ch), 2), F)
+            wind = np.zeros((s.gust_phase[ch].shape[0], 2), F)
             if self.windy:
                 phi = s.angle[seg]
-                tip[ch] = tip[ch] + self.segment_rig["length"][seg][:, None] * np.stack([np.cos(phi), np.sin(phi)], 1)
+                tip[ch] = tip[ch] + self.rig["length"][seg][:, None] * np.stack([np.cos(phi), np.sin(phi)], 1)
                 wind = self.wind_at(s.header, schedule, tip[ch], s.gust_phase[ch], elapsed)
             moving = None if first_moving is None else first_moving[ch]
             phi_parent[ch] = self.integrate_segment(s, seg, ch, phi_parent[ch], w, span, inv_path_step, h,
@@ -260,54 +304,80 @@ class ReferenceAngleBackend(DepthWalkBackend):
     def write_output(self, s, sigma, inv_path_step):
         """SPEC section 2, "Output at frame time", with each chain's σ and 1/path step (C,),
         relative to the anchors: the blend turned rigidly onto this frame's heading (as
-        ``write_output`` in the shader)."""
-        turn = (wrap_angle(s.root_angle_pose - self.chain_state["last_root_angle"])
-                + (F(1) - sigma) * self.chain_state["root_angle_rate"] / inv_path_step).astype(F)
-        first_joint = self.chain_rig["first_joint"].astype(np.int64)
+        ``write_output`` in the shader). Computed in storage order, written to the solver's
+        order once."""
+        order = self.order
+        turn = (wrap_angle(s.root_angle_pose - s.last_root_angle)
+                + (F(1) - sigma) * s.root_angle_rate / inv_path_step).astype(F)
         base = s.root_position_pose.copy()
         raw_base = s.prev_root_position.copy()
+        first_joint = self.chain_rig["first_joint"].astype(np.int64)[order.chain_order]
         self.joint_output["position"][first_joint] = base
         self.joint_output["raw_position"][first_joint] = raw_base
-        st = self.segment_state
-        for d, (ch, seg) in enumerate(self.depth_lists()):
-            length = self.segment_rig["length"][seg]
-            phi, prev = st["angle"][seg], st["prev_angle"][seg]
+        position = np.empty((self.segment_count, 2), F)
+        raw_position = np.empty((self.segment_count, 2), F)
+        angle = np.empty(self.segment_count, F)
+        omega = np.empty(self.segment_count, F)
+        for ch, seg in order.depth_slices():
+            length = self.rig["length"][seg]
+            phi, prev = s.angle[seg], s.prev_angle[seg]
             sg = sigma[ch]
-            angle = wrap_angle(prev + sg * wrap_angle(phi - prev) + turn[ch])
-            omega = st["prev_angular_velocity"][seg] + sg * (st["angular_velocity"][seg] - st["prev_angular_velocity"][seg])
-            base[ch] = base[ch] + length[:, None] * np.stack([np.cos(angle), np.sin(angle)], axis=1)
+            angle[seg] = wrap_angle(prev + sg * wrap_angle(phi - prev) + turn[ch])
+            omega[seg] = s.prev_angular_velocity[seg] + sg * (s.angular_velocity[seg] - s.prev_angular_velocity[seg])
+            base[ch] = base[ch] + length[:, None] * np.stack([np.cos(angle[seg]), np.sin(angle[seg])], axis=1)
             raw_base[ch] = raw_base[ch] + length[:, None] * np.stack([np.cos(phi), np.sin(phi)], axis=1)
-            joint = first_joint[ch] + 1 + d
-            self.joint_output["position"][joint] = base[ch]
-            self.joint_output["raw_position"][joint] = raw_base[ch]
-            self.segment_output["angle"][seg] = angle
-            self.segment_output["angular_velocity"][seg] = omega
+            position[seg] = base[ch]
+            raw_position[seg] = raw_base[ch]
+        self.joint_output["position"][order.joint_of_position] = position
+        self.joint_output["raw_position"][order.joint_of_position] = raw_position
+        self.segment_output["angle"][order.segment_order] = angle
+        self.segment_output["angular_velocity"][order.segment_order] = omega
+
+
+class _State:
+    """The dynamic state as contiguous arrays, one per field of ANGLE_CHAIN_STATE (C, sorted
+    chain order) and ANGLE_SEGMENT_STATE (S, storage order); all zero at first."""
+
+    def __init__(self, order: DepthOrder):
+        for dtype, fields, size in ((layouts.ANGLE_CHAIN_STATE, _CHAIN_FIELDS, order.chain_order.size),
+                                    (layouts.ANGLE_SEGMENT_STATE, _SEGMENT_FIELDS, order.segment_order.size)):
+            for name in fields:
+                base, shape = dtype.fields[name][0].base, dtype.fields[name][0].shape
+                setattr(self, name, np.zeros((size,) + shape, base.newbyteorder("=")))
+
+    def records(self, dtype, fields, order):
+        """The fields as records of ``dtype`` in the solver's order (a new array)."""
+        out = np.zeros(order.size, dtype)
+        for name in fields:
+            out[name][order] = getattr(self, name)
+        return out
+
+    def load(self, records, fields, order):
+        """Take the fields of ``records`` (the solver's order)."""
+        for name in fields:
+            setattr(self, name, np.ascontiguousarray(records[name][order]))
 
 
 class _FrameScratch:
-    """Contiguous float32 copies of the state and targets for one frame."""
+    """One frame's view of the state (the arrays themselves, rebound by the stages and given
+    back by :meth:`store`) and its targets in sorted chain order."""
 
     def __init__(self, backend, header):
-        cs, ss, tg = backend.chain_state, backend.segment_state, backend.chain_target
+        order, tg = backend.order.chain_order, backend.chain_target
         self.header = header
-        self.gravity = backend.chain_rig["gravity"].astype(F)
-        for name in _CHAIN_FIELDS:
-            setattr(self, name, cs[name].copy())
-        for name in _SEGMENT_FIELDS:
-            setattr(self, name, ss[name].copy())
+        self.gravity = backend.gravity
+        for name in _CHAIN_FIELDS + _SEGMENT_FIELDS:
+            setattr(self, name, getattr(backend.state, name))
         self.root_position = self.last_root_position.copy()
         self.root_angle = self.last_root_angle.copy()
-        self.root_position_pose = tg["root_position"].copy()
-        self.root_angle_pose = tg["root_angle"].copy()
-        self.teleport = tg["teleport"].copy()
-        self.lod = tg["lod"].copy()
-        self.gust_phase = tg["gust_phase"].copy()
-        self.anchor_shift = tg["anchor_shift"].copy()
+        self.root_position_pose = tg["root_position"][order]
+        self.root_angle_pose = tg["root_angle"][order]
+        self.teleport = tg["teleport"][order]
+        self.lod = tg["lod"][order]
+        self.gust_phase = tg["gust_phase"][order]
+        self.anchor_shift = tg["anchor_shift"][order]
         self.local_angle = backend.local_angle
 
     def store(self, backend):
-        cs, ss = backend.chain_state, backend.segment_state
-        for name in _CHAIN_FIELDS:
-            cs[name] = getattr(self, name)
-        for name in _SEGMENT_FIELDS:
-            ss[name] = getattr(self, name)
+        for name in _CHAIN_FIELDS + _SEGMENT_FIELDS:
+            setattr(backend.state, name, getattr(self, name))

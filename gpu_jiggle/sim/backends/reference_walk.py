@@ -30,6 +30,49 @@ def path_weights(alpha, hermite: bool) -> tuple:
     return alpha * alpha * (F(2) - alpha), alpha * u * u, alpha * (F(4) - F(3) * alpha), u * (F(1) - F(3) * alpha)
 
 
+class DepthOrder:
+    """The numpy paths' storage order, in which every depth of the walk is a pair of slices.
+
+    Chains are sorted longest first (stably), and segments depth-major in that order: at depth
+    d the chains deep enough are the first ``n_d`` sorted chains, and their segments the
+    positions ``start_d … start_d + n_d`` (sorted chain i's segment at depth d sits at
+    ``start_d + i``). Reading and writing a depth are then views, not gathers and scatters.
+
+    Attributes (int64 arrays): ``chain_order`` (C,), sorted position → chain;
+    ``segment_order`` (S,), storage position → segment; ``chain_of_position`` (S,), the
+    sorted chain of each position; ``joint_of_position`` (S,), the joint at each position's
+    tip; ``counts`` (C,), the sorted chains' segment counts; ``starts``, ``sizes``: per depth.
+    """
+
+    def __init__(self, segment_counts, first_segment, first_joint):
+        counts = np.asarray(segment_counts, np.int64)
+        self.chain_order = np.argsort(-counts, kind="stable")
+        self.counts = counts[self.chain_order]
+        max_depth = int(counts.max()) if counts.size else 0
+        self.sizes = [int((self.counts > d).sum()) for d in range(max_depth)]
+        self.starts = np.concatenate([[0], np.cumsum(self.sizes)]).astype(np.int64)
+        ranks = [np.arange(n) for n in self.sizes]
+        self.chain_of_position = np.concatenate(ranks).astype(np.int64) if ranks else np.zeros(0, np.int64)
+        depth = np.repeat(np.arange(max_depth), self.sizes)
+        chains = self.chain_order[self.chain_of_position]
+        self.segment_order = (np.asarray(first_segment, np.int64)[chains] + depth).astype(np.int64)
+        self.joint_of_position = (np.asarray(first_joint, np.int64)[chains] + 1 + depth).astype(np.int64)
+
+    def depth_slices(self):
+        """``(chains, positions)`` per depth, as slices of the sorted chains and positions."""
+        return [(slice(0, n), slice(int(start), int(start) + n)) for n, start in zip(self.sizes, self.starts)]
+
+    def depth_lists(self, chains):
+        """``(chains, positions)`` per depth for the sorted chains ``chains`` only (int arrays)."""
+        keep = np.zeros(self.counts.size, bool)
+        keep[chains] = True
+        out = []
+        for n, start in zip(self.sizes, self.starts):
+            ch = np.flatnonzero(keep[:n])
+            out.append((ch, start + ch))
+        return out
+
+
 class DepthWalkBackend:
     """Holds the records of one chain kind and walks its chains root to tip by depth: at
     depth d every chain with more than d segments advances its d-th segment at once, so the
