@@ -22,6 +22,7 @@ def table(report: dict) -> str:
     fitted exponents."""
     lines = ["  ".join(f"{name:>{width}}" if i else f"{name:<{width}}" for i, (name, width) in enumerate(COLUMNS))]
     notes, peers = [], []
+    peer_skips = {}  # reason → {library: [case labels]}: one line per reason
     for row in report["cases"]:
         gpu, cpu = row["gpu"], row["numpy"]
         cells = [row["case"]["label"], rate_text(gpu.get("dispatch_rate")), rate_text(gpu.get("frame_rate")),
@@ -37,7 +38,7 @@ def table(report: dict) -> str:
                 notes.append(f"  {row['case']['label']}: {path} skipped: {row[path]['skipped']}")
         for library, peer in row.get("peers", {}).items():
             if "skipped" in peer:
-                notes.append(f"  {row['case']['label']}: {library} skipped: {peer['skipped']}")
+                peer_skips.setdefault(peer["skipped"], {}).setdefault(library, []).append(row["case"]["label"])
             else:
                 ours = gpu.get("frame_rate")
                 versus = f" (our gpu frame: {ours / peer['frame_rate']:.2f}× that)" if ours else ""
@@ -49,6 +50,10 @@ def table(report: dict) -> str:
     if sweeps:
         lines += ["", "work-group size (chains per group): GPU dispatch segment-substeps/s"]
         lines += [f"  {row['case']['label']}: {work_group_text(row['work_groups'])}" for row in sweeps]
+    for reason, by_library in peer_skips.items():
+        labels = sorted({label for cases in by_library.values() for label in cases})
+        which = labels[0] if len(labels) == 1 else f"{len(labels)} cases"
+        notes.append(f"  {which}: {', '.join(by_library)} skipped: {reason}")
     if notes:
         lines += ["", "skipped:"] + notes
     if report["fits"]:

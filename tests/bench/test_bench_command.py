@@ -161,3 +161,17 @@ def test_a_case_over_the_storage_block_is_refused_before_its_rig_is_made(gl_cont
     case = BenchCase("point", limit // layouts.POINT_SEGMENT_STATE.itemsize + 8, 8, 2)
     with pytest.raises(ValueError, match="segment_state buffer"):
         time_solver(case, "gpu", None, 0.01, 1, gl_context)
+
+
+def test_peers_skipped_for_one_reason_take_one_line():
+    from gpu_jiggle.bench.report import table
+
+    def row(label):
+        return {"case": {"label": label}, "gpu": {}, "numpy": {},
+                "peers": {"numba": {"skipped": "v2 only"}, "warp": {"skipped": "v2 only"}}}
+
+    report = {"cases": [row("a v1"), row("b v1")], "fits": [], "machine": {"numpy": "2"}}
+    out = table(report)
+    assert "  2 cases: numba, warp skipped: v2 only" in out and out.count("v2 only") == 1
+    report["cases"] = [row("a v1")]
+    assert "  a v1: numba, warp skipped: v2 only" in table(report)
