@@ -53,6 +53,10 @@ def run_command(args) -> int:
                 print(f"gpu-jiggle bench: --backend gpu: {' '.join(str(exc).split())}", file=sys.stderr)
                 return 2
             print(f"gpu-jiggle bench: no OpenGL context, the numpy path only ({exc})", file=sys.stderr)
+    problem = check_work_group_sizes(args, ctx)
+    if problem:
+        print(f"gpu-jiggle bench: {problem}", file=sys.stderr)
+        return 2
     if args.quick:
         grid = bench_cases.quick_grid(kinds=args.kind, features=args.features, colliders=args.colliders)
     else:
@@ -82,6 +86,24 @@ def run_command(args) -> int:
         write_whole(Path(args.plot), picture)
         print(f"plot: {args.plot}")
     return 0
+
+
+def check_work_group_sizes(args, ctx) -> str | None:
+    """Whether every --work-group-sizes value can run on ``ctx`` (and there is a GPU path to
+    time); repeated sizes are timed once."""
+    if not args.work_group_sizes:
+        return None
+    if ctx is None:
+        return "--work-group-sizes: it times the GPU path, and there is no OpenGL context (or --backend cpu)"
+    from ..gl.dispatch import check_work_group_size
+
+    args.work_group_sizes = list(dict.fromkeys(args.work_group_sizes))
+    for i, size in enumerate(args.work_group_sizes):
+        try:
+            check_work_group_size(ctx, size)
+        except ValueError as exc:
+            return f"--work-group-sizes[{i}]: {exc}"
+    return None
 
 
 def plot_format(name: str) -> str:

@@ -14,6 +14,7 @@ import numpy as np
 
 from . import layouts, packing, validation
 from .chains import AngleChainSet
+from .inputs import Wind
 from .solver import Solver
 from .spring import coefficients
 
@@ -137,10 +138,11 @@ class AngleSolver(Solver):
         return packing.as_bytes(header, alphas)
 
     def _inputs_arrays(self):
+        out = {"wind." + k: v for k, v in self._wind.arrays().items()}
         if self._chain_target is None:
-            return {}
-        out = {"chain_target": self._chain_target.view(np.uint8), "local_angle": self._local_angle,
-               "anchor": self._anchor}
+            return out
+        out.update({"chain_target": self._chain_target.view(np.uint8), "local_angle": self._local_angle,
+                    "anchor": self._anchor})
         if self._state_anchor is not None:
             out["state_anchor"] = self._state_anchor
         return out
@@ -149,7 +151,12 @@ class AngleSolver(Solver):
         from . import state
         cs = self._chain_set
         target = local = anchor = state_anchor = None
-        if arrays:
+        # States saved before the wind was kept have none: they restore without wind.
+        winds = {k[len("wind."):]: v for k, v in arrays.items() if k.startswith("wind.")}
+        wind = Wind.from_arrays(winds) if winds else Wind.none(self.DIM)
+        if wind.acceleration.shape != (self.DIM,):
+            raise ValueError(f"state: its wind is {wind.acceleration.size}D; angle chains take 2D wind")
+        if "chain_target" in arrays:
             raw = state.array(arrays, "chain_target", (cs.chain_count * layouts.ANGLE_CHAIN_TARGET.itemsize,), np.uint8)
             target = raw.view(layouts.ANGLE_CHAIN_TARGET).copy()
             local = state.array(arrays, "local_angle", (cs.segment_count,), np.float32)
@@ -160,11 +167,12 @@ class AngleSolver(Solver):
 
         def apply():
             self._chain_target, self._local_angle, self._anchor, self._state_anchor = target, local, anchor, state_anchor
+            self._wind = wind
         return apply
 
     def _inputs_snapshot(self):
         return {"chain_target": None if self._chain_target is None else self._chain_target.copy(),
-                "local_angle": None if self._local_angle is None else self._local_angle.copy()}
+                "local_angle": None if self._local_angle is None else self._local_angle.copy(), "wind": self._wind}
 
 
 def anchor_shift(state_anchor, anchor, teleport) -> np.ndarray:

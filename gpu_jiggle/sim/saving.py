@@ -57,9 +57,10 @@ class SavedState:
         apply_inputs()
 
     @classmethod
-    def load_state(cls, blob, backend: str = "auto", context=None):
+    def load_state(cls, blob, backend: str = "auto", context=None, work_group_size: int | None = None):
         """A new solver that goes on from a state saved by :meth:`save_state`: its chain set,
-        substep, cap and options are rebuilt from the blob, then :meth:`restore`.
+        substep, cap and options are rebuilt from the blob, then :meth:`restore`. The
+        work-group size is not part of a state (it changes no result): give it here.
 
         Raises: what :meth:`restore` and the Solver constructor raise."""
         arrays = state.unpack(blob)
@@ -73,7 +74,8 @@ class SavedState:
         state.check_header(arrays, target.KIND)
         chain_set = target.chain_set_from_state(arrays)
         made = target(chain_set, backend=backend, substep=float(arrays["substep"]),
-                      max_substeps=int(arrays["max_substeps"]), context=context, **state.options(arrays))
+                      max_substeps=int(arrays["max_substeps"]), context=context, work_group_size=work_group_size,
+                      **state.options(arrays))
         made.restore(blob)
         return made
 

@@ -175,3 +175,20 @@ def test_peers_skipped_for_one_reason_take_one_line():
     assert "  2 cases: numba, warp skipped: v2 only" in out and out.count("v2 only") == 1
     report["cases"] = [row("a v1")]
     assert "  a v1: numba, warp skipped: v2 only" in table(report)
+
+
+def test_work_group_sizes_the_context_cannot_run_are_refused_before_anything_runs(gl_context, capsys):
+    assert main(["bench", "--no-progress", "--quick", "--work-group-sizes", "64", "100000"]) == 2
+    captured = capsys.readouterr()
+    assert "--work-group-sizes[1]: work_group_size = 100000: this OpenGL context runs at most" in captured.err
+    assert captured.out == ""
+    assert main(["bench", "--no-progress", "--quick", "--backend", "cpu", "--work-group-sizes", "32"]) == 2
+    assert "--work-group-sizes: it times the GPU path" in capsys.readouterr().err
+
+
+def test_a_repeated_work_group_size_is_timed_once(gl_context, tmp_path):
+    figures = tmp_path / "figures.json"
+    assert main(["bench", "--no-progress", "--quick", "--kind", "angle", "--features", "v1", "--seconds", "0.01",
+                 "--frames", "1", "--work-group-sizes", "32", "64", "32", "--json", str(figures)]) == 0
+    for row in json.loads(figures.read_text())["cases"]:
+        assert [entry["work_group_size"] for entry in row["work_groups"]] == [32, 64]

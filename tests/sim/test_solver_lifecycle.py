@@ -207,6 +207,7 @@ def test_restore_replays_angle_chains_bit_for_bit(backend):
     def make():
         return Solver(AngleChainSet([3, 2], 0.5, 2.0, 0.3, gravity=[(0.0, -9.8), (0.0, 9.8)]), backend=backend)
     s = make()
+    s.set_wind((0.5, 0.0), 0.4, (2.0, 0.0), 0.7)  # once: the saved state must carry it
     for f in range(300):
         angle_frame(s, f)
     blob = s.save_state()
@@ -214,6 +215,11 @@ def test_restore_replays_angle_chains_bit_for_bit(backend):
     again = make()
     again.restore(blob)
     assert [angle_frame(again, f) for f in range(300, 600)] == original
+    assert [angle_frame(f_s, f) for f_s in [Solver.load_state(blob, backend=backend)] for f in range(300, 600)] == original
+    calm = make()
+    calm.restore(blob)
+    calm.set_wind((0.0, 0.0))
+    assert [angle_frame(calm, f) for f in range(300, 600)] != original  # the wind matters here
 
 
 def test_restore_refuses_another_chain_set_or_version(backend):

@@ -64,3 +64,19 @@ def test_bad_work_group_sizes_are_refused_on_both_backends(backend, value, error
 def test_the_numpy_path_has_no_work_groups():
     solver = Solver(PointChainSet([2], 2.0, 0.5), backend="cpu", work_group_size=32)
     assert solver.work_group_size is None
+
+
+def test_a_loaded_state_takes_its_work_group_size(gl):
+    chain_set = AngleChainSet([3, 1], 0.2, 2.0, 0.4, gravity=(0, -9.8))
+    solver = Solver(chain_set, backend="gpu", work_group_size=8)
+
+    def frame(s, f):
+        s.set_pose([[0.1 * f, 0.0], [1.0, 0.0]], [0.2 * np.sin(f), 0.0], np.full(4, 0.1))
+        s.advance(1 / 60)
+        return s.positions().tobytes()
+
+    for f in range(5):
+        frame(solver, f)
+    loaded = Solver.load_state(solver.save_state(), backend="gpu", work_group_size=32)
+    assert loaded.work_group_size == 32
+    assert [frame(loaded, f) for f in range(5, 15)] == [frame(solver, f) for f in range(5, 15)]
