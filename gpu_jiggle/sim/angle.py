@@ -212,4 +212,8 @@ def angle_segment_rig(chain_set) -> np.ndarray:
 def wrap_angle64(a):
     """``wrap(a)`` in float64 on the host before rounding to float32 (SPEC section 0)."""
     a = np.asarray(a, dtype=np.float64)
-    return a - 2.0 * np.pi * np.floor((a + np.pi) / (2.0 * np.pi))
+    turns = a + np.pi  # the same operations as a - 2π·floor((a + π)/2π), in one temporary
+    turns /= 2.0 * np.pi
+    np.floor(turns, out=turns)
+    turns *= 2.0 * np.pi
+    return np.subtract(a, turns, out=turns)

@@ -225,13 +225,16 @@ class PointChainSet(_ChainTopology):
                   self.world_influence, self.collider_mask, self.gravity, self.air_drag, self.angle_limit,
                   self.hinge_limit, self.spherical_limit, self.limit_axis):
             a.flags.writeable = False
+        self._needs_rotations = np.isfinite(self.hinge_limit[:, 0]) | (
+            np.isfinite(self.spherical_limit[:, 0]) & ~(self.spherical_limit >= np.pi).all(axis=1))
+        self._needs_rotations.flags.writeable = False
+        self._any_needs_rotations = bool(self._needs_rotations.any())  # set_pose asks every frame
 
     @property
     def needs_rotations(self) -> np.ndarray:
-        """(S,) bool: the segments whose limit (hinge or spherical) is measured in their joint's
-        frame, so that every pose must give the joints' rotations."""
-        return np.isfinite(self.hinge_limit[:, 0]) | (np.isfinite(self.spherical_limit[:, 0])
-                                                      & ~(self.spherical_limit >= np.pi).all(axis=1))
+        """(S,) bool, read-only: the segments whose limit (hinge or spherical) is measured in
+        their joint's frame, so that every pose must give the joints' rotations."""
+        return self._needs_rotations
 
     def replace(self, **changes) -> "PointChainSet":
         """A copy with some of the :attr:`PARAMETERS` (and ``rest_lengths``) changed.

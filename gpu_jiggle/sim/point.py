@@ -55,6 +55,7 @@ class PointSolver(Solver):
         self._identity_on_backend = True  # the backend's joint rotations are the identity (as made)
         if isinstance(chain_set, PointChainSet):
             self._pivot_of_segment = np.repeat(chain_set.first_joint, chain_set.segment_counts)
+            self._uniform_chains = bool((chain_set.segment_counts == chain_set.segment_counts[:1]).all())
             self._tip_joint = np.delete(np.arange(chain_set.joint_count), chain_set.first_joint)
         super().__init__(chain_set, backend, substep, max_substeps, context, target_path, damping_frame,
                          integrator, work_group_size)
@@ -232,7 +233,12 @@ class PointSolver(Solver):
         self._target["anchor"][:, :3] = self._anchor
         self._target["pivot"][:, :3] = self._anchor - self._origin
         self._offsets = np.zeros((cs.segment_count, 4), np.float32)
-        self._offsets[:, :3] = joints[self._tip_joint] - joints[self._pivot_of_segment]
+        n = int(cs.segment_counts[0]) if cs.chain_count else 0
+        if cs.chain_count and self._uniform_chains:  # chains of one length: views, no gathers
+            strands = joints.reshape(cs.chain_count, n + 1, 3)
+            self._offsets.reshape(cs.chain_count, n, 4)[:, :, :3] = strands[:, 1:] - strands[:, :1]
+        else:
+            self._offsets[:, :3] = joints[self._tip_joint] - joints[self._pivot_of_segment]
         self._joint_rotation = None  # (S, 4) float32, each segment's base joint's rotation, if given
         if self._joint_rotations is not None:
             self._joint_rotation = self._joint_rotations[self._tip_joint - 1].astype(np.float32)
@@ -381,9 +387,8 @@ def point_segment_rig(chain_set, rest_lengths) -> np.ndarray:
 
 def _require_rotations(chain_set, where):
     """Refuse a pose without joint rotations for a chain set with hinge or spherical limits."""
-    needs = chain_set.needs_rotations
-    if needs.any():
-        s = int(np.flatnonzero(needs)[0])
+    if chain_set._any_needs_rotations:
+        s = int(np.flatnonzero(chain_set.needs_rotations)[0])
         chain, local = chain_set.locate("hinge_limit", 2 * s)
         kind = "hinge" if np.isfinite(chain_set.hinge_limit[s, 0]) else "spherical"
         raise ValueError(f"{where}: joint_rotations are required: segment {s} (chain {chain}, segment {local}) has a "

@@ -101,18 +101,28 @@ def float_array(name: str, value, shape: tuple | None = None, *, finite: bool = 
             want = "(" + ", ".join("any" if s is None else str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
             raise ValueError(f"{name}: expected shape {want}, got {a.shape}")
     if finite:
-        require(name, a, np.isfinite(a), "a finite number")
-        require(name, a, np.abs(a) <= FLOAT32_MAX, f"a number within float32 range (|x| <= {FLOAT32_MAX:.3g})")
+        _check_finite(name, a, FLOAT32_MAX)
     return a
+
+
+def _check_finite(name: str, a: np.ndarray, bound: float) -> bool:
+    """Raise unless every entry is finite and within float32 range. True when every entry is
+    also within ``bound`` (at most that range): one pass when all is well, the entry-by-entry
+    checks, in order, only to name a bad one."""
+    if not a.size or (np.abs(a) <= bound).all():  # NaN compares false, so it fails here too
+        return True
+    require(name, a, np.isfinite(a), "a finite number")
+    require(name, a, np.abs(a) <= FLOAT32_MAX, f"a number within float32 range (|x| <= {FLOAT32_MAX:.3g})")
+    return False
 
 
 def coordinates(name: str, value, shape: tuple | None = None) -> np.ndarray:
     """``value`` as a float64 array of coordinates (or lengths): finite and within
     ±:data:`COORDINATE_LIMIT`. Raises what :func:`float_array` raises, and ``ValueError``
     (an :class:`InputError`) for a coordinate beyond the limit."""
-    a = float_array(name, value, shape)
-    require(name, a, np.abs(a) <= COORDINATE_LIMIT,
-            f"a coordinate within ±{COORDINATE_LIMIT:.3g}")
+    a = float_array(name, value, shape, finite=False)
+    if not _check_finite(name, a, COORDINATE_LIMIT):
+        require(name, a, np.abs(a) <= COORDINATE_LIMIT, f"a coordinate within ±{COORDINATE_LIMIT:.3g}")
     return a
 
 
