@@ -228,13 +228,18 @@ class PointChainSet(_ChainTopology):
         self._needs_rotations = np.isfinite(self.hinge_limit[:, 0]) | (
             np.isfinite(self.spherical_limit[:, 0]) & ~(self.spherical_limit >= np.pi).all(axis=1))
         self._needs_rotations.flags.writeable = False
-        self._any_needs_rotations = bool(self._needs_rotations.any())  # set_pose asks every frame
+        self._requires_rotations = bool(self._needs_rotations.any())  # set_pose asks every frame
 
     @property
     def needs_rotations(self) -> np.ndarray:
         """(S,) bool, read-only: the segments whose limit (hinge or spherical) is measured in
         their joint's frame, so that every pose must give the joints' rotations."""
         return self._needs_rotations
+
+    @property
+    def requires_rotations(self) -> bool:
+        """Whether any segment :attr:`needs_rotations`: every pose must then give them."""
+        return self._requires_rotations
 
     def replace(self, **changes) -> "PointChainSet":
         """A copy with some of the :attr:`PARAMETERS` (and ``rest_lengths``) changed.

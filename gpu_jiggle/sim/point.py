@@ -387,7 +387,7 @@ def point_segment_rig(chain_set, rest_lengths) -> np.ndarray:
 
 def _require_rotations(chain_set, where):
     """Refuse a pose without joint rotations for a chain set with hinge or spherical limits."""
-    if chain_set._any_needs_rotations:
+    if chain_set.requires_rotations:
         s = int(np.flatnonzero(chain_set.needs_rotations)[0])
         chain, local = chain_set.locate("hinge_limit", 2 * s)
         kind = "hinge" if np.isfinite(chain_set.hinge_limit[s, 0]) else "spherical"
