@@ -3,7 +3,7 @@
 // segments root to tip, for every substep of the frame, inside this one dispatch.
 // Stages, named as in gpu_jiggle/sim/backends/reference_angle.py: shift_anchor,
 // apply_teleport, start_moving, interpolate_root, wind_at, integrate_segment, limit_angle,
-// end_path, write_output.
+// end_path (end_segment_path), write_output (begin_output, output_segment).
 #define LOCAL_SIZE 64
 // Feature switches (gpu_jiggle/sim/backends/gpu.py compiles a variant per frame's needs): a
 // switch at 0 leaves the feature's code out, for frames that cannot use it (no exact
@@ -212,10 +212,10 @@ float integrate_segment(AngleSegmentRig rig, ExactStep step, float local_target,
     return phi_new;
 }
 
-// SPEC section 2: after the frame's last substep (fraction alpha), the path's start x0 and
-// velocity m0 become its value and velocity there.
-void end_path(AngleChainRig chain, uint c, AngleChainTarget target, float alpha) {
-    PathWeights w = path_weights(alpha, hermite);
+// SPEC section 2: after the frame's last substep (fraction alpha, weights w), the path's
+// start x0 and velocity m0 become its value and velocity there: the root's here, each
+// segment's in end_segment_path (run in the segment walk of the frame's last batch).
+void end_path(uint c, AngleChainTarget target, PathWeights w) {
     AngleChainState cs = chain_state[c];
     vec2 d_position = target.root_position - cs.last_root_position;
     vec2 m_position = sch.span * cs.root_position_rate;
@@ -226,38 +226,53 @@ void end_path(AngleChainRig chain, uint c, AngleChainTarget target, float alpha)
     cs.last_root_angle = wrap_angle(cs.last_root_angle + w.p * d_angle + w.q * m_angle);
     cs.root_angle_rate = (w.dp * d_angle + w.dq * m_angle) * sch.inv_span;
     chain_state[c] = cs;
-    for (uint i = 0u; i < chain.segment_count; ++i) {
-        uint s = chain.first_segment + i;
-        AngleSegmentState st = segment_state[s];
-        float d_local = wrap_angle(local_angle[s] - st.last_local_angle);
-        float m_local = sch.span * st.local_angle_rate;
-        segment_state[s].last_local_angle = wrap_angle(st.last_local_angle + w.p * d_local + w.q * m_local);
-        segment_state[s].local_angle_rate = (w.dp * d_local + w.dq * m_local) * sch.inv_span;
-    }
+}
+
+void end_segment_path(inout AngleSegmentState st, float local_target, PathWeights w) {
+    float d_local = wrap_angle(local_target - st.last_local_angle);
+    float m_local = sch.span * st.local_angle_rate;
+    st.last_local_angle = wrap_angle(st.last_local_angle + w.p * d_local + w.q * m_local);
+    st.local_angle_rate = (w.dp * d_local + w.dq * m_local) * sch.inv_span;
 }
 
 // SPEC section 2, "Output at frame time": blend the last two substeps with σ, turn the chain
 // rigidly about its root onto this frame's heading, then forward kinematics from this frame's
 // root position; the raw positions start at P_prev (both relative to the anchor). The blend
 // shows the chain one substep behind the last one, (1 - σ)·h before it; the root turned by
-// (1 - σ)·h·Θ' in that time, and by wrap(Θ - Θ_last) since the last substep.
-void write_output(AngleChainRig chain, uint c, AngleChainTarget target) {
+// (1 - σ)·h·Θ' in that time, and by wrap(Θ - Θ_last) since the last substep. The walk is
+// begun once per chain (the pivot's output) and taken one segment at a time, root to tip:
+// in the segment walk of the frame's last batch, or by write_output.
+struct OutputWalk {
+    float sigma;
+    float turn;
+    vec2 base;
+    vec2 raw_base;
+};
+
+OutputWalk begin_output(AngleChainRig chain, uint c, AngleChainTarget target) {
     float sigma = sch.blend;
     AngleChainState cs = chain_state[c];
     float turn = wrap_angle(target.root_angle - cs.last_root_angle) + (1.0 - sigma) * cs.root_angle_rate / sch.inv_path_step;
-    vec2 base = target.root_position;
-    vec2 raw_base = chain_state[c].prev_root_position;
-    joint_output[chain.first_joint] = AngleJointOutput(base, raw_base);
+    OutputWalk walk = OutputWalk(sigma, turn, target.root_position, cs.prev_root_position);
+    joint_output[chain.first_joint] = AngleJointOutput(walk.base, walk.raw_base);
+    return walk;
+}
+
+void output_segment(inout OutputWalk walk, AngleChainRig chain, uint i, AngleSegmentState st, float seg_length) {
+    float angle = wrap_angle(st.prev_angle + walk.sigma * wrap_angle(st.angle - st.prev_angle) + walk.turn);
+    float omega = st.prev_angular_velocity + walk.sigma * (st.angular_velocity - st.prev_angular_velocity);
+    walk.base = walk.base + seg_length * vec2(cos(angle), sin(angle));
+    walk.raw_base = walk.raw_base + seg_length * vec2(cos(st.angle), sin(st.angle));
+    joint_output[chain.first_joint + 1u + i] = AngleJointOutput(walk.base, walk.raw_base);
+    segment_output[chain.first_segment + i] = AngleSegmentOutput(angle, omega);
+}
+
+// The output of a frame without substeps for the chain (frozen, or a frame too short).
+void write_output(AngleChainRig chain, uint c, AngleChainTarget target) {
+    OutputWalk walk = begin_output(chain, c, target);
     for (uint i = 0u; i < chain.segment_count; ++i) {
         uint s = chain.first_segment + i;
-        AngleSegmentState st = segment_state[s];
-        float seg_length = segment_rig[s].length;
-        float angle = wrap_angle(st.prev_angle + sigma * wrap_angle(st.angle - st.prev_angle) + turn);
-        float omega = st.prev_angular_velocity + sigma * (st.angular_velocity - st.prev_angular_velocity);
-        base = base + seg_length * vec2(cos(angle), sin(angle));
-        raw_base = raw_base + seg_length * vec2(cos(st.angle), sin(st.angle));
-        joint_output[chain.first_joint + 1u + i] = AngleJointOutput(base, raw_base);
-        segment_output[s] = AngleSegmentOutput(angle, omega);
+        output_segment(walk, chain, i, segment_state[s], segment_rig[s].length);
     }
 }
 
@@ -305,6 +320,10 @@ void main() {
     // first, then each segment, root to tip, through all of the batch's substeps with its
     // state in registers (a segment needs only its parent's angle after each substep and its
     // parent's tip at the start of each, which it replaces with its own for its child).
+    // The frame ends in this dispatch's last batch: its segment walk also ends each segment's
+    // path and writes its output, so a segment's state is read and written once per batch.
+    bool ends_frame = range.last && sch.substep_count > 0u;
+    PathWeights last_weights = path_weights(alphas[first_alpha + max(sch.substep_count, 1u) - 1u], hermite);
     PathWeights weights[FUSED_SUBSTEPS];
     vec2 root_acceleration[FUSED_SUBSTEPS];
     float parent_angle[FUSED_SUBSTEPS];  // after each substep of the batch
@@ -317,6 +336,12 @@ void main() {
             root_acceleration[k] = interpolate_root(c, target, weights[k], moving && batch + k == 0u, root_position,
                                                     root_angle);
             parent_angle[k] = root_angle;
+        }
+        bool finishing = ends_frame && batch + count >= range.end;
+        OutputWalk walk;
+        if (finishing) {
+            end_path(c, target, last_weights);
+            walk = begin_output(chain, c, target);
         }
         for (uint i = 0u; i < chain.segment_count; ++i) {
             uint s = chain.first_segment + i;
@@ -337,13 +362,14 @@ void main() {
                                                     root_acceleration[k], chain.gravity, wind,
                                                     moving && batch + k == 0u);
             }
+            if (finishing) {
+                end_segment_path(st, local_target, last_weights);
+                output_segment(walk, chain, i, st, rig.length);
+            }
             segment_state[s] = st;
         }
     }
-    if (range.last) {
-        if (sch.substep_count > 0u) {
-            end_path(chain, c, target, alphas[first_alpha + sch.substep_count - 1u]);
-        }
+    if (range.last && !ends_frame) {
         write_output(chain, c, target);
     }
 }

@@ -88,6 +88,38 @@ def test_a_frame_over_several_dispatches_is_the_same_frame(gl, monkeypatch):
     assert np.array_equal(whole, split)
 
 
+def _mixed_angle_frames(budget, monkeypatch):
+    """Angle chains (wind, levels of detail, teleports, a chain declared moving) with the loop
+    budget ``budget``."""
+    monkeypatch.setattr(gpu_backend, "loop_limited", lambda ctx: True)
+    monkeypatch.setattr(gpu_backend, "LLVMPIPE_LOOP_BUDGET", budget)
+    cs = AngleChainSet([4, 6, 2, 5], 0.1, 3.0, 0.3, gravity=(0.0, -9.8), air_drag=0.2)
+    out = []
+    with Solver(cs, backend="gpu", max_substeps=12) as s:
+        s.set_wind((0.4, 0.1), 0.8, (2.0, 1.0), 0.6)
+        s.teleport([1], moving=True)
+        for k in range(40):
+            s.set_pose([[0.1 * np.sin(k / 5), 0.0], [1.0, 0.02 * k], [2.0, 0.0], [3.0, 0.0]],
+                       [0.3 * np.sin(k / 4), 0.0, 1.0, -0.5], np.full(17, 0.1))
+            if k == 10:
+                s.set_lod([0, 1, 2, 0])
+            if k == 20:
+                s.teleport([3], mirror=True)
+            if k == 25:
+                s.teleport([0], keep_shape=True)
+            s.advance(0.0 if k == 0 else (1 / 10 if k % 7 == 0 else 1 / 60))
+            out.append(np.concatenate([s.positions().ravel(), s.angular_velocities()]))
+    return np.array(out)
+
+
+def test_an_angle_frame_over_several_dispatches_is_the_same_frame(gl, monkeypatch):
+    """As for point chains: batches of substeps cut by dispatches, the frame's end (paths and
+    output) only in the dispatch with a chain's last substep."""
+    whole = _mixed_angle_frames(10 ** 9, monkeypatch)
+    split = _mixed_angle_frames(40, monkeypatch)  # 1-3 substeps per dispatch for 6 segments
+    assert np.array_equal(whole, split)
+
+
 def test_a_chain_too_long_for_llvmpipe_is_refused_or_run_on_the_reference(gl, monkeypatch, caplog):
     monkeypatch.setattr(gpu_backend, "loop_limited", lambda ctx: True)
     cs = PointChainSet([700], 3.0, 0.5)
