@@ -94,7 +94,8 @@ def check_work_group_sizes(args, ctx) -> str | None:
     if not args.work_group_sizes:
         return None
     if ctx is None:
-        return "--work-group-sizes: it times the GPU path, and there is no OpenGL context (or --backend cpu)"
+        why = "--backend cpu leaves it out" if args.backend == "cpu" else "there is no OpenGL 4.3 context here"
+        return f"--work-group-sizes: it times the GPU path, and {why}"
     from ..gl.dispatch import check_work_group_size
 
     args.work_group_sizes = list(dict.fromkeys(args.work_group_sizes))
@@ -198,6 +199,7 @@ def add_command(sub) -> None:
                    help="also time each case's GPU dispatch at these chains per work group (the table's GPU "
                         "figures stay at the default, 64), e.g. 32 64 128 256")
     p.add_argument("--json", metavar="FILE", help="write every figure as JSON")
-    p.add_argument("--plot", metavar="FILE", help="write the log-log plot (PNG, SVG or PDF by the suffix)")
+    p.add_argument("--plot", metavar="FILE", help="write the log-log plot, in the image format of its suffix (png, svg, pdf, jpg, ... "
+                        "as matplotlib writes them; png without one)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.set_defaults(run=run_command)

@@ -183,7 +183,7 @@ def test_work_group_sizes_the_context_cannot_run_are_refused_before_anything_run
     assert "--work-group-sizes[1]: work_group_size = 100000: this OpenGL context runs at most" in captured.err
     assert captured.out == ""
     assert main(["bench", "--no-progress", "--quick", "--backend", "cpu", "--work-group-sizes", "32"]) == 2
-    assert "--work-group-sizes: it times the GPU path" in capsys.readouterr().err
+    assert "--work-group-sizes: it times the GPU path, and --backend cpu leaves it out" in capsys.readouterr().err
 
 
 def test_a_repeated_work_group_size_is_timed_once(gl_context, tmp_path):
