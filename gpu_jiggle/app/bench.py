@@ -175,7 +175,8 @@ def add_command(sub) -> None:
     p.add_argument("--kind", nargs="+", choices=("angle", "point"), default=["angle", "point"])
     p.add_argument("--sizes", nargs="+", type=int, default=None, metavar="SEGMENTS",
                    help="total segments per case (default: 1k 10k 100k 1M 4M)")
-    p.add_argument("--chain-lengths", nargs="+", type=int, default=None, metavar="N", help="segments per chain (default: 8 32)")
+    p.add_argument("--chain-lengths", nargs="+", type=int, default=None, metavar="N",
+                   help="segments per chain (default: 8 32)")
     p.add_argument("--substeps", nargs="+", type=int, default=None, metavar="N",
                    help="substeps per frame, of 1/120 s each (default: 2 8)")
     p.add_argument("--features", nargs="+", choices=bench_cases.FEATURES, default=list(bench_cases.FEATURES),
@@ -199,7 +200,8 @@ def add_command(sub) -> None:
                    help="also time each case's GPU dispatch at these chains per work group (the table's GPU "
                         "figures stay at the default, 64), e.g. 32 64 128 256")
     p.add_argument("--json", metavar="FILE", help="write every figure as JSON")
-    p.add_argument("--plot", metavar="FILE", help="write the log-log plot, in the image format of its suffix (png, svg, pdf, jpg, ... "
-                        "as matplotlib writes them; png without one)")
+    p.add_argument("--plot", metavar="FILE",
+                   help="write the log-log plot, in the image format of its suffix (png, svg, pdf, jpg, ... as "
+                        "matplotlib writes them; png without one)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.set_defaults(run=run_command)

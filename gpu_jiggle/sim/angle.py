@@ -172,7 +172,8 @@ class AngleSolver(Solver):
 
     def _inputs_snapshot(self):
         return {"chain_target": None if self._chain_target is None else self._chain_target.copy(),
-                "local_angle": None if self._local_angle is None else self._local_angle.copy(), "wind": self._wind}
+                "local_angle": None if self._local_angle is None else self._local_angle.copy(),
+                "wind": self._wind}
 
 
 def anchor_shift(state_anchor, anchor, teleport) -> np.ndarray:
