@@ -55,7 +55,9 @@ class PointSolver(Solver):
         self._identity_on_backend = True  # the backend's joint rotations are the identity (as made)
         if isinstance(chain_set, PointChainSet):
             self._pivot_of_segment = np.repeat(chain_set.first_joint, chain_set.segment_counts)
-            self._uniform_chains = bool((chain_set.segment_counts == chain_set.segment_counts[:1]).all())
+            counts = chain_set.segment_counts
+            # Chains all of one length n: a pose splits into offsets by views (None otherwise).
+            self._strand_length = int(counts[0]) if counts.size and (counts == counts[0]).all() else None
             self._tip_joint = np.delete(np.arange(chain_set.joint_count), chain_set.first_joint)
         super().__init__(chain_set, backend, substep, max_substeps, context, target_path, damping_frame,
                          integrator, work_group_size)
@@ -233,8 +235,8 @@ class PointSolver(Solver):
         self._target["anchor"][:, :3] = self._anchor
         self._target["pivot"][:, :3] = self._anchor - self._origin
         self._offsets = np.zeros((cs.segment_count, 4), np.float32)
-        n = int(cs.segment_counts[0]) if cs.chain_count else 0
-        if cs.chain_count and self._uniform_chains:  # chains of one length: views, no gathers
+        n = self._strand_length
+        if n is not None:  # chains of one length: views, no gathers
             strands = joints.reshape(cs.chain_count, n + 1, 3)
             self._offsets.reshape(cs.chain_count, n, 4)[:, :, :3] = strands[:, 1:] - strands[:, :1]
         else:
