@@ -2,9 +2,9 @@
 // One frame of point chains (SPEC sections 2, 4 and 5): one invocation per chain walks its
 // particles root to tip, for every substep of the frame, inside this one dispatch.
 // Stages, named as in gpu_jiggle/sim/backends/reference_point.py: shift_anchor, apply_teleport,
-// start_moving, interpolate_pivot, follow_parent, integrate_particle, collide, limit_distance,
-// enforce_length, limit_angle (point_limits.glsl), keep_outside, collide_segment, end_path,
-// write_output.
+// start_moving, interpolate_pivot, follow_parent, integrate_particle, collide_near (collide),
+// limit_distance, enforce_length, limit_angle (point_limits.glsl), settle_contact (keep_outside,
+// collide), end_path, write_output.
 #define LOCAL_SIZE 64
 // Feature switches (gpu_jiggle/sim/backends/gpu.py compiles a variant per frame's needs): a
 // switch at 0 leaves the feature's code out, for frames that cannot use it (no colliders, no
@@ -298,7 +298,7 @@ void main() {
             integrate_particle(s, rig, t, t_prev, v_t, chain.gravity.xyz, wind, x, v);
             contact.radius = rig.particle_radius;
             if (COLLIDERS != 0) {
-                collide(contact, x, v);
+                collide_near(contact, x, v);
             }
             limit_distance(rig.max_distance, t, x, v);
             enforce_length(rig.rest_length, base, v_base, x, v);
@@ -308,10 +308,7 @@ void main() {
             }
             limit_angle(rig, frame, base, t, v_t, x, v);
             if (COLLIDERS != 0) {
-                keep_outside(contact, base, rig.rest_length, x, v);
-                // Where overlapping colliders leave no room on the length sphere, no penetration
-                // wins over the exact length: the particle ends outside, the segment stretched.
-                collide(contact, x, v);
+                settle_contact(contact, base, rig.rest_length, x, v);
             }
             segment_state[s].prev_position = st.position;  // relative to the previous substep's pivot
             segment_state[s].prev_velocity = st.velocity;

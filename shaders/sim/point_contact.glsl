@@ -101,9 +101,21 @@ vec4 placed_capsule_a[PLACED_COLLIDERS];  // end a, radius in w
 vec3 placed_capsule_b[PLACED_COLLIDERS];
 vec4 placed_plane[PLACED_COLLIDERS];
 
+// For the broad phase (contact_possible): which placed colliders keep this chain's particles
+// out, and whether some collider escapes the test (one that keeps particles in, or one past
+// the placed ones), so that every particle counts as near.
+bool sphere_keeps_out[PLACED_COLLIDERS];
+bool capsule_keeps_out[PLACED_COLLIDERS];
+bool plane_applies[PLACED_COLLIDERS];
+bool always_near;
+
 void place_colliders(Contact ct) {
+    always_near = max(max(params.sphere_count, params.capsule_count), params.plane_count) > uint(PLACED_COLLIDERS);
     for (uint k = 0u; k < min(params.sphere_count, uint(PLACED_COLLIDERS)); ++k) {
         placed_sphere[k] = sphere_on_path(k, ct);
+        bool applies = in_mask(ct.mask, spheres[k].group);
+        sphere_keeps_out[k] = applies && spheres[k].inside == 0u;
+        always_near = always_near || (applies && spheres[k].inside != 0u);
     }
     for (uint k = 0u; k < min(params.capsule_count, uint(PLACED_COLLIDERS)); ++k) {
         vec3 a, b;
@@ -111,9 +123,13 @@ void place_colliders(Contact ct) {
         capsule_on_path(k, ct, a, b, r);
         placed_capsule_a[k] = vec4(a, r);
         placed_capsule_b[k] = b;
+        bool applies = in_mask(ct.mask, capsules[k].group);
+        capsule_keeps_out[k] = applies && capsules[k].inside == 0u;
+        always_near = always_near || (applies && capsules[k].inside != 0u);
     }
     for (uint k = 0u; k < min(params.plane_count, uint(PLACED_COLLIDERS)); ++k) {
         placed_plane[k] = plane_on_path(k, ct);
+        plane_applies[k] = in_mask(ct.mask, planes[k].group);
     }
 }
 
@@ -151,6 +167,44 @@ vec3 closest_on_segment(vec3 a, vec3 b, vec3 x) {
     vec3 ab = b - a;
     float t = clamp(dot(x - a, ab) / max(dot(ab, ab), 1e-12), 0.0, 1.0);
     return a + t * ab;
+}
+
+// SPEC 4.2, broad phase: whether a contact stage can act on the segment from base to x (x
+// alone when base is x). The segment lies in the ball about its midpoint m with half its
+// length as radius; every contact stage is an exact no-op while that ball stays clear of each
+// collider the chain collides with (by its radius with ρ, and a margin over float32 rounding),
+// so leaving them out changes nothing. Inside colliders, which act on particles far from them,
+// always count as near.
+bool clear_of(float distance, float reach, vec3 m) {
+    return distance > reach + 1e-3 * (reach + abs(distance) + length(m));
+}
+
+bool contact_possible(Contact ct, vec3 base, vec3 x) {
+    if (always_near) {
+        return true;
+    }
+    vec3 m = 0.5 * (base + x);
+    float half_length = 0.5 * length(x - base);
+    for (uint k = 0u; k < params.sphere_count; ++k) {
+        vec4 s = placed_sphere[k];
+        if (sphere_keeps_out[k] && !clear_of(length(m - s.xyz), s.w + ct.radius + half_length, m)) {
+            return true;
+        }
+    }
+    for (uint k = 0u; k < params.capsule_count; ++k) {
+        vec4 a = placed_capsule_a[k];
+        float d = length(m - closest_on_segment(a.xyz, placed_capsule_b[k], m));
+        if (capsule_keeps_out[k] && !clear_of(d, a.w + ct.radius + half_length, m)) {
+            return true;
+        }
+    }
+    for (uint k = 0u; k < params.plane_count; ++k) {
+        vec4 p = placed_plane[k];
+        if (plane_applies[k] && !clear_of(dot(p.xyz, m) - p.w, ct.radius + half_length, m)) {
+            return true;
+        }
+    }
+    return false;
 }
 
 // The point of segment [a, b] closest to segment [p, x] (closest points of two segments).
@@ -436,6 +490,23 @@ void keep_outside(Contact ct, vec3 base, float rest_length, inout vec3 x, inout 
     }
 }
 
+// The broad phase's two uses in a substep: collide for a particle near a collider, and, after
+// the length and angle steps, keep_outside then collide again for a segment near one (where
+// overlapping colliders leave no room on the length sphere, no penetration wins over the exact
+// length: the particle ends outside, the segment stretched). Far ones are left as they are.
+void collide_near(Contact ct, inout vec3 x, inout vec3 v) {
+    if (contact_possible(ct, x, x)) {
+        collide(ct, x, v);
+    }
+}
+
+void settle_contact(Contact ct, vec3 base, float rest_length, inout vec3 x, inout vec3 v) {
+    if (contact_possible(ct, base, x)) {
+        keep_outside(ct, base, rest_length, x, v);
+        collide(ct, x, v);
+    }
+}
+
 // SPEC 2, output: a frame-time particle (relative to this frame's pivot, the anchor) taken out
 // of this frame's colliders as a substep's contact stages would: slid along its length sphere
 // about its (already outside) base and its segment turned off them, then pushed out where that
@@ -443,6 +514,5 @@ void keep_outside(Contact ct, vec3 base, float rest_length, inout vec3 x, inout 
 void push_out_of_frame(uint mask, float rho, dvec3 anchor, vec3 base, float rest_length, inout vec3 x) {
     Contact ct = Contact(mask, anchor, 1.0, PathWeights(1.0, 0.0, 0.0, 0.0), vec3(0.0), rho, 1.0);
     vec3 v = vec3(0.0);
-    keep_outside(ct, base, rest_length, x, v);
-    collide(ct, x, v);
+    settle_contact(ct, base, rest_length, x, v);
 }

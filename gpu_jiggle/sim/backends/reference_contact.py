@@ -105,6 +105,58 @@ class Contact:
                                 offset - dot(np.broadcast_to(n, pivot.shape), pivot)))
 
 
+    def rows(self, index):
+        """The same colliders for the chains at ``index`` alone (an integer array)."""
+        sub = object.__new__(Contact)
+        sub.spheres = [(active[index], centre[index], radius) for active, centre, radius in self.spheres]
+        sub.capsules = [(active[index], a[index], b[index], radius) for active, a, b, radius in self.capsules]
+        sub.planes = [(active[index], n[index], offset[index]) for active, n, offset in self.planes]
+        sub.inside_spheres = [(active[index], centre[index], radius)
+                              for active, centre, radius in self.inside_spheres]
+        sub.inside_capsules = [(active[index], a[index], b[index], radius)
+                               for active, a, b, radius in self.inside_capsules]
+        return sub
+
+
+def clear_of(distance, reach, m):
+    """Whether a ball at ``distance`` stays beyond ``reach`` by a margin over float32
+    rounding (as ``clear_of`` in the shader)."""
+    return distance > reach + F(1e-3) * (reach + np.abs(distance) + length(m))
+
+
+def contact_possible(ct, rho, base, x):
+    """SPEC 4.2, broad phase (as ``contact_possible`` in the shader): (n,) bool, whether a
+    contact stage can act on the segment from base to x (x alone when base is x). The segment
+    lies in the ball about its midpoint with half its length as radius; every stage is an exact
+    no-op while that ball stays clear of each collider a chain collides with, so running the
+    stages on the near rows alone changes nothing. Inside colliders, which act on particles far
+    from them, make their chains' rows near."""
+    m = F(0.5) * (base + x)
+    half_length = F(0.5) * length(x - base)
+    near = np.zeros(len(x), bool)
+    for active, centre, radius in ct.spheres:
+        near |= active & ~clear_of(length(m - centre), radius + rho + half_length, m)
+    for active, a, b, radius in ct.capsules:
+        near |= active & ~clear_of(length(m - closest_on_segment(a, b, m)), radius + rho + half_length, m)
+    for active, n, offset in ct.planes:
+        near |= active & ~clear_of(dot(n, m) - offset, rho + half_length, m)
+    for active, *_ in ct.inside_spheres + ct.inside_capsules:
+        near |= active
+    return near
+
+
+def on_near_rows(near, stage, ct, x, v, *row_args):
+    """``stage(ct, *row_args, x, v)`` run on the rows where ``near`` is set, the other rows
+    of x and v left as they are: row_args are (n, ...) arrays taken at the same rows."""
+    rows = np.flatnonzero(near)
+    if len(rows) == len(x):
+        return stage(ct, *row_args, x, v)
+    x, v = x.copy(), v.copy()
+    if len(rows):
+        x[rows], v[rows] = stage(ct.rows(rows), *(a[rows] for a in row_args), x[rows], v[rows])
+    return x, v
+
+
 def push_out(q, r, x, v, active):
     delta = x - q
     d = length(delta)
@@ -310,10 +362,23 @@ def keep_outside(ct, rho, base, rest_length, h, x, v):
     return x, v
 
 
+def collide_near(ct, rho, x, v):
+    """``collide`` for the particles the broad phase finds near a collider; the others are left
+    as they are (as ``collide_near`` in the shader)."""
+    return on_near_rows(contact_possible(ct, rho, x, x), collide, ct, x, v, rho)
+
+
+def settle_contact(ct, rho, base, rest_length, h, x, v):
+    """After the length and angle steps, for the segments the broad phase finds near a
+    collider: ``keep_outside``, then ``collide`` again (no penetration wins over the exact
+    length); the others are left as they are (as ``settle_contact`` in the shader)."""
+    def settle(ct, rho, base, rest_length, x, v):
+        return collide(ct, rho, *keep_outside(ct, rho, base, rest_length, h, x, v))
+    return on_near_rows(contact_possible(ct, rho, base, x), settle, ct, x, v, rho, base, rest_length)
+
+
 def push_out_of_frame(ct, rho, base, rest_length, x):
     """SPEC 2, output (as ``push_out_of_frame``): a frame-time particle slid out along its
     length sphere (``keep_outside``), then pushed out where that leaves no room; positions only."""
-    v = np.zeros_like(x)
-    x, v = keep_outside(ct, rho, base, rest_length, F(1), x, v)
-    x, _ = collide(ct, rho, x, v)
+    x, _ = settle_contact(ct, rho, base, rest_length, F(1), x, np.zeros_like(x))
     return x

@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import layouts
-from .reference_contact import (MIN_LENGTH, Contact, collide, dot, follow_parent, keep_outside, length,
-                                push_out_of_frame, rotation_between, safe_divide)
+from .reference_contact import (MIN_LENGTH, Contact, collide_near, dot, follow_parent, length,
+                                push_out_of_frame, rotation_between, safe_divide, settle_contact)
 from .reference_limits import limit_angle, nlerp, quat_multiply, target_frame
 from .reference_walk import DepthWalkBackend, exact_change, path_weights
 
@@ -152,7 +152,7 @@ class ReferencePointBackend(DepthWalkBackend):
                 step = self.exact_steps(seg, ch) if self.exact else None
                 x, v = self.integrate_particle(r, step, t, t_prev, v_t, gravity[ch], wind, h, x, v)
                 ct = Contact(self.live_colliders(), mask[ch], self.anchor[ch], pivot[ch], collider_alpha, cw)
-                x, v = collide(ct, r["particle_radius"], x, v)
+                x, v = collide_near(ct, r["particle_radius"], x, v)
                 x, v = self.limit_distance(r["max_distance"], t, x, v)
                 x, v = self.enforce_length(r["rest_length"], base[ch], v_base[ch], h, x, v)
                 frame = None
@@ -160,8 +160,7 @@ class ReferencePointBackend(DepthWalkBackend):
                     rotation = nlerp(f.last_rotation[seg], f.rotation_now[seg], alpha)
                     frame = target_frame(parent_animated[ch], parent_simulated[ch], rotation)
                 x, v = limit_angle(r, frame, base[ch], t, v_t, x, v)
-                x, v = keep_outside(ct, r["particle_radius"], base[ch], r["rest_length"], h, x, v)
-                x, v = collide(ct, r["particle_radius"], x, v)  # no penetration wins over the exact length
+                x, v = settle_contact(ct, r["particle_radius"], base[ch], r["rest_length"], h, x, v)
                 f.prev_position[seg] = f.position[seg]
                 f.prev_velocity[seg] = f.velocity[seg]
                 f.position[seg] = x
