@@ -40,7 +40,6 @@ class ReferenceAngleBackend(DepthWalkBackend):
 
     def __init__(self, chain_set):
         super().__init__(chain_set)
-        self.order = DepthOrder(chain_set.segment_counts, chain_set.first_segment, chain_set.first_joint)
         self.local_angle = np.zeros(self.segment_count, F)  # storage order
         self.state = _State(self.order)
 
@@ -68,15 +67,6 @@ class ReferenceAngleBackend(DepthWalkBackend):
     def upload_targets(self, chain_target, local_angle):
         self.chain_target = chain_target.copy()
         self.local_angle = np.asarray(local_angle, F)[self.order.segment_order]
-
-    def exact_steps(self, seg, chains):
-        """The EXACT_STEP records of storage positions ``seg`` of sorted chains ``chains``."""
-        half = self.chain_target["lod"][self.order.chain_order[chains]] == layouts.LOD_HALF
-        return self.exact_step[2 * self.order.segment_order[seg] + half]
-
-    def depth_lists(self, chains=None):
-        """(sorted chains, storage positions) per depth: slices for all chains, else arrays."""
-        return self.order.depth_slices() if chains is None else self.order.depth_lists(chains)
 
     def run_frame(self, params):
         size = layouts.ANGLE_FRAME_PARAMS.itemsize
@@ -109,14 +99,6 @@ class ReferenceAngleBackend(DepthWalkBackend):
             self.end_path(s, schedule, alphas[-1], rows, positions)
         s.store(self)
         self.write_output(s, sigma, self.per_chain(header, lod, "inv_path_step"))
-
-    def schedules(self, header, params, lod, sigma):
-        """As :meth:`DepthWalkBackend.schedules`, with ``lod`` and the chains in sorted order and
-        the segments as storage positions."""
-        for schedule, alphas, chains, _ in super().schedules(header, params, lod, sigma):
-            level = np.zeros(self.chain_count, bool)
-            level[chains] = True
-            yield schedule, alphas, chains, np.flatnonzero(level[self.order.chain_of_position])
 
     # -- stages (named as in angle_chains.comp) --------------------------------------------
     @staticmethod

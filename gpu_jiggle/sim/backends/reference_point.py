@@ -2,6 +2,10 @@
 float32 numpy, vectorised over chains (walked root to tip by depth), with the same stages
 and the same operation order; the contact stages are in :mod:`.reference_contact`. See
 :mod:`gpu_jiggle.sim.backends` for the interface.
+
+The state is held as records in the solver's order; a frame copies it once into contiguous
+float32 arrays per field in :class:`~.reference_walk.DepthOrder` (longest chains first,
+segments depth-major), where each depth of the walk is a slice, and back at its end.
 """
 from __future__ import annotations
 
@@ -57,22 +61,29 @@ class ReferencePointBackend(DepthWalkBackend):
         self.exact = bool(options & layouts.OPTION_EXACT_INTEGRATOR)
         self.count = {name: int(header[f"{name[:-1]}_count"]) for name in ("spheres", "capsules", "planes")}
         tg = self.chain_target
-        self.anchor = tg["anchor"][:, :3].astype(np.float64)
         self.shift_anchor(tg["anchor_shift"][:, :3])
         lod = tg["lod"]
         self.apply_teleport(np.where(lod == layouts.LOD_FROZEN, np.uint32(layouts.TELEPORT_SNAP), tg["teleport"]),
                             self.per_chain(header, lod, "span"))
-        f = _PointScratch(self.chain_state, self.segment_state, self.joint_offset, self.joint_rotation)
-        sigma = np.zeros(self.chain_count, F)
-        for schedule, alphas, chains, seg in self.schedules(header, params, lod, sigma):
+        f = _PointScratch(self)
+        sigma = np.zeros(self.chain_count, F)  # sorted chains
+        for schedule, alphas, chains, positions in self.schedules(header, params, f.lod, sigma):
+            every = chains.size == self.chain_count
+            rows, positions = (slice(None), slice(None)) if every else (chains, positions)  # views for all chains
             # Declared moving: starts moving on the first frame after its snap that runs substeps.
-            snapped_now = (tg["teleport"][chains] & layouts.TELEPORT_MODE_MASK) == layouts.TELEPORT_SNAP
+            snapped_now = (f.teleport[chains] & layouts.TELEPORT_MODE_MASK) == layouts.TELEPORT_SNAP
             moving = chains[((f.flags[chains] & layouts.CHAIN_START_MOVING) != 0) & ~snapped_now]
             self.start_moving(f, schedule, moving)
-            self._run_schedule(f, header, schedule, alphas, chains, moving)
-            self.end_path(f, schedule, alphas[-1], chains, seg)
-        f.store(self.chain_state, self.segment_state)
-        self.write_output(sigma)
+            self._run_schedule(f, header, schedule, alphas, None if every else chains, moving)
+            self.end_path(f, schedule, alphas[-1], rows, positions)
+        f.store(self)
+        self.write_output(f, sigma)
+
+    def upload_rig(self, chain_rig, segment_rig, exact_step):
+        super().upload_rig(chain_rig, segment_rig, exact_step)
+        #: The rig's records in storage order (sorted chains, depth-major segments).
+        self.sorted_chain_rig = chain_rig[self.order.chain_order]
+        self.sorted_segment_rig = segment_rig[self.order.segment_order]
 
     # -- stages (named as in point_chains.comp) -----------------------------------------------
     def shift_anchor(self, shift):
@@ -117,9 +128,10 @@ class ReferencePointBackend(DepthWalkBackend):
             f.offset_rate[seg] = (f.offset_now[seg] - f.last_offset[seg]) * inv_span
 
     def _run_schedule(self, f, header, schedule, alphas, chains, moving):
-        """The substeps of one level of detail, for its chains."""
+        """The substeps of one level of detail, for its sorted chains (None: all chains)."""
         depth = self.depth_lists(chains)
-        rig, chain_rig = self.segment_rig, self.chain_rig
+        chains = slice(None) if chains is None else chains
+        rig, chain_rig = self.sorted_segment_rig, self.sorted_chain_rig
         mask, influence = chain_rig["collider_mask"], chain_rig["world_influence"]
         gravity = chain_rig["gravity"][:, :3].astype(F)
         h, span = F(schedule["substep"]), F(schedule["span"])
@@ -148,10 +160,10 @@ class ReferencePointBackend(DepthWalkBackend):
                 t_prev = f.target[seg] - moved[ch]
                 v_t = (t - t_prev) * inv_path_step
                 v = np.where(first_moving[ch][:, None], v_t, f.velocity[seg]) if j == 0 else f.velocity[seg]
-                wind = self.wind_at(header, schedule, pivot[ch] + x, self.chain_target["gust_phase"][ch], elapsed)
+                wind = self.wind_at(header, schedule, pivot[ch] + x, f.gust_phase[ch], elapsed)
                 step = self.exact_steps(seg, ch) if self.exact else None
                 x, v = self.integrate_particle(r, step, t, t_prev, v_t, gravity[ch], wind, h, x, v)
-                ct = Contact(self.live_colliders(), mask[ch], self.anchor[ch], pivot[ch], collider_alpha, cw)
+                ct = Contact(self.live_colliders(), mask[ch], f.anchor[ch], pivot[ch], collider_alpha, cw)
                 x, v = collide_near(ct, r["particle_radius"], x, v)
                 x, v = self.limit_distance(r["max_distance"], t, x, v)
                 x, v = self.enforce_length(r["rest_length"], base[ch], v_base[ch], h, x, v)
@@ -247,80 +259,95 @@ class ReferencePointBackend(DepthWalkBackend):
         f.offset_rate[seg] = (dp * d + dq * m) * inv_span
         f.last_rotation[seg] = nlerp(f.last_rotation[seg], f.rotation_now[seg], alpha)
 
-    def write_output(self, sigma_per_chain):
+    def write_output(self, f, sigma):
         """SPEC section 2, "Output at frame time", relative to this frame's pivot: segment
         directions blended between the last two substeps, the chain rebuilt with its rest
         lengths, kept within its angle limit about this frame's target direction and frame, each
         particle taken out of this frame's colliders; the world rotation is the target frame
-        turned onto the output direction (as ``write_output``)."""
-        ss = self.segment_state
+        turned onto the output direction (as ``write_output``). ``f``: the frame's scratch,
+        ``sigma`` (C,) the sorted chains' blends."""
+        order, rig = self.order, self.sorted_segment_rig
         first_joint = self.chain_rig["first_joint"].astype(np.int64)
         self.joint_output[first_joint] = np.zeros(1, layouts.POINT_JOINT_OUTPUT)
+        position = np.zeros((self.segment_count, 3), F)
+        velocity = np.zeros((self.segment_count, 3), F)
+        rotation = np.zeros((self.segment_count, 4), F)
+        world_rotation = np.zeros((self.segment_count, 4), F)
         base = np.zeros((self.chain_count, 3), F)
         prev_base = np.zeros((self.chain_count, 3), F)
         cur_base = np.zeros((self.chain_count, 3), F)
         animated_base = np.zeros((self.chain_count, 3), F)
         parent_animated = np.zeros((self.chain_count, 3), F)
         parent_output = np.zeros((self.chain_count, 3), F)
-        mask = self.chain_rig["collider_mask"]
+        mask = self.sorted_chain_rig["collider_mask"]
         for d, (ch, seg) in enumerate(self.depth_lists()):
-            sigma = sigma_per_chain[ch][:, None]
-            prev, cur = ss["prev_position"][seg, :3], ss["position"][seg, :3]
+            n = ch.stop
+            blend = sigma[ch][:, None]
+            prev, cur = f.prev_position[seg], f.position[seg]
             prev_dir = prev - prev_base[ch]
             cur_dir = cur - cur_base[ch]
-            direction = prev_dir + sigma * (cur_dir - prev_dir)
+            direction = prev_dir + blend * (cur_dir - prev_dir)
             ld = length(direction)
             fallback = cur_dir / np.maximum(length(cur_dir), MIN_LENGTH)[:, None]
             direction = np.where((ld < MIN_LENGTH)[:, None], fallback, safe_divide(direction, ld))
-            x = base[ch] + direction * self.segment_rig["rest_length"][seg][:, None]
-            animated_offset = self.joint_offset[seg, :3] - animated_base[ch]  # this frame's target direction
+            x = base[ch] + direction * rig["rest_length"][seg][:, None]
+            animated_offset = f.offset_now[seg] - animated_base[ch]  # this frame's target direction
             target = base[ch] + (follow_parent(parent_animated[ch], parent_output[ch], animated_offset) if d
                                  else animated_offset)
-            frame = target_frame(parent_animated[ch], parent_output[ch], self.joint_rotation[seg])
-            x, _ = limit_angle(self.segment_rig[seg], frame, base[ch], target, np.zeros_like(x), x, np.zeros_like(x))
-            ct = Contact(self.live_colliders(), mask[ch], self.anchor[ch], np.zeros((len(ch), 3), F), F(1),
+            frame = target_frame(parent_animated[ch], parent_output[ch], f.rotation_now[seg])
+            x, _ = limit_angle(rig[seg], frame, base[ch], target, np.zeros_like(x), x, np.zeros_like(x))
+            ct = Contact(self.live_colliders(), mask[ch], f.anchor[ch], np.zeros((n, 3), F), F(1),
                          (F(1), F(0), F(0), F(0)))
-            x = push_out_of_frame(ct, self.segment_rig["particle_radius"][seg], base[ch],
-                                  self.segment_rig["rest_length"][seg], x)
-            pv, cv = ss["prev_velocity"][seg, :3], ss["velocity"][seg, :3]
-            v = pv + sigma * (cv - pv)
-            animated = self.joint_offset[seg, :3]
-            q = rotation_between(animated - animated_base[ch], x - base[ch])
-            joint = first_joint[ch] + 1 + d
-            self.joint_output["position"][joint, :3] = x
-            self.joint_output["position"][joint, 3] = 0
-            self.joint_output["raw_position"][joint, :3] = cur
-            self.joint_output["raw_position"][joint, 3] = 0
-            self.segment_output["velocity"][seg, :3] = v
-            self.segment_output["velocity"][seg, 3] = 0
-            self.segment_output["rotation"][seg] = q
-            self.segment_output["world_rotation"][seg] = quat_multiply(rotation_between(target - base[ch], x - base[ch]),
-                                                                       frame)
+            x = push_out_of_frame(ct, rig["particle_radius"][seg], base[ch], rig["rest_length"][seg], x)
+            pv, cv = f.prev_velocity[seg], f.velocity[seg]
+            velocity[seg] = pv + blend * (cv - pv)
+            animated = f.offset_now[seg]
+            rotation[seg] = rotation_between(animated - animated_base[ch], x - base[ch])
+            world_rotation[seg] = quat_multiply(rotation_between(target - base[ch], x - base[ch]), frame)
+            position[seg] = x
             parent_animated[ch] = animated_offset
             parent_output[ch] = x - base[ch]
             base[ch] = x
             prev_base[ch] = prev
             cur_base[ch] = cur
             animated_base[ch] = animated
+        joint, segment = order.joint_of_position, order.segment_order
+        self.joint_output["position"][joint] = np.concatenate([position, np.zeros((len(joint), 1), F)], axis=1)
+        self.joint_output["raw_position"][joint] = np.concatenate([f.position, np.zeros((len(joint), 1), F)], axis=1)
+        self.segment_output["velocity"][segment] = np.concatenate([velocity, np.zeros((len(segment), 1), F)], axis=1)
+        self.segment_output["rotation"][segment] = rotation
+        self.segment_output["world_rotation"][segment] = world_rotation
 
 
 class _PointScratch:
-    """Contiguous float32 xyz copies of the point state for one frame."""
+    """One frame's point state, its targets and its chains' per-frame inputs, as contiguous
+    float32 arrays per field in storage order (segments as positions, chains sorted; see
+    :class:`~.reference_walk.DepthOrder`), copied from the backend's records and written back
+    by :meth:`store`."""
 
-    def __init__(self, chain_state, segment_state, joint_offset, joint_rotation):
+    def __init__(self, backend):
+        order = backend.order
+        chains, segments = order.chain_order, order.segment_order
+        ss, cs, tg = backend.segment_state, backend.chain_state, backend.chain_target
         for name in _SEGMENT_FIELDS:
-            setattr(self, name, segment_state[name][:, :3].copy())
-        self.last_rotation = segment_state["last_rotation"].copy()
-        self.rotation_now = joint_rotation
+            setattr(self, name, np.ascontiguousarray(ss[name][segments, :3]))
+        self.last_rotation = ss["last_rotation"][segments]
+        self.rotation_now = backend.joint_rotation[segments]
+        self.offset_now = np.ascontiguousarray(backend.joint_offset[segments, :3])
         for name in ("prev_pivot", "last_pivot", "pivot_rate"):
-            setattr(self, name, chain_state[name][:, :3].copy())
-        self.flags = chain_state["flags"].copy()
-        self.offset_now = joint_offset[:, :3]
+            setattr(self, name, np.ascontiguousarray(cs[name][chains, :3]))
+        self.flags = cs["flags"][chains]
+        self.anchor = tg["anchor"][chains, :3].astype(np.float64)
+        self.gust_phase = tg["gust_phase"][chains]
+        self.teleport = tg["teleport"][chains]
+        self.lod = tg["lod"][chains]
 
-    def store(self, chain_state, segment_state):
+    def store(self, backend):
+        chains, segments = backend.order.chain_order, backend.order.segment_order
+        ss, cs = backend.segment_state, backend.chain_state
         for name in _SEGMENT_FIELDS:
-            segment_state[name][:, :3] = getattr(self, name)
-        segment_state["last_rotation"] = self.last_rotation
+            ss[name][segments, :3] = getattr(self, name)
+        ss["last_rotation"][segments] = self.last_rotation
         for name in ("prev_pivot", "last_pivot", "pivot_rate"):
-            chain_state[name][:, :3] = getattr(self, name)
-        chain_state["flags"] = self.flags
+            cs[name][chains, :3] = getattr(self, name)
+        cs["flags"][chains] = self.flags

@@ -86,26 +86,19 @@ class DepthWalkBackend:
     DTYPES: dict = {}
 
     def __init__(self, chain_set):
-        counts = chain_set.segment_counts
         self.chain_count = chain_set.chain_count
         self.segment_count = chain_set.segment_count
-        self.segment_counts = counts
-        max_depth = int(counts.max()) if counts.size else 0
-        # For each depth: the chains deep enough, and their segment at that depth.
-        self._chains_at = [np.flatnonzero(counts > d) for d in range(max_depth)]
-        self._segments_at = [chain_set.first_segment[ch] + d for d, ch in enumerate(self._chains_at)]
+        self.segment_counts = chain_set.segment_counts
+        self.order = DepthOrder(chain_set.segment_counts, chain_set.first_segment, chain_set.first_joint)
         sizes = {"chain": self.chain_count, "segment": self.segment_count,
                  "joint": self.segment_count + self.chain_count}
         for name, (dtype, per) in self.DTYPES.items():
             setattr(self, name, np.zeros(sizes[per], dtype))
 
     def depth_lists(self, chains=None):
-        """(chains, segments) per depth, kept to ``chains`` (all when None)."""
-        if chains is None:
-            return list(zip(self._chains_at, self._segments_at))
-        keep = np.zeros(self.chain_count, bool)
-        keep[chains] = True
-        return [(ch[keep[ch]], seg[keep[ch]]) for ch, seg in zip(self._chains_at, self._segments_at)]
+        """(sorted chains, storage positions) per depth: slices for all chains, else arrays for
+        the sorted chains ``chains``."""
+        return self.order.depth_slices() if chains is None else self.order.depth_lists(chains)
 
     @staticmethod
     def per_chain(header, lod, field: str) -> np.ndarray:
@@ -116,19 +109,21 @@ class DepthWalkBackend:
 
     def schedules(self, header, params, lod, sigma):
         """For each level of detail with substeps in this frame, yield ``(schedule, alphas,
-        chains, segments)``: its SCHEDULE record, its (n,) float32 alphas, and the indices of
-        its chains and their segments. Fills ``sigma`` (C,) with each chain's frame-time blend.
+        chains, positions)``: its SCHEDULE record, its (n,) float32 alphas, its chains (indices
+        in the order of ``lod`` (C,), sorted as :class:`DepthOrder`) and their segments' storage
+        positions. Fills ``sigma`` (C,), in the same order, with each chain's frame-time blend.
         """
         stride = int(header["alpha_stride"])
         all_alphas = params[header.dtype.itemsize:].view(np.float32)
         for level, name in ((layouts.LOD_FULL, "full_rate"), (layouts.LOD_HALF, "half_rate")):
             schedule = header[name]
             n = int(schedule["substep_count"])
-            chains = np.flatnonzero(lod == level)
+            in_level = lod == level
+            chains = np.flatnonzero(in_level)
             sigma[chains] = np.float32(schedule["blend"])
             if n and chains.size:
-                segments = np.flatnonzero(np.repeat(lod == level, self.segment_counts))
-                yield schedule, all_alphas[level * stride: level * stride + n], chains, segments
+                positions = np.flatnonzero(in_level[self.order.chain_of_position])
+                yield schedule, all_alphas[level * stride: level * stride + n], chains, positions
 
     # -- interface (see gpu_jiggle.sim.backends) ---------------------------------------------------
     def upload_rig(self, chain_rig, segment_rig, exact_step):
@@ -137,9 +132,11 @@ class DepthWalkBackend:
         self.exact_step = exact_step.copy()
 
     def exact_steps(self, seg, chains):
-        """The EXACT_STEP records of segments ``seg`` of ``chains`` at their chains' rate
-        (``2·s`` at full rate, ``2·s + 1`` at half rate, as ``exact_step`` in the shaders)."""
-        return self.exact_step[2 * seg + (self.chain_target["lod"][chains] == layouts.LOD_HALF)]
+        """The EXACT_STEP records of storage positions ``seg`` of sorted chains ``chains`` at
+        their chains' rate (``2·s`` at full rate, ``2·s + 1`` at half rate, as ``exact_step``
+        in the shaders)."""
+        half = self.chain_target["lod"][self.order.chain_order[chains]] == layouts.LOD_HALF
+        return self.exact_step[2 * self.order.segment_order[seg] + half]
 
     def write_state(self, chain_state, segment_state):
         self.chain_state = chain_state.copy()
