@@ -172,9 +172,9 @@ vec3 closest_on_segment(vec3 a, vec3 b, vec3 x) {
 // SPEC 4.2, broad phase: whether a contact stage can act on the segment from base to x (x
 // alone when base is x). The segment lies in the ball about its midpoint m with half its
 // length as radius; every contact stage is an exact no-op while that ball stays clear of each
-// collider the chain collides with (by its radius with ρ, and a margin over float32 rounding),
-// so leaving them out changes nothing. Inside colliders, which act on particles far from them,
-// always count as near.
+// sphere and capsule the chain collides with (by its radius with ρ, and a margin over float32
+// rounding), and x clear of each plane (the plane stages look at x alone), so leaving them out
+// changes nothing. Inside colliders, which act on particles far from them, always count as near.
 bool clear_of(float distance, float reach, vec3 m) {
     return distance > reach + 1e-3 * (reach + abs(distance) + length(m));
 }
@@ -200,7 +200,7 @@ bool contact_possible(Contact ct, vec3 base, vec3 x) {
     }
     for (uint k = 0u; k < params.plane_count; ++k) {
         vec4 p = placed_plane[k];
-        if (plane_applies[k] && !clear_of(dot(p.xyz, m) - p.w, ct.radius + half_length, m)) {
+        if (plane_applies[k] && !clear_of(dot(p.xyz, x) - p.w, ct.radius, x)) {
             return true;
         }
     }

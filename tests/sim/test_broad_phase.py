@@ -80,9 +80,24 @@ def test_far_segments_are_found_far_and_are_far():
         t = np.clip(np.sum((samples - a64) * (c64 - a64), axis=2) / np.sum((c64 - a64) ** 2, axis=2), 0, 1)
         gap = np.linalg.norm(samples - (a64 + t[..., None] * (c64 - a64)), axis=2)
         assert ((gap > radius + r) | ~active[~near][:, None]).all()
-    for active, n, offset in ct.planes:
-        height = np.einsum("ij,ikj->ik", n[~near].astype(np.float64), samples) - offset[~near][:, None]
-        assert ((height > r) | ~active[~near][:, None]).all()
+    for active, n, offset in ct.planes:  # the plane stages look at x alone
+        height = np.einsum("ij,ij->i", n[~near].astype(np.float64), tip) - offset[~near]
+        assert ((height > r[:, 0]) | ~active[~near]).all()
+
+
+def test_a_segment_standing_on_a_plane_is_far_from_it():
+    """A blade of grass: its base on the ground plane, its tip above by more than ρ; the plane
+    stages only look at the tip, so the broad phase leaves it out."""
+    planes = np.zeros(1, layouts.PLANE_COLLIDER)
+    planes["start"] = [[0.0, 1.0, 0.0, 0.0]]
+    empty = {"spheres": np.zeros(0, layouts.SPHERE_COLLIDER), "capsules": np.zeros(0, layouts.CAPSULE_COLLIDER)}
+    n = 4
+    ct = Contact({**empty, "planes": planes}, np.full(n, 1, np.uint32), np.zeros((n, 3)), np.zeros((n, 3), F),
+                 F(1), (F(1), F(0), F(0), F(0)))
+    base = np.zeros((n, 3), F)
+    tip = np.array([[0, 0.05, 0], [0.01, 0.04, 0], [0, 0.01, 0], [0, -0.01, 0]], F)
+    near = contact_possible(ct, np.full(n, 0.01, F), base, tip)
+    np.testing.assert_array_equal(near, [False, False, True, True])
 
 
 def test_particles_resting_on_a_surface_are_near():

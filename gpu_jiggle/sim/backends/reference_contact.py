@@ -128,9 +128,10 @@ def contact_possible(ct, rho, base, x):
     """SPEC 4.2, broad phase (as ``contact_possible`` in the shader): (n,) bool, whether a
     contact stage can act on the segment from base to x (x alone when base is x). The segment
     lies in the ball about its midpoint with half its length as radius; every stage is an exact
-    no-op while that ball stays clear of each collider a chain collides with, so running the
-    stages on the near rows alone changes nothing. Inside colliders, which act on particles far
-    from them, make their chains' rows near."""
+    no-op while that ball stays clear of each sphere and capsule a chain collides with, and x
+    clear of each plane (the plane stages look at x alone), so running the stages on the near
+    rows alone changes nothing. Inside colliders, which act on particles far from them, make
+    their chains' rows near."""
     m = F(0.5) * (base + x)
     half_length = F(0.5) * length(x - base)
     near = np.zeros(len(x), bool)
@@ -139,7 +140,7 @@ def contact_possible(ct, rho, base, x):
     for active, a, b, radius in ct.capsules:
         near |= active & ~clear_of(length(m - closest_on_segment(a, b, m)), radius + rho + half_length, m)
     for active, n, offset in ct.planes:
-        near |= active & ~clear_of(dot(n, m) - offset, rho + half_length, m)
+        near |= active & ~clear_of(dot(n, x) - offset, rho, x)
     for active, *_ in ct.inside_spheres + ct.inside_capsules:
         near |= active
     return near
