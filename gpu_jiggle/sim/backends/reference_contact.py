@@ -106,7 +106,8 @@ class Contact:
 
 
     def rows(self, index):
-        """The same colliders for the chains at ``index`` alone (an integer array)."""
+        """The same colliders for the chains at ``index`` alone (an integer array, or a slice:
+        then views)."""
         sub = object.__new__(Contact)
         sub.spheres = [(active[index], centre[index], radius) for active, centre, radius in self.spheres]
         sub.capsules = [(active[index], a[index], b[index], radius) for active, a, b, radius in self.capsules]

@@ -145,6 +145,7 @@ class ReferencePointBackend(DepthWalkBackend):
             collider_alpha = np.clip(F(1) - (F(1) - alpha) * scale, F(0), F(1))
             cw = path_weights(collider_alpha, self.hermite)
             moved = self.interpolate_pivot(f, w, span, chains, pivot)
+            contact = Contact(self.live_colliders(), mask, f.anchor, pivot, collider_alpha, cw)  # each depth takes its rows
             base = np.zeros_like(pivot)
             v_base = moved * inv_path_step
             offset_base = np.zeros_like(pivot)
@@ -163,7 +164,7 @@ class ReferencePointBackend(DepthWalkBackend):
                 wind = self.wind_at(header, schedule, pivot[ch] + x, f.gust_phase[ch], elapsed)
                 step = self.exact_steps(seg, ch) if self.exact else None
                 x, v = self.integrate_particle(r, step, t, t_prev, v_t, gravity[ch], wind, h, x, v)
-                ct = Contact(self.live_colliders(), mask[ch], f.anchor[ch], pivot[ch], collider_alpha, cw)
+                ct = contact.rows(ch)
                 x, v = collide_near(ct, r["particle_radius"], x, v)
                 x, v = self.limit_distance(r["max_distance"], t, x, v)
                 x, v = self.enforce_length(r["rest_length"], base[ch], v_base[ch], h, x, v)
@@ -279,9 +280,9 @@ class ReferencePointBackend(DepthWalkBackend):
         animated_base = np.zeros((self.chain_count, 3), F)
         parent_animated = np.zeros((self.chain_count, 3), F)
         parent_output = np.zeros((self.chain_count, 3), F)
-        mask = self.sorted_chain_rig["collider_mask"]
+        contact = Contact(self.live_colliders(), self.sorted_chain_rig["collider_mask"], f.anchor,
+                          np.zeros((self.chain_count, 3), F), F(1), (F(1), F(0), F(0), F(0)))
         for d, (ch, seg) in enumerate(self.depth_lists()):
-            n = ch.stop
             blend = sigma[ch][:, None]
             prev, cur = f.prev_position[seg], f.position[seg]
             prev_dir = prev - prev_base[ch]
@@ -296,8 +297,7 @@ class ReferencePointBackend(DepthWalkBackend):
                                  else animated_offset)
             frame = target_frame(parent_animated[ch], parent_output[ch], f.rotation_now[seg])
             x, _ = limit_angle(rig[seg], frame, base[ch], target, np.zeros_like(x), x, np.zeros_like(x))
-            ct = Contact(self.live_colliders(), mask[ch], f.anchor[ch], np.zeros((n, 3), F), F(1),
-                         (F(1), F(0), F(0), F(0)))
+            ct = contact.rows(ch)
             x = push_out_of_frame(ct, rig["particle_radius"][seg], base[ch], rig["rest_length"][seg], x)
             pv, cv = f.prev_velocity[seg], f.velocity[seg]
             velocity[seg] = pv + blend * (cv - pv)
