@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import layouts
-from .reference_walk import DepthOrder, DepthWalkBackend, exact_change, path_weights
+from .reference_walk import DepthWalkBackend, FieldState, exact_change, path_weights
 
 F = np.float32
 PI = F(np.pi)
@@ -41,20 +41,22 @@ class ReferenceAngleBackend(DepthWalkBackend):
     def __init__(self, chain_set):
         super().__init__(chain_set)
         self.local_angle = np.zeros(self.segment_count, F)  # storage order
-        self.state = _State(self.order)
+        self.state = FieldState(self.order, {
+            "chain_state": (layouts.ANGLE_CHAIN_STATE, "chain", dict.fromkeys(_CHAIN_FIELDS)),
+            "segment_state": (layouts.ANGLE_SEGMENT_STATE, "segment", dict.fromkeys(_SEGMENT_FIELDS))})
 
     # -- the state in the solver's order (records), made on request ------------------------
     @property
     def chain_state(self):
-        return self.state.records(layouts.ANGLE_CHAIN_STATE, _CHAIN_FIELDS, self.order.chain_order)
+        return self.state.records("chain_state")
 
     @property
     def segment_state(self):
-        return self.state.records(layouts.ANGLE_SEGMENT_STATE, _SEGMENT_FIELDS, self.order.segment_order)
+        return self.state.records("segment_state")
 
     def write_state(self, chain_state, segment_state):
-        self.state.load(chain_state, _CHAIN_FIELDS, self.order.chain_order)
-        self.state.load(segment_state, _SEGMENT_FIELDS, self.order.segment_order)
+        self.state.load("chain_state", chain_state)
+        self.state.load("segment_state", segment_state)
 
     def upload_rig(self, chain_rig, segment_rig, exact_step):
         super().upload_rig(chain_rig, segment_rig, exact_step)
@@ -314,30 +316,6 @@ class ReferenceAngleBackend(DepthWalkBackend):
         self.joint_output["raw_position"][order.joint_of_position] = raw_position
         self.segment_output["angle"][order.segment_order] = angle
         self.segment_output["angular_velocity"][order.segment_order] = omega
-
-
-class _State:
-    """The dynamic state as contiguous arrays, one per field of ANGLE_CHAIN_STATE (C, sorted
-    chain order) and ANGLE_SEGMENT_STATE (S, storage order); all zero at first."""
-
-    def __init__(self, order: DepthOrder):
-        for dtype, fields, size in ((layouts.ANGLE_CHAIN_STATE, _CHAIN_FIELDS, order.chain_order.size),
-                                    (layouts.ANGLE_SEGMENT_STATE, _SEGMENT_FIELDS, order.segment_order.size)):
-            for name in fields:
-                base, shape = dtype.fields[name][0].base, dtype.fields[name][0].shape
-                setattr(self, name, np.zeros((size,) + shape, base.newbyteorder("=")))
-
-    def records(self, dtype, fields, order):
-        """The fields as records of ``dtype`` in the solver's order (a new array)."""
-        out = np.zeros(order.size, dtype)
-        for name in fields:
-            out[name][order] = getattr(self, name)
-        return out
-
-    def load(self, records, fields, order):
-        """Take the fields of ``records`` (the solver's order)."""
-        for name in fields:
-            setattr(self, name, np.ascontiguousarray(records[name][order]))
 
 
 class _FrameScratch:

@@ -3,9 +3,9 @@ float32 numpy, vectorised over chains (walked root to tip by depth), with the sa
 and the same operation order; the contact stages are in :mod:`.reference_contact`. See
 :mod:`gpu_jiggle.sim.backends` for the interface.
 
-The state is held as records in the solver's order; a frame copies it once into contiguous
-float32 arrays per field in :class:`~.reference_walk.DepthOrder` (longest chains first,
-segments depth-major), where each depth of the walk is a slice, and back at its end.
+The state is held as contiguous float32 arrays per field in
+:class:`~.reference_walk.DepthOrder` (longest chains first, segments depth-major), where each
+depth of the walk is a slice; its records are made when they are read.
 """
 from __future__ import annotations
 
@@ -15,36 +15,54 @@ from .. import layouts
 from .reference_contact import (MIN_LENGTH, Contact, collide_near, dot, follow_parent, length,
                                 push_out_of_frame, rotation_between, safe_divide, settle_contact)
 from .reference_limits import limit_angle, nlerp, quat_multiply, target_frame
-from .reference_walk import DepthWalkBackend, exact_change, path_weights
+from .reference_walk import DepthWalkBackend, FieldState, exact_change, path_weights
 
 F = np.float32
-_SEGMENT_FIELDS = ("position", "velocity", "prev_position", "prev_velocity", "last_offset", "offset_rate", "target")
+#: The state's vec4 fields whose w is unused: the numpy path keeps their xyz.
+_SEGMENT_XYZ = ("position", "velocity", "prev_position", "prev_velocity", "last_offset", "offset_rate", "target")
+_CHAIN_XYZ = ("prev_pivot", "last_pivot", "pivot_rate")
 
 
 class ReferencePointBackend(DepthWalkBackend):
     """Point chains in numpy (float32). See :mod:`gpu_jiggle.sim.backends` for the interface."""
 
-    DTYPES = {"chain_state": (layouts.POINT_CHAIN_STATE, "chain"),
-              "segment_state": (layouts.POINT_SEGMENT_STATE, "segment"),
-              "joint_output": (layouts.POINT_JOINT_OUTPUT, "joint"),
+    DTYPES = {"joint_output": (layouts.POINT_JOINT_OUTPUT, "joint"),
               "segment_output": (layouts.POINT_SEGMENT_OUTPUT, "segment"),
               "chain_target": (layouts.POINT_CHAIN_TARGET, "chain")}
 
     def __init__(self, chain_set):
         super().__init__(chain_set)
-        self.joint_offset = np.zeros((self.segment_count, 4), F)
-        self.joint_rotation = np.tile(np.array([0, 0, 0, 1], F), (self.segment_count, 1))
+        self.state = FieldState(self.order, {
+            "chain_state": (layouts.POINT_CHAIN_STATE, "chain", {**dict.fromkeys(_CHAIN_XYZ, 3), "flags": None}),
+            "segment_state": (layouts.POINT_SEGMENT_STATE, "segment",
+                              {**dict.fromkeys(_SEGMENT_XYZ, 3), "last_rotation": None})})
+        #: This frame's joint offsets (xyz) and rotations, in storage order.
+        self.offset_now = np.zeros((self.segment_count, 3), F)
+        self.rotation_now = np.tile(np.array([0, 0, 0, 1], F), (self.segment_count, 1))
         self.colliders = {"spheres": np.zeros(0, layouts.SPHERE_COLLIDER),
                           "capsules": np.zeros(0, layouts.CAPSULE_COLLIDER),
                           "planes": np.zeros(0, layouts.PLANE_COLLIDER)}
+
+    # -- the state in the solver's order (records), made on request ------------------------
+    @property
+    def chain_state(self):
+        return self.state.records("chain_state")
+
+    @property
+    def segment_state(self):
+        return self.state.records("segment_state")
+
+    def write_state(self, chain_state, segment_state):
+        self.state.load("chain_state", chain_state)
+        self.state.load("segment_state", segment_state)
 
     def upload_targets(self, chain_target, joint_offset=None, joint_rotation=None):
         """``joint_offset``, ``joint_rotation`` None: unchanged since the last upload."""
         self.chain_target = chain_target.copy()
         if joint_offset is not None:
-            self.joint_offset = np.asarray(joint_offset, F).copy()
+            self.offset_now = np.ascontiguousarray(np.asarray(joint_offset, F)[self.order.segment_order, :3])
         if joint_rotation is not None:
-            self.joint_rotation = np.asarray(joint_rotation, F).copy()
+            self.rotation_now = np.asarray(joint_rotation, F)[self.order.segment_order]
 
     def check_colliders(self, sphere_count, capsule_count, plane_count):
         """The reference takes any number of colliders."""
@@ -60,12 +78,10 @@ class ReferencePointBackend(DepthWalkBackend):
         self.relative_damping = bool(options & layouts.OPTION_RELATIVE_DAMPING)
         self.exact = bool(options & layouts.OPTION_EXACT_INTEGRATOR)
         self.count = {name: int(header[f"{name[:-1]}_count"]) for name in ("spheres", "capsules", "planes")}
-        tg = self.chain_target
-        self.shift_anchor(tg["anchor_shift"][:, :3])
-        lod = tg["lod"]
-        self.apply_teleport(np.where(lod == layouts.LOD_FROZEN, np.uint32(layouts.TELEPORT_SNAP), tg["teleport"]),
-                            self.per_chain(header, lod, "span"))
         f = _PointScratch(self)
+        self.shift_anchor(f)
+        self.apply_teleport(f, np.where(f.lod == layouts.LOD_FROZEN, np.uint32(layouts.TELEPORT_SNAP), f.teleport),
+                            self.per_chain(header, f.lod, "span"))
         sigma = np.zeros(self.chain_count, F)  # sorted chains
         for schedule, alphas, chains, positions in self.schedules(header, params, f.lod, sigma):
             every = chains.size == self.chain_count
@@ -86,36 +102,34 @@ class ReferencePointBackend(DepthWalkBackend):
         self.sorted_segment_rig = segment_rig[self.order.segment_order]
 
     # -- stages (named as in point_chains.comp) -----------------------------------------------
-    def shift_anchor(self, shift):
+    @staticmethod
+    def shift_anchor(f):
         """The state follows each chain's anchor, moved to this frame's pivot (SPEC 4.4)."""
-        for name in ("prev_pivot", "last_pivot"):
-            self.chain_state[name][:, :3] = self.chain_state[name][:, :3] + shift
+        f.prev_pivot += f.anchor_shift
+        f.last_pivot += f.anchor_shift
 
-    def apply_teleport(self, flags, spans):
-        """SPEC section 5: snap flagged chains onto their targets, the path at rest (flags (C,));
-        keep_shape carries the pivot-relative state as it is and moves the pivot's path by the
-        jump (``spans`` (C,): each chain's span this frame); MOVING marks them."""
+    def apply_teleport(self, f, flags, spans):
+        """SPEC section 5: snap flagged chains onto their targets, the path at rest (flags (C,),
+        sorted chains); keep_shape carries the pivot-relative state as it is and moves the
+        pivot's path by the jump (``spans`` (C,): each chain's span this frame); MOVING marks them."""
         if not flags.any():
             return
-        ss, cs = self.segment_state, self.chain_state
         snap_chain = (flags & layouts.TELEPORT_MODE_MASK) == layouts.TELEPORT_SNAP
-        snap = np.repeat(snap_chain, self.chain_rig["segment_count"].astype(np.int64))
+        snap = snap_chain[self.order.chain_of_position]
         for name in ("position", "prev_position", "last_offset", "target"):
-            ss[name][snap] = self.joint_offset[snap]
+            getattr(f, name)[snap] = f.offset_now[snap]
         for name in ("velocity", "prev_velocity", "offset_rate"):
-            ss[name][snap] = 0
-        for name in ("prev_pivot", "last_pivot", "pivot_rate"):
-            cs[name][snap_chain] = 0
+            getattr(f, name)[snap] = 0
+        for name in _CHAIN_XYZ:
+            getattr(f, name)[snap_chain] = 0
         keep = (flags & layouts.TELEPORT_MODE_MASK) == layouts.TELEPORT_KEEP_SHAPE
-        jumped = snap | np.repeat(keep, self.chain_rig["segment_count"].astype(np.int64))
-        ss["last_rotation"][jumped] = self.joint_rotation[jumped]  # the joints' rotations jump too
+        jumped = snap | keep[self.order.chain_of_position]
+        f.last_rotation[jumped] = f.rotation_now[jumped]  # the joints' rotations jump too
         if keep.any():  # the pivot's path jumps with the body (as in the shader)
-            last, rate = cs["last_pivot"][keep, :3], cs["pivot_rate"][keep, :3]
-            jump = -(last + spans[keep, None] * rate)
-            cs["prev_pivot"][keep, :3] += jump
-            cs["last_pivot"][keep, :3] += jump
-        cs["flags"] = np.where((flags & layouts.TELEPORT_MOVING) != 0, cs["flags"] | layouts.CHAIN_START_MOVING,
-                               cs["flags"])
+            jump = -(f.last_pivot[keep] + spans[keep, None] * f.pivot_rate[keep])
+            f.prev_pivot[keep] += jump
+            f.last_pivot[keep] += jump
+        f.flags = np.where((flags & layouts.TELEPORT_MOVING) != 0, f.flags | layouts.CHAIN_START_MOVING, f.flags)
 
     def start_moving(self, f, schedule, chains):
         """SPEC 5, moving: the path of ``chains`` starts at the speed it is seen to have (m0 = m1)."""
@@ -320,34 +334,21 @@ class ReferencePointBackend(DepthWalkBackend):
 
 
 class _PointScratch:
-    """One frame's point state, its targets and its chains' per-frame inputs, as contiguous
-    float32 arrays per field in storage order (segments as positions, chains sorted; see
-    :class:`~.reference_walk.DepthOrder`), copied from the backend's records and written back
-    by :meth:`store`."""
+    """One frame's view of the state (the backend's arrays themselves, changed in place or
+    rebound by the stages and given back by :meth:`store`), its targets and its chains'
+    per-frame inputs, in storage order (segments as positions, chains sorted)."""
 
     def __init__(self, backend):
-        order = backend.order
-        chains, segments = order.chain_order, order.segment_order
-        ss, cs, tg = backend.segment_state, backend.chain_state, backend.chain_target
-        for name in _SEGMENT_FIELDS:
-            setattr(self, name, np.ascontiguousarray(ss[name][segments, :3]))
-        self.last_rotation = ss["last_rotation"][segments]
-        self.rotation_now = backend.joint_rotation[segments]
-        self.offset_now = np.ascontiguousarray(backend.joint_offset[segments, :3])
-        for name in ("prev_pivot", "last_pivot", "pivot_rate"):
-            setattr(self, name, np.ascontiguousarray(cs[name][chains, :3]))
-        self.flags = cs["flags"][chains]
+        chains, tg = backend.order.chain_order, backend.chain_target
+        for name in _SEGMENT_XYZ + ("last_rotation",) + _CHAIN_XYZ + ("flags",):
+            setattr(self, name, getattr(backend.state, name))
+        self.offset_now, self.rotation_now = backend.offset_now, backend.rotation_now
         self.anchor = tg["anchor"][chains, :3].astype(np.float64)
+        self.anchor_shift = tg["anchor_shift"][chains, :3]
         self.gust_phase = tg["gust_phase"][chains]
         self.teleport = tg["teleport"][chains]
         self.lod = tg["lod"][chains]
 
     def store(self, backend):
-        chains, segments = backend.order.chain_order, backend.order.segment_order
-        ss, cs = backend.segment_state, backend.chain_state
-        for name in _SEGMENT_FIELDS:
-            ss[name][segments, :3] = getattr(self, name)
-        ss["last_rotation"][segments] = self.last_rotation
-        for name in ("prev_pivot", "last_pivot", "pivot_rate"):
-            cs[name][chains, :3] = getattr(self, name)
-        cs["flags"][chains] = self.flags
+        for name in _SEGMENT_XYZ + ("last_rotation",) + _CHAIN_XYZ + ("flags",):
+            setattr(backend.state, name, getattr(self, name))

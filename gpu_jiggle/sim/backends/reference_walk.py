@@ -73,6 +73,45 @@ class DepthOrder:
         return out
 
 
+class FieldState:
+    """A backend's dynamic state as contiguous arrays, one per field of its state records:
+    chain fields (C, ...) in sorted chain order, segment fields (S, ...) in storage order
+    (:class:`DepthOrder`); all zero at first.
+
+    Args:
+        order: the :class:`DepthOrder`.
+        parts: record name → (dtype, ``"chain"`` | ``"segment"``, {field: width}): a width
+            keeps the field's first components (xyz of a vec4 whose w is unused, 0 in the
+            records); None keeps it whole.
+    """
+
+    def __init__(self, order: DepthOrder, parts: dict):
+        self._index = {"chain": order.chain_order, "segment": order.segment_order}
+        self._parts = parts
+        for dtype, per, fields in parts.values():
+            for name, width in fields.items():
+                sub = dtype.fields[name][0]
+                shape = sub.shape if width is None else (width,)
+                setattr(self, name, np.zeros((self._index[per].size,) + shape, sub.base.newbyteorder("=")))
+
+    def records(self, record: str) -> np.ndarray:
+        """The fields as records of ``record`` in the solver's order (a new array)."""
+        dtype, per, fields = self._parts[record]
+        index = self._index[per]
+        out = np.zeros(index.size, dtype)
+        for name, width in fields.items():
+            column = out[name] if width is None else out[name][:, :width]
+            column[index] = getattr(self, name)
+        return out
+
+    def load(self, record: str, records: np.ndarray) -> None:
+        """Take the fields of ``records`` (the solver's order)."""
+        _, per, fields = self._parts[record]
+        for name, width in fields.items():
+            column = records[name] if width is None else records[name][:, :width]
+            setattr(self, name, np.ascontiguousarray(column[self._index[per]]))
+
+
 class DepthWalkBackend:
     """Holds the records of one chain kind and walks its chains root to tip by depth: at
     depth d every chain with more than d segments advances its d-th segment at once, so the
