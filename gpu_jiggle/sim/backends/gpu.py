@@ -303,12 +303,14 @@ class GpuPointBackend(_GpuBackend):
         """Loop iterations per segment (per substep, and for the frame-time output) of the
         point kernel with this frame's colliders: measured on llvmpipe (Mesa 22.3) as 64 per
         substep plus 11.5 per sphere or capsule and 7 per plane, and 26 + 4.5 and 3 for the
-        output; rounded up here; a spherical limit's bisections (ELLIPSE_BISECTIONS, 24) add
-        26 to each where the rig has one."""
+        output, before the contact broad phase; its test (contact_possible) visits every
+        collider once more, twice a substep and once for the output; rounded up here; a
+        spherical limit's bisections (ELLIPSE_BISECTIONS, 24) add 26 to each where the rig has
+        one."""
         round_colliders = int(header["sphere_count"]) + int(header["capsule_count"])
         planes = int(header["plane_count"])
         ellipse = 26 if self.spherical_limits else 0
-        return 70 + 12 * round_colliders + 8 * planes + ellipse, 30 + 5 * round_colliders + 4 * planes + ellipse
+        return 70 + 14 * round_colliders + 10 * planes + ellipse, 30 + 6 * round_colliders + 5 * planes + ellipse
 
     @staticmethod
     def chain_loop_cost(header) -> int:

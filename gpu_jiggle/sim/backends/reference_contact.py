@@ -44,18 +44,29 @@ def perpendicular(u):
     return safe_divide(p, length(p))
 
 
+def or_perpendicular(rows, u, value):
+    """``value`` with ``perpendicular(u)`` on the rows (bool (n,)) where it is set, worked out
+    on those rows alone (the fallback of a degenerate direction: rare, so not paid for by all)."""
+    if not rows.any():
+        return value
+    value = value.copy()
+    value[rows] = perpendicular(u[rows])
+    return value
+
+
 def follow_parent(u, w, a):
     """Each a turned by the smallest rotation taking u onto w (SPEC 4, step 2)."""
     lu, lw = length(u), length(w)
     degenerate = (lu < MIN_LENGTH) | (lw < MIN_LENGTH)
     u, w = safe_divide(u, lu), safe_divide(w, lw)
     c = dot(u, w)
-    axis = perpendicular(u)
-    half_turn = F(2) * dot(axis, a)[..., None] * axis - a
     v = cross(u, w)
     with np.errstate(divide="ignore", invalid="ignore"):
-        turned = a * c[..., None] + cross(v, a) + v * (dot(v, a) / (F(1) + c))[..., None]
-    out = np.where((c < F(-0.9999))[..., None], half_turn, turned)
+        out = a * c[..., None] + cross(v, a) + v * (dot(v, a) / (F(1) + c))[..., None]
+    opposite = c < F(-0.9999)
+    if opposite.any():  # a half turn about an axis perpendicular to u
+        axis, a_rows = perpendicular(u[opposite]), a[opposite]
+        out[opposite] = F(2) * dot(axis, a_rows)[..., None] * axis - a_rows
     return np.where(degenerate[..., None], a, out)
 
 
@@ -67,8 +78,9 @@ def rotation_between(u, w):
     c = dot(u, w)
     q = np.concatenate([cross(u, w), (F(1) + c)[..., None]], axis=-1)
     q = q / np.sqrt(np.sum(q * q, axis=-1, dtype=F))[..., None].clip(min=F(1e-30))
-    half_turn = np.concatenate([perpendicular(u), np.zeros_like(c)[..., None]], axis=-1)
-    q = np.where((c < F(-0.9999))[..., None], half_turn, q)
+    opposite = c < F(-0.9999)
+    if opposite.any():  # a half turn about an axis perpendicular to u
+        q[opposite] = np.concatenate([perpendicular(u[opposite]), np.zeros((int(opposite.sum()), 1), F)], axis=-1)
     return np.where(degenerate[..., None], np.array([0, 0, 0, 1], F), q)
 
 
@@ -256,7 +268,7 @@ def leave_crevice(ct, rho, x, v):
     xc = x - centre
     radial = xc - dot(xc, axis)[:, None] * axis
     lr = length(radial)
-    direction = np.where((lr < MIN_LENGTH)[:, None], perpendicular(axis), safe_divide(radial, lr))
+    direction = or_perpendicular(lr < MIN_LENGTH, axis, safe_divide(radial, lr))
     ring_x = centre + direction * np.sqrt(np.maximum(ra * ra - h * h, F(0)))[:, None]
     n1, n2 = ring_x - qa, ring_x - qb
     n1, n2 = safe_divide(n1, length(n1)), safe_divide(n2, length(n2))
@@ -303,7 +315,7 @@ def slide_out(base, rest_length, q, r, x, v, active):
     xc = x - centre
     radial = xc - dot(xc, axis)[..., None] * axis
     lr = length(radial)
-    direction = np.where((lr < MIN_LENGTH)[..., None], perpendicular(axis), safe_divide(radial, lr))
+    direction = or_perpendicular(lr < MIN_LENGTH, axis, safe_divide(radial, lr))
     new_x = centre + direction * np.sqrt(np.maximum(ring2, 0))[..., None]
     nq = new_x - q
     n = safe_divide(nq, length(nq))
@@ -319,7 +331,7 @@ def slide_out_of_plane(base, rest_length, n, offset, x, v, active):
     xc = x - centre
     radial = xc - dot(xc, n)[..., None] * n
     lr = length(radial)
-    direction = np.where((lr < MIN_LENGTH)[..., None], perpendicular(n), safe_divide(radial, lr))
+    direction = or_perpendicular(lr < MIN_LENGTH, n, safe_divide(radial, lr))
     new_x = centre + direction * np.sqrt(np.maximum(rest_length * rest_length - base_height * base_height,
                                                     F(0)))[..., None]
     new_v = v - np.minimum(dot(v, n), F(0))[..., None] * n
@@ -340,7 +352,7 @@ def segment_out_of_sphere(base, q, r, h, x, v, active):
     dh = safe_divide(d, dq)
     side = u - dot(u, dh)[..., None] * dh
     ls = length(side)
-    side = np.where((ls < MIN_LENGTH)[..., None], perpendicular(dh), safe_divide(side, ls))
+    side = or_perpendicular(ls < MIN_LENGTH, dh, safe_divide(side, ls))
     with np.errstate(divide="ignore", invalid="ignore"):
         sine = np.where(ok, np.minimum(r / dq, F(1)), F(0))
     turned = np.sqrt(np.maximum(F(1) - sine * sine, F(0)))[..., None] * dh + sine[..., None] * side

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import layouts
-from .reference_contact import MIN_LENGTH, cross, dot, length, perpendicular, rotation_between, safe_divide
+from .reference_contact import MIN_LENGTH, cross, dot, length, or_perpendicular, rotation_between, safe_divide
 
 F = np.float32
 PI = F(np.pi)
@@ -56,7 +56,7 @@ def limit_cone(beta, base, a, un, lu, v_t, x, v, rows):
     beta = np.where(over, beta, F(0))
     side = un - dot(un, a)[:, None] * a
     ls = length(side)
-    side = np.where((ls < MIN_LENGTH)[:, None], perpendicular(a), safe_divide(side, ls))
+    side = or_perpendicular(ls < MIN_LENGTH, a, safe_divide(side, ls))
     cos_b, sin_b = np.cos(beta)[:, None], np.sin(beta)[:, None]
     new_x = base + (cos_b * a + sin_b * side) * lu[:, None]
     relative = v - v_t
