@@ -125,11 +125,9 @@ CAPSULES = np.array([[-0.9, -0.55, -0.5, -0.3, -0.55, 0.5, 0.25]])
 def particle_contact_only(monkeypatch):
     """The solver's numpy reference with only the contact the peers implement: one pass of
     push-outs (spheres, then capsules) before the length step, the same at frame time; no
-    keep_outside, segment stage, crevices or push-out after the length step."""
+    keep_outside, segment stage, crevices or push-out after the length step (settle_contact)."""
     from gpu_jiggle.sim.backends import reference_contact as contact
     from gpu_jiggle.sim.backends import reference_point
-
-    after_length = [False]
 
     def one_pass(ct, rho, x, v):
         for active, centre, radius in ct.spheres:
@@ -138,18 +136,8 @@ def particle_contact_only(monkeypatch):
             x, v = contact.push_out(contact.closest_on_segment(a, b, x), radius + rho, x, v, active)
         return x, v
 
-    def collide(ct, rho, x, v):
-        if after_length[0]:  # the push-out that follows keep_outside
-            after_length[0] = False
-            return x, v
-        return one_pass(ct, rho, x, v)
-
-    def keep_outside(ct, rho, base, rest_length, h, x, v):
-        after_length[0] = True
-        return x, v
-
-    monkeypatch.setattr(reference_point, "collide", collide)
-    monkeypatch.setattr(reference_point, "keep_outside", keep_outside)
+    monkeypatch.setattr(reference_point, "collide_near", one_pass)
+    monkeypatch.setattr(reference_point, "settle_contact", lambda ct, rho, base, rest_length, h, x, v: (x, v))
     monkeypatch.setattr(reference_point, "push_out_of_frame",
                         lambda ct, rho, base, rest_length, x: one_pass(ct, rho, x, np.zeros_like(x))[0])
 
