@@ -112,8 +112,8 @@ def _rows(name, value, width):
     if value is None:
         return np.zeros((0, width))
     a = validation.coordinates(name, value)
-    if a.ndim == 1 and a.size == width:
-        a = a[None]
+    if a.ndim == 1 and a.size in (0, width):  # one collider as a flat row; [] for none
+        a = a.reshape(-1, width)
     if a.ndim != 2 or a.shape[1] != width:
         raise ValueError(f"{name}: expected shape (any, {width}), got {a.shape}")
     return a

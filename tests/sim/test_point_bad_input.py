@@ -80,6 +80,22 @@ def test_plane_normals_close_to_unit_are_normalised(backend):
     assert np.linalg.norm(s.state()["colliders"].planes[0, :3]) == pytest.approx(1.0, abs=1e-12)
 
 
+def test_empty_lists_clear_the_colliders_as_none_does(backend):
+    """``[]`` is the natural way to say "no spheres"; a flat row is one collider."""
+    cleared = []
+    for empty in ([], None, np.zeros((0, 4))):
+        s = moving_solver(backend)
+        s.set_colliders(spheres=empty, capsules=[] if empty is not None else None, planes=empty)
+        colliders = s.state()["colliders"]
+        assert (len(colliders.spheres), len(colliders.capsules), len(colliders.planes)) == (0, 0, 0)
+        s.advance(1 / 50)
+        cleared.append(s.positions())
+    np.testing.assert_array_equal(cleared[0], cleared[1])
+    np.testing.assert_array_equal(cleared[0], cleared[2])
+    s.set_colliders(spheres=[0.5, -1, 0, 0.3])
+    assert s.state()["colliders"].spheres.shape == (1, 4)
+
+
 def test_each_kind_has_only_its_own_methods():
     angle = Solver(AngleChainSet([2], 1.0, 2.0, 0.5), backend="cpu")
     point = Solver(PointChainSet([2], 2.0, 0.5), backend="cpu")
