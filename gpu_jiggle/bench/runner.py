@@ -71,7 +71,8 @@ def measure_case(case, options: BenchOptions, ctx, progress=None, gpu_off: str |
             progress(case, what)
 
     rng_seed = options.seed
-    row = {"case": {**asdict(case), "chains": case.chains, "segment_count": case.segment_count, "label": case.label}}
+    row = {"case": {**asdict(case), "colliders": case.collider_count, "chains": case.chains,
+                    "segment_count": case.segment_count, "label": case.label}}
     step("gpu")
     if ctx is None:
         row["gpu"] = {"skipped": gpu_off or "no OpenGL 4.3 context"}
