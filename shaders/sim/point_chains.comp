@@ -22,6 +22,7 @@ layout(local_size_x = LOCAL_SIZE) in;
 #include "common.glsl"
 #include "dispatch.glsl"
 #include "point_common.glsl"
+#include "point_colliders.glsl"
 #include "point_contact.glsl"
 #include "point_limits.glsl"
 

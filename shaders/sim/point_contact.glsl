@@ -1,9 +1,9 @@
 // Geometry and contact for the point-chain kernel (SPEC 4 and 4.2): directions and rotations,
-// the colliders on their path relative to a chain's pivot (their double world coordinates
-// taken relative to the chain's anchor, SPEC 4.4), and the contact stages: particles pushed
-// out (collide), slid back out along their length sphere (keep_outside), segments turned
-// about their base off a collider (collide_segment), and the frame-time push-out. Stage names
-// as in gpu_jiggle/sim/backends/reference_contact.py. Include after point_common.glsl.
+// and the contact stages against the colliders placed by point_colliders.glsl: particles
+// pushed out (collide), slid back out along their length sphere (keep_outside), segments
+// turned about their base off a collider (segment_out_of_sphere), both behind the broad phase
+// (collide_near, settle_contact), and the frame-time push-out. Stage names as in
+// gpu_jiggle/sim/backends/reference_contact.py. Include after point_colliders.glsl.
 
 const float MIN_LENGTH = 1e-6;
 // Each contact stage runs over all the colliders this many times, so that a particle between
@@ -53,105 +53,6 @@ vec4 rotation_between(vec3 u, vec3 w) {
     return normalize(vec4(cross(u, w), 1.0 + c));
 }
 
-// What the contact stages of one chain and substep share: the chain's collider mask and
-// anchor, the colliders' path fraction and weights, the pivot (relative to the anchor), the
-// particle radius ρ of the segment at hand and the substep h.
-struct Contact {
-    uint mask;
-    dvec3 anchor;
-    float alpha;
-    PathWeights w;
-    vec3 pivot;
-    float radius;
-    float substep;
-};
-
-bool in_mask(uint mask, uint group) {
-    return ((mask >> group) & 1u) != 0u;
-}
-
-// Collider shapes on their path at the contact's fraction, relative to the pivot (the double
-// world coordinates taken relative to the chain's anchor, SPEC 4.4).
-vec4 sphere_on_path(uint k, Contact ct) {
-    SphereCollider sc = spheres[k];
-    vec3 centre = vec3(sc.start.xyz - ct.anchor) + ct.w.p * sc.delta.xyz + ct.w.q * sc.start_rate.xyz;
-    return vec4(centre - ct.pivot, float(sc.start.w) + ct.alpha * sc.delta.w);
-}
-
-void capsule_on_path(uint k, Contact ct, out vec3 a, out vec3 b, out float r) {
-    CapsuleCollider cap = capsules[k];
-    a = vec3(cap.start_a.xyz - ct.anchor) + ct.w.p * cap.delta_a.xyz + ct.w.q * cap.rate_a.xyz - ct.pivot;
-    b = vec3(cap.start_b.xyz - ct.anchor) + ct.w.p * cap.delta_b.xyz + ct.w.q * cap.rate_b.xyz - ct.pivot;
-    r = float(cap.start_a.w) + ct.alpha * cap.delta_a.w;
-}
-
-vec4 plane_on_path(uint k, Contact ct) {
-    PlaneCollider pl = planes[k];
-    vec3 n = normalize(vec3(pl.start.xyz) + ct.alpha * pl.delta.xyz);
-    float offset = float(pl.start.w - dot(dvec3(n), ct.anchor)) + ct.alpha * pl.delta.w;
-    return vec4(n, offset - dot(n, ct.pivot));
-}
-
-// The first PLACED_COLLIDERS colliders of each shape, placed once per chain and substep (and
-// once for the frame-time output) by place_colliders: every contact stage of every particle
-// and pass reads them there instead of placing them again. The rest are placed where used.
-#define PLACED_COLLIDERS 8
-vec4 placed_sphere[PLACED_COLLIDERS];
-vec4 placed_capsule_a[PLACED_COLLIDERS];  // end a, radius in w
-vec3 placed_capsule_b[PLACED_COLLIDERS];
-vec4 placed_plane[PLACED_COLLIDERS];
-
-// For the broad phase (contact_possible): which placed colliders keep this chain's particles
-// out, and whether some collider escapes the test (one that keeps particles in, or one past
-// the placed ones), so that every particle counts as near.
-bool sphere_keeps_out[PLACED_COLLIDERS];
-bool capsule_keeps_out[PLACED_COLLIDERS];
-bool plane_applies[PLACED_COLLIDERS];
-bool always_near;
-
-void place_colliders(Contact ct) {
-    always_near = max(max(params.sphere_count, params.capsule_count), params.plane_count) > uint(PLACED_COLLIDERS);
-    for (uint k = 0u; k < min(params.sphere_count, uint(PLACED_COLLIDERS)); ++k) {
-        placed_sphere[k] = sphere_on_path(k, ct);
-        bool applies = in_mask(ct.mask, spheres[k].group);
-        sphere_keeps_out[k] = applies && spheres[k].inside == 0u;
-        always_near = always_near || (applies && spheres[k].inside != 0u);
-    }
-    for (uint k = 0u; k < min(params.capsule_count, uint(PLACED_COLLIDERS)); ++k) {
-        vec3 a, b;
-        float r;
-        capsule_on_path(k, ct, a, b, r);
-        placed_capsule_a[k] = vec4(a, r);
-        placed_capsule_b[k] = b;
-        bool applies = in_mask(ct.mask, capsules[k].group);
-        capsule_keeps_out[k] = applies && capsules[k].inside == 0u;
-        always_near = always_near || (applies && capsules[k].inside != 0u);
-    }
-    for (uint k = 0u; k < min(params.plane_count, uint(PLACED_COLLIDERS)); ++k) {
-        placed_plane[k] = plane_on_path(k, ct);
-        plane_applies[k] = in_mask(ct.mask, planes[k].group);
-    }
-}
-
-// Collider k on its path for the contact ct that place_colliders was last given.
-vec4 sphere_at(uint k, Contact ct) {
-    return k < uint(PLACED_COLLIDERS) ? placed_sphere[k] : sphere_on_path(k, ct);
-}
-
-void capsule_at(uint k, Contact ct, out vec3 a, out vec3 b, out float r) {
-    if (k < uint(PLACED_COLLIDERS)) {
-        a = placed_capsule_a[k].xyz;
-        b = placed_capsule_b[k];
-        r = placed_capsule_a[k].w;
-    } else {
-        capsule_on_path(k, ct, a, b, r);
-    }
-}
-
-vec4 plane_at(uint k, Contact ct) {
-    return k < uint(PLACED_COLLIDERS) ? placed_plane[k] : plane_on_path(k, ct);
-}
-
 // Push x out of a sphere (centre q, radius r) and remove the inward velocity.
 void push_out(vec3 q, float r, inout vec3 x, inout vec3 v) {
     vec3 delta = x - q;
@@ -161,50 +62,6 @@ void push_out(vec3 q, float r, inout vec3 x, inout vec3 v) {
         x = q + n * r;
         v = v - min(dot(v, n), 0.0) * n;
     }
-}
-
-vec3 closest_on_segment(vec3 a, vec3 b, vec3 x) {
-    vec3 ab = b - a;
-    float t = clamp(dot(x - a, ab) / max(dot(ab, ab), 1e-12), 0.0, 1.0);
-    return a + t * ab;
-}
-
-// SPEC 4.2, broad phase: whether a contact stage can act on the segment from base to x (x
-// alone when base is x). The segment lies in the ball about its midpoint m with half its
-// length as radius; every contact stage is an exact no-op while that ball stays clear of each
-// sphere and capsule the chain collides with (by its radius with ρ, and a margin over float32
-// rounding), and x clear of each plane (the plane stages look at x alone), so leaving them out
-// changes nothing. Inside colliders, which act on particles far from them, always count as near.
-bool clear_of(float distance, float reach, vec3 m) {
-    return distance > reach + 1e-3 * (reach + abs(distance) + length(m));
-}
-
-bool contact_possible(Contact ct, vec3 base, vec3 x) {
-    if (always_near) {
-        return true;
-    }
-    vec3 m = 0.5 * (base + x);
-    float half_length = 0.5 * length(x - base);
-    for (uint k = 0u; k < params.sphere_count; ++k) {
-        vec4 s = placed_sphere[k];
-        if (sphere_keeps_out[k] && !clear_of(length(m - s.xyz), s.w + ct.radius + half_length, m)) {
-            return true;
-        }
-    }
-    for (uint k = 0u; k < params.capsule_count; ++k) {
-        vec4 a = placed_capsule_a[k];
-        float d = length(m - closest_on_segment(a.xyz, placed_capsule_b[k], m));
-        if (capsule_keeps_out[k] && !clear_of(d, a.w + ct.radius + half_length, m)) {
-            return true;
-        }
-    }
-    for (uint k = 0u; k < params.plane_count; ++k) {
-        vec4 p = placed_plane[k];
-        if (plane_applies[k] && !clear_of(dot(p.xyz, x) - p.w, ct.radius, x)) {
-            return true;
-        }
-    }
-    return false;
 }
 
 // The point of segment [a, b] closest to segment [p, x] (closest points of two segments).
@@ -232,16 +89,6 @@ vec3 closest_to_segment(vec3 a, vec3 b, vec3 p, vec3 x) {
         s = clamp((bb - cc) / aa, 0.0, 1.0);
     }
     return a + s * d1;
-}
-
-// Whether the chain collides with a collider of `group` that keeps particles out (inside 0)
-// or in (inside 1).
-bool keeps_out(Contact ct, uint group, uint inside) {
-    return inside == 0u && in_mask(ct.mask, group);
-}
-
-bool keeps_in(Contact ct, uint group, uint inside) {
-    return inside != 0u && in_mask(ct.mask, group);
 }
 
 // SPEC 4.2, inside colliders: x kept within distance r of q (the collider's radius less ρ;

@@ -1,6 +1,6 @@
-"""Geometry and contact for the numpy point-chain reference: ``shaders/sim/point_contact.glsl``
-written again in float32 numpy, vectorised over the chains of one depth, with the same stage
-names and operation order (SPEC 4 and 4.2).
+"""Geometry and contact for the numpy point-chain reference: ``shaders/sim/point_colliders.glsl``
+and ``point_contact.glsl`` written again in float32 numpy, vectorised over the chains of one
+depth, with the same stage names and operation order (SPEC 4 and 4.2).
 
 The colliders are held as their records (:data:`~gpu_jiggle.sim.layouts.SPHERE_COLLIDER`, ...):
 where they were at the last substep in float64 world coordinates, their move and path
