@@ -45,19 +45,6 @@ class ReferenceAngleBackend(DepthWalkBackend):
             "chain_state": (layouts.ANGLE_CHAIN_STATE, "chain", dict.fromkeys(_CHAIN_FIELDS)),
             "segment_state": (layouts.ANGLE_SEGMENT_STATE, "segment", dict.fromkeys(_SEGMENT_FIELDS))})
 
-    # -- the state in the solver's order (records), made on request ------------------------
-    @property
-    def chain_state(self):
-        return self.state.records("chain_state")
-
-    @property
-    def segment_state(self):
-        return self.state.records("segment_state")
-
-    def write_state(self, chain_state, segment_state):
-        self.state.load("chain_state", chain_state)
-        self.state.load("segment_state", segment_state)
-
     def upload_rig(self, chain_rig, segment_rig, exact_step):
         super().upload_rig(chain_rig, segment_rig, exact_step)
         order = self.order.segment_order

@@ -43,19 +43,6 @@ class ReferencePointBackend(DepthWalkBackend):
                           "capsules": np.zeros(0, layouts.CAPSULE_COLLIDER),
                           "planes": np.zeros(0, layouts.PLANE_COLLIDER)}
 
-    # -- the state in the solver's order (records), made on request ------------------------
-    @property
-    def chain_state(self):
-        return self.state.records("chain_state")
-
-    @property
-    def segment_state(self):
-        return self.state.records("segment_state")
-
-    def write_state(self, chain_state, segment_state):
-        self.state.load("chain_state", chain_state)
-        self.state.load("segment_state", segment_state)
-
     def upload_targets(self, chain_target, joint_offset=None, joint_rotation=None):
         """``joint_offset``, ``joint_rotation`` None: unchanged since the last upload."""
         self.chain_target = chain_target.copy()

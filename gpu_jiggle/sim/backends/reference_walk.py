@@ -117,7 +117,8 @@ class DepthWalkBackend:
     depth d every chain with more than d segments advances its d-th segment at once, so the
     only Python loops are over substeps and depth.
 
-    Subclasses set ``DTYPES`` (record name → dtype, sized per chain, segment or joint).
+    Subclasses set ``DTYPES`` (record name → dtype, sized per chain, segment or joint) and
+    ``state``, their :class:`FieldState` (records "chain_state" and "segment_state").
     """
 
     name = "cpu"
@@ -177,9 +178,18 @@ class DepthWalkBackend:
         half = self.chain_target["lod"][self.order.chain_order[chains]] == layouts.LOD_HALF
         return self.exact_step[2 * self.order.segment_order[seg] + half]
 
+    # -- the state (a FieldState, ``self.state``) as records in the solver's order, made on request
+    @property
+    def chain_state(self):
+        return self.state.records("chain_state")
+
+    @property
+    def segment_state(self):
+        return self.state.records("segment_state")
+
     def write_state(self, chain_state, segment_state):
-        self.chain_state = chain_state.copy()
-        self.segment_state = segment_state.copy()
+        self.state.load("chain_state", chain_state)
+        self.state.load("segment_state", segment_state)
 
     def write_outputs(self, joint_output, segment_output):
         self.joint_output = joint_output.copy()
