@@ -139,7 +139,9 @@ class PointSolver(Solver):
             snap: start the colliders where they are now instead of interpolating from the
                 last frame (use it with a teleport). A change in the number of colliders of a
                 kind snaps that kind anyway.
-            Groups default to 0. A chain collides with a collider when its mask has the bit.
+            None or ``[]`` for none of a shape; a flat row of 4 (7) is one sphere or plane
+            (capsule). Groups default to 0. A chain collides with a collider when its mask has
+            the bit.
             sphere_inside: (K,) bools, capsule_inside: (M,) bools (default all False): True
                 for a sphere or capsule that keeps particles inside it (a particle of radius ρ
                 stays within its radius less ρ; the outward velocity removed), as

@@ -116,7 +116,6 @@ class Contact:
             self.planes.append((((mask >> pl["group"]) & 1) != 0, np.broadcast_to(n, pivot.shape),
                                 offset - dot(np.broadcast_to(n, pivot.shape), pivot)))
 
-
     def rows(self, index):
         """The same colliders for the chains at ``index`` alone (an integer array, or a slice:
         then views)."""

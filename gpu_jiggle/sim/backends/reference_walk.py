@@ -128,7 +128,6 @@ class DepthWalkBackend:
     def __init__(self, chain_set):
         self.chain_count = chain_set.chain_count
         self.segment_count = chain_set.segment_count
-        self.segment_counts = chain_set.segment_counts
         self.order = DepthOrder(chain_set.segment_counts, chain_set.first_segment, chain_set.first_joint)
         sizes = {"chain": self.chain_count, "segment": self.segment_count,
                  "joint": self.segment_count + self.chain_count}
@@ -167,8 +166,7 @@ class DepthWalkBackend:
 
     # -- interface (see gpu_jiggle.sim.backends) ---------------------------------------------------
     def upload_rig(self, chain_rig, segment_rig, exact_step):
-        self.chain_rig = chain_rig.copy()
-        self.segment_rig = segment_rig.copy()
+        self.chain_rig = chain_rig.copy()  # each backend keeps its segments' rig in storage order
         self.exact_step = exact_step.copy()
 
     def exact_steps(self, seg, chains):
