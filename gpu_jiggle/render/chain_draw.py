@@ -34,7 +34,7 @@ __all__ = ["ChainDrawer", "relative_camera", "BINDINGS"]
 #: Solver buffer → the storage-buffer binding the drawing shaders read it at: the solver's own
 #: (``shaders/draw/point_draw.glsl`` defaults to the point kernel's bindings).
 BINDINGS = {name: layouts.POINT_BINDINGS[name]
-            for name in ("chain_rig", "chain_target", "joint_offset", "joint_output")}
+            for name in ("chain_rig", "chain_output", "joint_offset", "joint_output")}
 
 
 def relative_camera(camera: Camera, origin) -> Camera:

@@ -89,8 +89,9 @@ POINT_CHAIN_RIG = _struct([("first_segment", "<u4"), ("segment_count", "<u4"), (
 #: Per angle segment, per frame: its local target angle λ (rad; SPEC 3).
 ANGLE_LOCAL_ANGLE = np.dtype("<f4")
 
-#: Per point segment, per frame: its tip's target offset from the chain's pivot (xyz; w 0).
-POINT_JOINT_OFFSET = np.dtype(("<f4", (4,)))
+#: Per point segment, per frame: its tip's target offset from the chain's pivot (xyz, 12 bytes:
+#: the GLSL buffer is a float array, three per segment).
+POINT_JOINT_OFFSET = np.dtype(("<f4", (3,)))
 
 #: Per point segment, static: rest length L, k (1/s²), c (1/s), particle radius ρ, max distance D,
 #: air drag c_air (1/s), its angle limit (docs/SPEC.md section 9, "Angle limits"): limit_kind
@@ -122,12 +123,19 @@ POINT_SEGMENT_STATE = _struct([("position", "<f4", (4,)), ("velocity", "<f4", (4
 POINT_CHAIN_STATE = _struct([("prev_pivot", "<f4", (4,)), ("last_pivot", "<f4", (4,)), ("pivot_rate", "<f4", (4,)),
                              ("flags", "<u4"), ("pad0", "<u4"), ("pad1", "<u4"), ("pad2", "<u4")], 64)
 
-#: Per point chain, per frame: the anchor (this frame's pivot, world, float64, xyz), the pivot
-#: relative to the solver's drawing origin (float32, for drawing), the anchor's move since the
-#: last frame (old - new), teleport flags, level of detail, the wind phase κ·anchor (mod 2π).
-POINT_CHAIN_TARGET = _struct([("anchor", "<f8", (4,)), ("pivot", "<f4", (4,)), ("anchor_shift", "<f4", (4,)),
-                              ("teleport", "<u4"), ("lod", "<u4"), ("gust_phase", "<f4"), ("pad0", "<u4"),
-                              ("pad1", "<u4"), ("pad2", "<u4"), ("pad3", "<u4"), ("pad4", "<u4")], 96)
+#: Per point chain, per frame (40 bytes, uploaded every frame): the anchor (this frame's pivot,
+#: world, float64, xyz), the anchor's move since the last frame (old - new), the wind phase
+#: κ·anchor (mod 2π).
+POINT_CHAIN_TARGET = _struct([("anchor", "<f8", (3,)), ("anchor_shift", "<f4", (3,)), ("gust_phase", "<f4")], 40)
+
+#: Per point chain, per frame, uploaded only when it changed: teleport flags (TELEPORT_*) and
+#: level of detail (LOD_*).
+POINT_CHAIN_CONTROL = _struct([("teleport", "<u4"), ("lod", "<u4")], 8)
+
+#: Per point chain, written by the kernel on a frame's first dispatch, for drawing from the
+#: GPU (shaders/draw/point_draw.glsl): this frame's pivot relative to the solver's drawing
+#: origin (xyz) and the chain's level of detail.
+POINT_CHAIN_OUTPUT = _struct([("pivot", "<f4", (3,)), ("lod", "<u4")], 16)
 
 #: Colliders on their target path: where they were at the last substep (float64 world: sphere
 #: centre and radius; capsule ends, radius in start_a's w; plane unit normal and offset), their
@@ -144,11 +152,13 @@ PLANE_COLLIDER = _struct([("start", "<f8", (4,)), ("delta", "<f4", (4,)), ("grou
 
 #: Per frame, header of the point kernel's frame buffer; ``alphas`` follows it. options:
 #: OPTION_* bits. substep_begin, substep_end: the substeps this dispatch runs (see
-#: :data:`ALL_SUBSTEPS`).
+#: :data:`ALL_SUBSTEPS`); origin: the solver's drawing origin
+#: (float64 world), which chain_output's pivots are relative to.
 POINT_FRAME_PARAMS = _struct([("chain_count", "<u4"), ("alpha_stride", "<u4"), ("sphere_count", "<u4"),
                               ("capsule_count", "<u4"), ("plane_count", "<u4"), ("options", "<u4"),
                               ("substep_begin", "<u4"), ("substep_end", "<u4"), ("full_rate", SCHEDULE), ("half_rate", SCHEDULE),
-                              ("wind", "<f4", (4,)), ("gust", "<f4", (4,)), ("gust_direction", "<f4", (4,))], 144)
+                              ("wind", "<f4", (4,)), ("gust", "<f4", (4,)), ("gust_direction", "<f4", (4,)),
+                              ("origin", "<f8", (3,)), ("pad0", "<u4"), ("pad1", "<u4")], 176)
 
 #: Per joint, output: position at frame time relative to this frame's pivot, raw position
 #: relative to p_prev (xyz; w 0).
@@ -185,7 +195,7 @@ ANGLE_BINDINGS = {"params": 0, "chain_rig": 1, "segment_rig": 2, "chain_state": 
 POINT_BINDINGS = {"params": 0, "chain_rig": 1, "segment_rig": 2, "chain_state": 3, "segment_state": 4,
                   "chain_target": 5, "joint_offset": 6, "joint_output": 7, "segment_output": 8,
                   "spheres": 9, "capsules": 10, "planes": 11, "exact_step": 12,
-                  "joint_rotation": 13}
+                  "joint_rotation": 13, "chain_output": 14, "chain_control": 15}
 
 #: Struct name in GLSL → dtype, per shared GLSL file, for the layout test.
 COMMON_GLSL_STRUCTS = {"Schedule": SCHEDULE, "ExactStep": EXACT_STEP}
@@ -205,6 +215,8 @@ POINT_GLSL_STRUCTS = {
     "PointSegmentState": POINT_SEGMENT_STATE,
     "PointChainState": POINT_CHAIN_STATE,
     "PointChainTarget": POINT_CHAIN_TARGET,
+    "PointChainOutput": POINT_CHAIN_OUTPUT,
+    "PointChainControl": POINT_CHAIN_CONTROL,
     "SphereCollider": SPHERE_COLLIDER,
     "CapsuleCollider": CAPSULE_COLLIDER,
     "PlaneCollider": PLANE_COLLIDER,

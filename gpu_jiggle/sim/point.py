@@ -161,15 +161,13 @@ class PointSolver(Solver):
         self._snap_colliders = self._snap_colliders or bool(snap)
 
     def rebase(self, origin) -> None:
-        """Move the drawing frame's origin to ``origin`` (3,) world space: the chain targets'
-        ``pivot`` in :meth:`gpu_buffers` is relative to it. The simulation, relative to each
-        chain's own pivot, is not affected.
+        """Move the drawing frame's origin to ``origin`` (3,) world space: from the next
+        ``advance``, the ``pivot`` of each chain in :meth:`gpu_buffers`' ``chain_output`` is
+        relative to it. The simulation, relative to each chain's own pivot, is not affected.
 
         Raises: ValueError for a wrong shape or a non-finite value.
         """
         self._origin = validation.coordinates("origin", origin, (3,))
-        if self._has_pose():
-            self._pack_pose()
 
     # -- read-back -----------------------------------------------------------------------------
     def positions(self, raw: bool = False) -> np.ndarray:
@@ -227,22 +225,20 @@ class PointSolver(Solver):
         return self._joint_positions is not None
 
     def _pack_pose(self):
-        """Pack this frame's pose once, when it is set (or the origin moves): the anchors (the
-        pivots, float64), the pivots relative to the drawing origin and each tip's offset from
-        its pivot, float64 → float32."""
+        """Pack this frame's pose once, when it is set: the anchors (the pivots, float64) and
+        each tip's offset from its pivot, float64 → float32."""
         cs = self._chain_set
         joints = self._joint_positions
         self._target = np.zeros(cs.chain_count, layouts.POINT_CHAIN_TARGET)
         self._anchor = joints[cs.first_joint]
-        self._target["anchor"][:, :3] = self._anchor
-        self._target["pivot"][:, :3] = self._anchor - self._origin
-        self._offsets = np.zeros((cs.segment_count, 4), np.float32)
+        self._target["anchor"] = self._anchor
+        self._offsets = np.empty((cs.segment_count, 3), np.float32)
         n = self._strand_length
         if n is not None:  # chains of one length: views, no gathers
             strands = joints.reshape(cs.chain_count, n + 1, 3)
-            self._offsets.reshape(cs.chain_count, n, 4)[:, :, :3] = strands[:, 1:] - strands[:, :1]
+            self._offsets.reshape(cs.chain_count, n, 3)[:] = strands[:, 1:] - strands[:, :1]
         else:
-            self._offsets[:, :3] = joints[self._tip_joint] - joints[self._pivot_of_segment]
+            self._offsets[:] = joints[self._tip_joint] - joints[self._pivot_of_segment]
         self._joint_rotation = None  # (S, 4) float32, each segment's base joint's rotation, if given
         if self._joint_rotations is not None:
             self._joint_rotation = self._joint_rotations[self._tip_joint - 1].astype(np.float32)
@@ -251,9 +247,9 @@ class PointSolver(Solver):
     def _upload_inputs(self):
         """The targets (the offsets only when a new pose came) and the colliders on their path."""
         target = self._target.copy()
-        target["teleport"] = self._teleport
-        target["lod"] = self._lod
-        target["anchor_shift"][:, :3] = anchor_shift(self._state_anchor, self._anchor, self._teleport)
+        control = np.empty(self._chain_set.chain_count, layouts.POINT_CHAIN_CONTROL)
+        control["teleport"], control["lod"] = self._teleport, self._lod
+        target["anchor_shift"] = anchor_shift(self._state_anchor, self._anchor, self._teleport)
         target["gust_phase"] = self._wind.space_phase(self._anchor)
         self._state_anchor = self._anchor
         fresh = self._offsets_fresh
@@ -262,7 +258,7 @@ class PointSolver(Solver):
             rotation = np.tile(np.array([0, 0, 0, 1], np.float32), (self._chain_set.segment_count, 1))
         if rotation is not None:
             self._identity_on_backend = self._joint_rotation is None
-        self._backend.upload_targets(target, self._offsets if fresh else None, rotation)
+        self._backend.upload_targets(target, control, self._offsets if fresh else None, rotation)
         self._offsets_fresh = False
         if self._snap_colliders or not self._collider_path.follows(self._colliders):
             self._collider_path = ColliderPath.at_rest(self._colliders)
@@ -274,6 +270,7 @@ class PointSolver(Solver):
         header["sphere_count"], header["capsule_count"], header["plane_count"] = self._colliders.counts()
         header["options"] = self._options
         header["wind"], header["gust"], header["gust_direction"] = self._wind.records()
+        header["origin"] = self._origin
         return packing.as_bytes(header, alphas)
 
     def _after_frame(self, plan):

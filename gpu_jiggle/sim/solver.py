@@ -281,8 +281,9 @@ class Solver(SavedState):
     # -- read-back -----------------------------------------------------------------------------
     def gpu_buffers(self) -> dict:
         """The GPU backend's storage buffers (``moderngl.Buffer``) by name, for drawing straight
-        from the solver's state without a read-back: ``chain_rig``, ``chain_target``,
-        ``joint_output``, ``segment_output`` (and the rest). Layouts and bindings are those of
+        from the solver's state without a read-back: ``chain_rig``, ``joint_output``,
+        ``segment_output``, point chains' ``chain_output`` (each pivot relative to
+        :attr:`origin`, and the level of detail) and the rest. Layouts and bindings are those of
         :mod:`gpu_jiggle.sim.layouts`; ``shaders/draw/point_draw.glsl`` declares them for a
         vertex shader, with the world position of a joint at frame time. They change in place
         at every ``advance``; do not write to them.

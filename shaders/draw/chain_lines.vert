@@ -1,8 +1,8 @@
 #version 430
 // Debug view: point chains as lines straight from the solver's buffers, either their
 // simulated joints at frame time or their animated targets (this frame's pose). The pose sits
-// in chain_target (the pivot) and joint_offset (each tip's target relative to the pivot, one
-// vec4 per segment). Positions are relative to the solver's floating origin. Colour with
+// in chain_output (the pivot, written by the solver) and joint_offset (each tip's target
+// relative to the pivot, three floats per segment). Positions are relative to the solver's floating origin. Colour with
 // strand_lines.frag.
 //
 // One indexed draw of lines for all chains (gpu_jiggle/render/chain_draw.py builds the indices):
@@ -17,7 +17,7 @@
 #define JOINT_OFFSET_BINDING 6
 #endif
 
-layout(std430, binding = JOINT_OFFSET_BINDING) readonly buffer DrawJointOffsetBuffer { vec4 draw_joint_offset[]; };
+layout(std430, binding = JOINT_OFFSET_BINDING) readonly buffer DrawJointOffsetBuffer { float draw_joint_offset[]; };
 
 uniform uint joints_per_chain;  // the most joints any chain has
 uniform bool show_targets;      // the animated targets instead of the simulated joints
@@ -31,8 +31,10 @@ void main() {
     PointChainRig chain = draw_chain_rig[c];
     uint k = min(uint(gl_VertexID) % joints_per_chain, chain.segment_count);
     if (show_targets) {
-        vec3 pivot = draw_chain_target[c].pivot.xyz;
-        world_position = k == 0u ? pivot : pivot + draw_joint_offset[chain.first_segment + k - 1u].xyz;
+        vec3 pivot = draw_chain_output[c].pivot;
+        uint s = chain.first_segment + k - 1u;
+        world_position = k == 0u ? pivot : pivot + vec3(draw_joint_offset[3u * s], draw_joint_offset[3u * s + 1u],
+                                                        draw_joint_offset[3u * s + 2u]);
     } else {
         world_position = joint_position(c, k);
     }

@@ -65,6 +65,6 @@ void main() {
     // A blade is folded a little along its midrib: tilt the normal toward the edge.
     normal = normalize(cross(side, tangent) + 0.35 * edge * side);
     blade_shade = unit_hash(hash(c) + 7u);
-    blade_lod = draw_chain_target[c].lod;
+    blade_lod = draw_chain_output[c].lod;
     gl_Position = view_projection * vec4(world_position, 1.0);
 }

@@ -48,7 +48,7 @@ void apply_teleport(PointChainRig chain, uint c, uint flags) {
     if ((flags & TELEPORT_MODE_MASK) == TELEPORT_SNAP) {
         for (uint i = 0u; i < chain.segment_count; ++i) {
             uint s = chain.first_segment + i;
-            vec4 offset = joint_offset[s];
+            vec4 offset = vec4(target_offset(s), 0.0);
             segment_state[s] = PointSegmentState(offset, vec4(0.0), offset, vec4(0.0), offset, vec4(0.0), offset,
                                                  joint_rotation[s]);
         }
@@ -79,7 +79,7 @@ void start_moving(PointChainRig chain, uint c) {
     chain_state[c].flags &= ~CHAIN_START_MOVING;
     for (uint i = 0u; i < chain.segment_count; ++i) {
         uint s = chain.first_segment + i;
-        segment_state[s].offset_rate = vec4((joint_offset[s].xyz - segment_state[s].last_offset.xyz) * sch.inv_span, 0.0);
+        segment_state[s].offset_rate = vec4((target_offset(s) - segment_state[s].last_offset.xyz) * sch.inv_span, 0.0);
     }
 }
 
@@ -163,7 +163,7 @@ void end_path(PointChainRig chain, uint c, float alpha) {
     for (uint i = 0u; i < chain.segment_count; ++i) {
         uint s = chain.first_segment + i;
         vec3 last = segment_state[s].last_offset.xyz;
-        vec3 d = joint_offset[s].xyz - last;
+        vec3 d = target_offset(s) - last;
         vec3 m = sch.span * segment_state[s].offset_rate.xyz;
         segment_state[s].last_offset = vec4(last + w.p * d + w.q * m, 0.0);
         segment_state[s].offset_rate = vec4((w.dp * d + w.dq * m) * sch.inv_span, 0.0);
@@ -197,7 +197,7 @@ void write_output(PointChainRig chain, uint c, dvec3 anchor) {
         float ld = length(dir);
         dir = ld < MIN_LENGTH ? cur_dir / max(length(cur_dir), MIN_LENGTH) : dir / ld;
         vec3 x = base + dir * segment_rig[s].rest_length;
-        vec3 animated_offset = joint_offset[s].xyz - animated_base;  // this frame's target direction
+        vec3 animated_offset = target_offset(s) - animated_base;  // this frame's target direction
         vec3 target = base + (i == 0u ? animated_offset : follow_parent(parent_animated, parent_output, animated_offset));
         vec3 unused = vec3(0.0);
         vec4 frame = target_frame(parent_animated, parent_output, joint_rotation[s]);
@@ -207,7 +207,7 @@ void write_output(PointChainRig chain, uint c, dvec3 anchor) {
                               x);
         }
         vec3 v = st.prev_velocity.xyz + sigma * (st.velocity.xyz - st.prev_velocity.xyz);
-        vec3 animated = joint_offset[s].xyz;
+        vec3 animated = target_offset(s);
         vec4 q = rotation_between(animated - animated_base, x - base);
         joint_output[chain.first_joint + 1u + i] = PointJointOutput(vec4(x, 0.0), vec4(st.position.xyz, 0.0));
         vec4 world = quat_multiply(rotation_between(target - base, x - base), frame);
@@ -228,37 +228,41 @@ void main() {
     }
     PointChainRig chain = chain_rig[c];
     PointChainTarget target = chain_target[c];
-    sch = target.lod == LOD_HALF ? params.half_rate : params.full_rate;
+    PointChainControl control = chain_control[c];
+    sch = control.lod == LOD_HALF ? params.half_rate : params.full_rate;
     hermite = (params.options & OPTION_HERMITE_PATH) != 0u;
     relative_damping = (params.options & OPTION_RELATIVE_DAMPING) != 0u;
     exact_integrator = EXACT_STEPS != 0 && (params.options & OPTION_EXACT_INTEGRATOR) != 0u;
-    schedule_index = target.lod == LOD_HALF ? 1u : 0u;
-    dvec3 anchor = target.anchor.xyz;
+    schedule_index = control.lod == LOD_HALF ? 1u : 0u;
+    dvec3 anchor = dvec3(target.anchor[0], target.anchor[1], target.anchor[2]);
     SubstepRange range = substep_range(params.substep_begin, params.substep_end, sch.substep_count);
-    if (range.idle || (target.lod == LOD_FROZEN && !range.first)) {
+    if (range.idle || (control.lod == LOD_FROZEN && !range.first)) {
         return;
     }
     bool moving = false;
     if (range.first) {
-        shift_anchor(c, target.anchor_shift.xyz);
-        if (target.lod == LOD_FROZEN) {
+        // For drawing from the GPU: the pivot in the drawing origin's frame (double, then float).
+        chain_output[c] = PointChainOutput(vec3(anchor - dvec3(params.origin[0], params.origin[1], params.origin[2])),
+                                           control.lod);
+        shift_anchor(c, vec3(target.anchor_shift[0], target.anchor_shift[1], target.anchor_shift[2]));
+        if (control.lod == LOD_FROZEN) {
             // Frozen: sits on its animated targets, as a snap teleport every frame.
             apply_teleport(chain, c, TELEPORT_SNAP);
             write_output(chain, c, anchor);
             return;
         }
-        if (target.teleport != TELEPORT_NONE) {
-            apply_teleport(chain, c, target.teleport);
+        if (control.teleport != TELEPORT_NONE) {
+            apply_teleport(chain, c, control.teleport);
         }
         // A chain declared moving starts moving on the first frame after its snap that runs
         // substeps: on the snap frame its path starts at the pose just given and shows no speed yet.
-        bool snapped_now = (target.teleport & TELEPORT_MODE_MASK) == TELEPORT_SNAP;
+        bool snapped_now = (control.teleport & TELEPORT_MODE_MASK) == TELEPORT_SNAP;
         moving = sch.substep_count > 0u && (chain_state[c].flags & CHAIN_START_MOVING) != 0u && !snapped_now;
         if (moving) {
             start_moving(chain, c);
         }
     }
-    uint first_alpha = target.lod * params.alpha_stride;
+    uint first_alpha = control.lod * params.alpha_stride;
     float influence = chain.world_influence;
     vec3 pivot = chain_state[c].last_pivot.xyz;
     for (uint j = range.begin; j < range.end; ++j) {
@@ -285,7 +289,7 @@ void main() {
             PointSegmentRig rig = segment_rig[s];
             PointSegmentState st = segment_state[s];
             vec3 last = st.last_offset.xyz;
-            vec3 offset = last + w.p * (joint_offset[s].xyz - last) + w.q * (sch.span * st.offset_rate.xyz);
+            vec3 offset = last + w.p * (target_offset(s) - last) + w.q * (sch.span * st.offset_rate.xyz);
             vec3 animated = offset - offset_base;
             vec3 t = base + (i == 0u ? animated : follow_parent(parent_animated, parent_simulated, animated));
             // Positions are kept relative to the pivot, which moved: a particle that stays

@@ -68,22 +68,27 @@ struct PointChainState {
     uint pad2;
 };
 
-// anchor: the chain's pivot in this frame's pose, world, double (the colliders, in double
-// world coordinates, are taken relative to it: SPEC 4.4). pivot: the same relative to the
-// solver's drawing origin (for drawing, point_draw.glsl). anchor_shift: old anchor - new, the
-// move the state follows. gust_phase: the wind's κ·anchor (mod 2π).
+// Uploaded every frame, 40 bytes. anchor: the chain's pivot in this frame's pose, world, double
+// (the colliders, in double world coordinates, are taken relative to it: SPEC 4.4).
+// anchor_shift: old anchor - new, the move the state follows. gust_phase: the wind's κ·anchor
+// (mod 2π). Arrays, not dvec3 and vec3, so that nothing pads the struct.
 struct PointChainTarget {
-    dvec4 anchor;
-    vec4 pivot;
-    vec4 anchor_shift;
+    double anchor[3];
+    float anchor_shift[3];
+    float gust_phase;
+};
+
+// Uploaded only when it changed: teleport flags (TELEPORT_*) and level of detail (LOD_*).
+struct PointChainControl {
     uint teleport;
     uint lod;
-    float gust_phase;
-    uint pad0;
-    uint pad1;
-    uint pad2;
-    uint pad3;
-    uint pad4;
+};
+
+// Written on a frame's first dispatch, for drawing (point_draw.glsl): this frame's pivot
+// relative to the solver's drawing origin (params.origin), and the chain's level of detail.
+struct PointChainOutput {
+    vec3 pivot;
+    uint lod;
 };
 
 // Colliders on their target path (SPEC 2 and 4.2): where they were at the last substep
@@ -134,7 +139,8 @@ struct PlaneCollider {
 // wind: xyz uniform acceleration w0, w gust amplitude A; gust: xyz wave vector κ, w angular
 // frequency 2π·f_w; gust_direction: xyz unit u. Each schedule holds its gust phase -2π·f_w·t
 // at its first substep (host float64, reduced mod 2π), each chain its κ·anchor. The alphas of
-// level of detail l start at alphas[l * alpha_stride]. options: OPTION_* bits.
+// level of detail l start at alphas[l * alpha_stride]. options: OPTION_* bits. origin: the
+// solver's drawing origin, world, double.
 struct PointFrameParams {
     uint chain_count;
     uint alpha_stride;
@@ -149,6 +155,9 @@ struct PointFrameParams {
     vec4 wind;
     vec4 gust;
     vec4 gust_direction;
+    double origin[3];
+    uint pad0;
+    uint pad1;
 };
 
 // Frame-time output, relative to this frame's pivot (xyz; w unused), and the raw position
@@ -174,7 +183,7 @@ layout(std430, binding = 2) readonly buffer SegmentRigBuffer { PointSegmentRig s
 layout(std430, binding = 3) buffer ChainStateBuffer { PointChainState chain_state[]; };
 layout(std430, binding = 4) buffer SegmentStateBuffer { PointSegmentState segment_state[]; };
 layout(std430, binding = 5) readonly buffer ChainTargetBuffer { PointChainTarget chain_target[]; };
-layout(std430, binding = 6) readonly buffer JointOffsetBuffer { vec4 joint_offset[]; };
+layout(std430, binding = 6) readonly buffer JointOffsetBuffer { float joint_offset[]; };  // xyz per segment
 layout(std430, binding = 7) writeonly buffer JointOutputBuffer { PointJointOutput joint_output[]; };
 layout(std430, binding = 8) writeonly buffer SegmentOutputBuffer { PointSegmentOutput segment_output[]; };
 layout(std430, binding = 9) readonly buffer SphereBuffer { SphereCollider spheres[]; };
@@ -182,4 +191,11 @@ layout(std430, binding = 10) readonly buffer CapsuleBuffer { CapsuleCollider cap
 layout(std430, binding = 11) readonly buffer PlaneBuffer { PlaneCollider planes[]; };
 layout(std430, binding = 12) readonly buffer ExactStepBuffer { ExactStep exact_step[]; };
 layout(std430, binding = 13) readonly buffer JointRotationBuffer { vec4 joint_rotation[]; };
+layout(std430, binding = 14) writeonly buffer ChainOutputBuffer { PointChainOutput chain_output[]; };
+layout(std430, binding = 15) readonly buffer ChainControlBuffer { PointChainControl chain_control[]; };
+
+// Segment s's tip target offset from its chain's pivot in this frame's pose.
+vec3 target_offset(uint s) {
+    return vec3(joint_offset[3u * s], joint_offset[3u * s + 1u], joint_offset[3u * s + 2u]);
+}
 #endif

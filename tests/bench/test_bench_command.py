@@ -65,7 +65,9 @@ def records_of(kind, chains, segments):
             "chain_state": chains * layouts.POINT_CHAIN_STATE.itemsize,
             "segment_state": segments * layouts.POINT_SEGMENT_STATE.itemsize,
             "chain_target": chains * layouts.POINT_CHAIN_TARGET.itemsize,
-            "joint_offset": segments * 16, "joint_rotation": segments * 16,
+            "chain_output": chains * layouts.POINT_CHAIN_OUTPUT.itemsize,
+            "chain_control": chains * layouts.POINT_CHAIN_CONTROL.itemsize,
+            "joint_offset": segments * 12, "joint_rotation": segments * 16,
             "joint_output": joints * layouts.POINT_JOINT_OUTPUT.itemsize,
             "segment_output": segments * layouts.POINT_SEGMENT_OUTPUT.itemsize}
 
@@ -81,7 +83,8 @@ def test_memory_and_uploads_are_those_of_the_records(quick_report):
         assert gpu["memory_per_segment"] == pytest.approx(gpu["memory_bytes"] / case["segment_count"])
         assert gpu["compulsory_bytes"] == compulsory_bytes(gpu["buffer_bytes"])
         # A frame uploads its targets and per-segment pose (no rotations: the pose gives none)
-        # and the frame buffer, nothing of the rig or state.
+        # and the frame buffer, nothing of the rig or state (nor, after the first frames,
+        # point chains' teleport flags and levels of detail, which do not change).
         per_segment = "local_angle" if case["kind"] == "angle" else "joint_offset"
         pose = records["chain_target"] + records[per_segment]
         assert pose < gpu["upload_bytes"] < pose + 4096, case["label"]

@@ -22,7 +22,7 @@ def test_vertex_shader_reads_the_read_back_positions(gl):
     program = glsl.program(gl, "draw/strand_lines.vert", None, varyings=["world_position"])
     program["view_projection"].write(np.eye(4, dtype="f4").tobytes())
     buffers = s.gpu_buffers()
-    for name, binding in (("chain_rig", 1), ("chain_target", 5), ("joint_output", 7)):
+    for name, binding in (("chain_rig", 1), ("chain_output", 14), ("joint_output", 7)):
         buffers[name].bind_to_storage_buffer(binding)
     longest = int(counts.max()) + 1
     captured = gl.buffer(reserve=len(counts) * longest * 12)

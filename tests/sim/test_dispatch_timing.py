@@ -71,4 +71,32 @@ def test_rotations_go_up_only_when_a_pose_has_them_or_the_last_one_had(backend):
         # frame 2 uploads the identity (the last pose had rotations), frames 3-5 no rotations
         assert uploads[2] - uploads[3] == rotations
         assert uploads[3] == uploads[4] == uploads[5]
-        assert uploads[1] == uploads[2]
+        # frame 1 also clears the first frame's snap in the chain controls; frame 2 has none to send
+        assert uploads[1] - uploads[2] == chains * layouts.POINT_CHAIN_CONTROL.itemsize
+
+
+def test_point_teleport_flags_and_levels_go_up_only_when_they_change(gl):
+    chains, segments = 4, 3
+    solver = Solver(PointChainSet([segments] * chains, 3.0, 0.4, gravity=(0, -9.8, 0)), backend="gpu", context=gl)
+    solver.measure_dispatch()
+    controls = chains * layouts.POINT_CHAIN_CONTROL.itemsize
+    uploads, read = [], []
+    steps = [None, None, None, "lod", None, "teleport", None, None, "same lod"]
+    for frame, step in enumerate(steps):
+        if step == "lod":
+            solver.set_lod([0, 1, 2, 0])
+        elif step == "same lod":
+            solver.set_lod([0, 1, 2, 0])
+        elif step == "teleport":
+            solver.teleport(chains=[1])
+        solver.set_pose(point_pose(chains, segments, 0.01 * frame))
+        solver.advance(1 / 60)
+        uploads.append(solver.dispatch_timing.uploaded_bytes)
+        read.append(np.frombuffer(solver.gpu_buffers()["chain_control"].read(), layouts.POINT_CHAIN_CONTROL).copy())
+    steady = uploads[2]
+    # after the first frame (its snap, with what a first frame sends): the snap's clearing, the
+    # new levels, the teleport and its clearing
+    assert uploads[0] >= steady + controls
+    assert [u - steady for u in uploads[1:]] == [controls, 0, controls, 0, controls, controls, 0, 0]
+    assert read[3]["lod"].tolist() == [0, 1, 2, 0] and read[8]["lod"].tolist() == [0, 1, 2, 0]
+    assert read[5]["teleport"].tolist() == [0, layouts.TELEPORT_SNAP, 0, 0] and not read[6]["teleport"].any()

@@ -12,7 +12,7 @@ from gpu_jiggle.sim import layouts
 
 # std430 base alignment and size of the scalar and vector types used in our structs.
 GLSL_TYPES = {"float": (4, 4, "<f4", ()), "uint": (4, 4, "<u4", ()), "int": (4, 4, "<i4", ()),
-              "vec2": (8, 8, "<f4", (2,)), "vec4": (16, 16, "<f4", (4,)),
+              "vec2": (8, 8, "<f4", (2,)), "vec3": (16, 12, "<f4", (3,)), "vec4": (16, 16, "<f4", (4,)),
               "double": (8, 8, "<f8", ()), "dvec4": (32, 32, "<f8", (4,))}
 # Structs that live in registers only (returned by functions), never in a storage buffer.
 REGISTER_STRUCTS = {"PathWeights", "SubstepRange"}
@@ -24,22 +24,32 @@ def parse_structs(text):
         if name in REGISTER_STRUCTS:
             continue
         fields = []
-        for ftype, names in re.findall(r"(\w+)\s+([\w\s,]+);", body):
+        for ftype, names in re.findall(r"(\w+)\s+([\w\s,\[\]]+);", body):
             fields += [(ftype, n.strip()) for n in names.split(",")]
         structs[name] = fields
     return structs
 
 
+def array_of(name):
+    """``"anchor[3]"`` → ("anchor", 3); ``"lod"`` → ("lod", 0)."""
+    found = re.fullmatch(r"(\w+)\s*\[\s*(\d+)\s*\]", name)
+    return (found[1], int(found[2])) if found else (name, 0)
+
+
 def std430_layout(fields, structs=None):
     offset, align_max, out = 0, 4, []
     for ftype, name in fields:
-        if ftype in GLSL_TYPES:
+        name, count = array_of(name)
+        if count:  # std430: an array of scalars is aligned and strided as one
+            align, size = GLSL_TYPES[ftype][0], count * GLSL_TYPES[ftype][1]
+            assert GLSL_TYPES[ftype][3] == (), "arrays of vectors are not used"
+        elif ftype in GLSL_TYPES:
             align, size, _, _ = GLSL_TYPES[ftype]
         else:  # a struct member: std430 aligns it to its largest member
             inner, size = std430_layout(structs[ftype], structs)
             align = max(GLSL_TYPES[t][0] if t in GLSL_TYPES else 16 for t, _ in structs[ftype])
         offset = -(-offset // align) * align
-        out.append((name, offset, ftype))
+        out.append((name, offset, ftype, count))
         offset += size
         align_max = max(align_max, align)
     return out, -(-offset // align_max) * align_max
@@ -63,13 +73,13 @@ def test_struct_matches_dtype(filename, name):
     fields, size = std430_layout(ALL_STRUCTS[name], ALL_STRUCTS)
     assert dtype.itemsize == size
     assert list(dtype.names) == [f[0] for f in fields]
-    for field, offset, ftype in fields:
+    for field, offset, ftype, count in fields:
         assert dtype.fields[field][1] == offset, field
         if ftype not in GLSL_TYPES:
             assert dtype.fields[field][0] == ALL_DTYPES[ftype], field
             continue
         base, shape = GLSL_TYPES[ftype][2:]
-        assert dtype.fields[field][1] == offset, field
+        shape = (count,) if count else shape
         assert dtype.fields[field][0] == (np.dtype((base, shape)) if shape else np.dtype(base)), field
 
 
@@ -92,7 +102,7 @@ def test_bindings_match_the_shader(filename, bindings):
 def test_drawing_reads_the_solver_buffers_at_their_bindings():
     defaults = dict(re.findall(r"#define\s+(\w+)_BINDING\s+(\d+)", glsl.read("draw/point_draw.glsl")))
     assert {name.lower(): int(n) for name, n in defaults.items()} == \
-        {name: layouts.POINT_BINDINGS[name] for name in ("chain_rig", "chain_target", "joint_output")}
+        {name: layouts.POINT_BINDINGS[name] for name in ("chain_rig", "chain_output", "joint_output")}
 
 
 def test_teleport_flags_match_the_shader():

@@ -5,9 +5,11 @@ std430 records of :mod:`gpu_jiggle.sim.layouts` and offers:
 
 - ``upload_rig(chain_rig, segment_rig, exact_step)``: the static rig and the exact
   integrator's steps (again only when they change);
-- ``upload_targets(chain_target, per_segment)``: this frame's pose, teleport flags and
-  levels of detail (angle chains: the (S,) local target angles; point chains: the (S, 4)
-  joint offsets, or None when unchanged), and for point chains ``upload_colliders`` (and
+- ``upload_targets(chain_target, ...)``: this frame's pose, teleport flags and levels of
+  detail (angle chains: ``(chain_target, local_angle)``, the (S,) local target angles; point
+  chains: ``(chain_target, chain_control, joint_offset, joint_rotation)``, the teleport flags
+  and levels of detail apart, the (S, 3) joint offsets and (S, 4) rotations or None when
+  unchanged), and for point chains ``upload_colliders`` (and
   ``check_colliders(sphere_count, capsule_count, plane_count)``, which refuses what the
   backend cannot run before anything changes);
 - ``run_frame(params)``: teleports, then every substep of the frame, then the frame-time

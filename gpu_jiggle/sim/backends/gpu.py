@@ -278,6 +278,8 @@ class GpuPointBackend(_GpuBackend):
             "chain_state": c * layouts.POINT_CHAIN_STATE.itemsize,
             "segment_state": s * layouts.POINT_SEGMENT_STATE.itemsize,
             "chain_target": c * layouts.POINT_CHAIN_TARGET.itemsize,
+            "chain_output": c * layouts.POINT_CHAIN_OUTPUT.itemsize,
+            "chain_control": c * layouts.POINT_CHAIN_CONTROL.itemsize,
             "joint_offset": s * layouts.POINT_JOINT_OFFSET.itemsize,
             "joint_output": (s + c) * layouts.POINT_JOINT_OUTPUT.itemsize,
             "segment_output": s * layouts.POINT_SEGMENT_OUTPUT.itemsize,
@@ -322,10 +324,16 @@ class GpuPointBackend(_GpuBackend):
         self.spherical_limits = bool((segment_rig["limit_kind"] == layouts.LIMIT_SPHERICAL).any())
         super().upload_rig(chain_rig, segment_rig, exact_step)
 
-    def upload_targets(self, chain_target, joint_offset=None, joint_rotation=None):
-        """``joint_offset``, ``joint_rotation`` None: unchanged since the last upload."""
+    _chain_control = None  # the chain_control records last written
+
+    def upload_targets(self, chain_target, chain_control, joint_offset=None, joint_rotation=None):
+        """``joint_offset``, ``joint_rotation`` None: unchanged since the last upload;
+        ``chain_control`` is written only when it differs from the last one written."""
         with self.gl.current():
             self._write("chain_target", chain_target)
+            if self._chain_control is None or not np.array_equal(chain_control, self._chain_control):
+                self._write("chain_control", chain_control)
+                self._chain_control = chain_control.copy()
             if joint_offset is not None:
                 self._write("joint_offset", np.asarray(joint_offset, np.float32))
             if joint_rotation is not None:

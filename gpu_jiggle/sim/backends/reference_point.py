@@ -28,7 +28,8 @@ class ReferencePointBackend(DepthWalkBackend):
 
     DTYPES = {"joint_output": (layouts.POINT_JOINT_OUTPUT, "joint"),
               "segment_output": (layouts.POINT_SEGMENT_OUTPUT, "segment"),
-              "chain_target": (layouts.POINT_CHAIN_TARGET, "chain")}
+              "chain_target": (layouts.POINT_CHAIN_TARGET, "chain"),
+              "chain_control": (layouts.POINT_CHAIN_CONTROL, "chain")}
 
     def __init__(self, chain_set):
         super().__init__(chain_set)
@@ -43,13 +44,17 @@ class ReferencePointBackend(DepthWalkBackend):
                           "capsules": np.zeros(0, layouts.CAPSULE_COLLIDER),
                           "planes": np.zeros(0, layouts.PLANE_COLLIDER)}
 
-    def upload_targets(self, chain_target, joint_offset=None, joint_rotation=None):
+    def upload_targets(self, chain_target, chain_control, joint_offset=None, joint_rotation=None):
         """``joint_offset``, ``joint_rotation`` None: unchanged since the last upload."""
         self.chain_target = chain_target.copy()
+        self.chain_control = chain_control.copy()
         if joint_offset is not None:
             self.offset_now = np.ascontiguousarray(np.asarray(joint_offset, F)[self.order.segment_order, :3])
         if joint_rotation is not None:
             self.rotation_now = np.asarray(joint_rotation, F)[self.order.segment_order]
+
+    def chain_lod(self):
+        return self.chain_control["lod"]
 
     def check_colliders(self, sphere_count, capsule_count, plane_count):
         """The reference takes any number of colliders."""
@@ -326,15 +331,15 @@ class _PointScratch:
     per-frame inputs, in storage order (segments as positions, chains sorted)."""
 
     def __init__(self, backend):
-        chains, tg = backend.order.chain_order, backend.chain_target
+        chains, tg, control = backend.order.chain_order, backend.chain_target, backend.chain_control
         for name in _SEGMENT_XYZ + ("last_rotation",) + _CHAIN_XYZ + ("flags",):
             setattr(self, name, getattr(backend.state, name))
         self.offset_now, self.rotation_now = backend.offset_now, backend.rotation_now
-        self.anchor = tg["anchor"][chains, :3].astype(np.float64)
-        self.anchor_shift = tg["anchor_shift"][chains, :3]
+        self.anchor = tg["anchor"][chains]
+        self.anchor_shift = tg["anchor_shift"][chains]
         self.gust_phase = tg["gust_phase"][chains]
-        self.teleport = tg["teleport"][chains]
-        self.lod = tg["lod"][chains]
+        self.teleport = control["teleport"][chains]
+        self.lod = control["lod"][chains]
 
     def store(self, backend):
         for name in _SEGMENT_XYZ + ("last_rotation",) + _CHAIN_XYZ + ("flags",):

@@ -173,8 +173,12 @@ class DepthWalkBackend:
         """The EXACT_STEP records of storage positions ``seg`` of sorted chains ``chains`` at
         their chains' rate (``2·s`` at full rate, ``2·s + 1`` at half rate, as ``exact_step``
         in the shaders)."""
-        half = self.chain_target["lod"][self.order.chain_order[chains]] == layouts.LOD_HALF
+        half = self.chain_lod()[self.order.chain_order[chains]] == layouts.LOD_HALF
         return self.exact_step[2 * self.order.segment_order[seg] + half]
+
+    def chain_lod(self):
+        """(C,) uint32: each chain's level of detail (LOD_*) this frame, in the solver's order."""
+        return self.chain_target["lod"]
 
     # -- the state (a FieldState, ``self.state``) as records in the solver's order, made on request
     @property
