@@ -185,7 +185,7 @@ def add_command(sub) -> None:
     p.add_argument("--colliders", type=int, default=2, metavar="N",
                    help="colliders of v2 point cases, spheres and capsules alternating (default 2)")
     p.add_argument("--seconds", type=float, default=1.0, help="time budget per case and path (default 1 s; "
-                                                              "at least one frame after a warm-up frame)")
+                                                              "at least one frame after two warm-up frames)")
     p.add_argument("--frames", type=int, default=10,
                    help="at most this many timed frames per case and path (default 10)")
     p.add_argument("--numpy-max-segments", type=int, default=1_000_000, metavar="SEGMENTS",

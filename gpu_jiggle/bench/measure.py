@@ -4,8 +4,8 @@ its memory and uploads, and the numpy path's frame, in segment-substeps per seco
 A frame is ``set_pose`` (the next pose of the case) + ``advance(substeps·h)``, as in a game;
 the read-back is ``positions()`` after it, timed apart. The dispatch is timed on its own by
 :meth:`gpu_jiggle.Solver.measure_dispatch` (a timer query where the context has one, else
-between two glFinish calls). Each figure is the median over the timed frames, after one
-warm-up frame (the shaders are compiled when the solver is made, before it).
+between two glFinish calls). Each figure is the median over the timed frames, after
+:data:`WARM_UP_FRAMES` (the shaders are compiled when the solver is made, before them).
 """
 from __future__ import annotations
 
@@ -15,12 +15,17 @@ import numpy as np
 
 from ..sim import Solver, layouts
 
+#: Frames a solver runs before its frames are timed: the first snaps every chain onto its pose,
+#: the second clears those teleport flags (point chains upload them only when they change).
+WARM_UP_FRAMES = 2
+
 #: The buffers a frame's dispatch must read once and write once (state), read once (rig and
 #: per-frame inputs) or write once (outputs), at the least: the compulsory traffic of a
 #: kernel that keeps a chain's state in registers over the frame's substeps.
 READ_WRITE_BUFFERS = ("chain_state", "segment_state")
-READ_BUFFERS = ("chain_rig", "segment_rig", "chain_target", "local_angle", "joint_offset", "joint_rotation")
-WRITE_BUFFERS = ("joint_output", "segment_output")
+READ_BUFFERS = ("chain_rig", "segment_rig", "chain_target", "chain_control", "local_angle", "joint_offset",
+                "joint_rotation")
+WRITE_BUFFERS = ("joint_output", "segment_output", "chain_output")
 
 
 def compulsory_bytes(buffer_sizes: dict) -> int:
@@ -37,7 +42,7 @@ def rate(case, seconds: float) -> float:
 
 def time_solver(case, backend: str, rng, budget_seconds: float, max_frames: int, context=None) -> dict:
     """Frames of ``case`` on a new Solver(backend) until ``budget_seconds`` or ``max_frames``
-    (at least one timed frame after the warm-up).
+    (at least one timed frame after :data:`WARM_UP_FRAMES`).
 
     Returns a dict of medians in seconds: ``frame_s`` (set_pose + advance, the dispatch
     finished), ``dispatch_s`` (its dispatch alone), ``readback_s`` (``positions()``), with
@@ -59,15 +64,15 @@ def time_solver(case, backend: str, rng, budget_seconds: float, max_frames: int,
         solver.measure_dispatch()
         frame, dispatch, readback, uploads = [], [], [], []
         spent = 0.0
-        for i in range(max_frames + 1):
+        for i in range(max_frames + WARM_UP_FRAMES):
             started = time.perf_counter()
             solver.set_pose(**poses[i % len(poses)])
             solver.advance(case.frame_seconds)
             between = time.perf_counter()
             solver.positions()
             ended = time.perf_counter()
-            if i == 0:
-                continue  # warm-up
+            if i < WARM_UP_FRAMES:
+                continue
             timing = solver.dispatch_timing
             frame.append(between - started)
             dispatch.append(timing.seconds)
