@@ -91,7 +91,7 @@ class AngleSolver(Solver):
         """
         if raw:
             return self._read("segment_state")["angle"]
-        return self._read("segment_output")["angle"]
+        return self._read("segment_output", "angle")
 
     def angular_velocities(self, raw: bool = False) -> np.ndarray:
         """(S,) float32, rad/s, each segment's angular velocity (frame time unless ``raw``).
@@ -99,7 +99,7 @@ class AngleSolver(Solver):
         Raises: RuntimeError before the first ``advance``."""
         if raw:
             return self._read("segment_state")["angular_velocity"]
-        return self._read("segment_output")["angular_velocity"]
+        return self._read("segment_output", "angular_velocity")
 
     def positions(self, raw: bool = False) -> np.ndarray:
         """(S + C, 2) float64 world-space joint positions: per chain its pivot, then its tips.
@@ -109,10 +109,10 @@ class AngleSolver(Solver):
 
         Raises: RuntimeError before the first ``advance``.
         """
-        out = self._read("joint_output")
+        out = self._read("joint_output", "raw_position" if raw else "position")
         cs = self._chain_set
         per_joint = np.repeat(self._state_anchor, cs.segment_counts + 1, axis=0)
-        return per_joint + out["raw_position" if raw else "position"].astype(np.float64)
+        return per_joint + out.astype(np.float64)
 
     # -- the kind's part of the host (see Solver) ------------------------------------------------
     def _rig_records(self, chain_set):

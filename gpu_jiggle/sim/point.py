@@ -178,20 +178,20 @@ class PointSolver(Solver):
 
         Raises: RuntimeError before the first ``advance``.
         """
-        out = self._read("joint_output")
+        out = self._read("joint_output", "raw_position" if raw else "position")
         cs = self._chain_set
         pivots = self._state_anchor
         if raw:
             pivots = pivots + self._backend.read("chain_state")["prev_pivot"][:, :3].astype(np.float64)
         per_joint = np.repeat(pivots, cs.segment_counts + 1, axis=0)
-        return per_joint + out["raw_position" if raw else "position"][:, :3].astype(np.float64)
+        return per_joint + out[:, :3].astype(np.float64)
 
     def velocities(self, raw: bool = False) -> np.ndarray:
         """(S, 3) float32 world velocities of the segment tips, length/s (frame time unless
         ``raw``). Raises: RuntimeError before the first ``advance``."""
         if raw:
             return np.ascontiguousarray(self._read("segment_state")["velocity"][:, :3])
-        return np.ascontiguousarray(self._read("segment_output")["velocity"][:, :3])
+        return np.ascontiguousarray(self._read("segment_output", "velocity")[:, :3])
 
     def segment_rotations(self) -> np.ndarray:
         """(S, 4) float32 unit quaternions (x, y, z, w), at frame time.
@@ -205,14 +205,13 @@ class PointSolver(Solver):
         bone rotations (see :meth:`segment_swings`).
 
         Raises: RuntimeError before the first ``advance``."""
-        out = self._read("segment_output")
-        return np.ascontiguousarray(out["world_rotation" if self._joint_rotations is not None else "rotation"])
+        return self._read("segment_output", "world_rotation" if self._joint_rotations is not None else "rotation")
 
     def segment_swings(self) -> np.ndarray:
         """(S, 4) float32 quaternions (x, y, z, w), at frame time: the smallest rotation taking
         each segment's animated direction (this frame's pose) onto its simulated one, whether
         or not the pose gave rotations. Raises: RuntimeError before the first ``advance``."""
-        return np.ascontiguousarray(self._read("segment_output")["rotation"])
+        return np.ascontiguousarray(self._read("segment_output", "rotation"))
 
     # -- the kind's part of the host (see Solver) ------------------------------------------------
     def _rig_records(self, chain_set):

@@ -328,10 +328,11 @@ class Solver(SavedState):
                                      f"{type(self).__name__} runs {self.KIND} chains")
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
-    def _read(self, name):
+    def _read(self, name, field=None):
+        """The records ``name`` from the backend, or their ``field`` alone."""
         if not self._advanced:
             raise RuntimeError("nothing to read before the first advance()")
-        return self._backend.read(name)
+        return self._backend.read(name) if field is None else self._backend.read_field(name, field)
 
     def __repr__(self):
         return f"{type(self).__name__}({self._chain_set!r}, backend={self.backend!r}, substep={self.substep!r})"

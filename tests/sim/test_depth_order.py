@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpu_jiggle import AngleChainSet, Solver
+from gpu_jiggle import AngleChainSet, PointChainSet, Solver
 from gpu_jiggle.sim import layouts
 from gpu_jiggle.sim.backends.reference_angle import ReferenceAngleBackend
 from gpu_jiggle.sim.backends.reference_walk import DepthOrder
@@ -63,3 +63,48 @@ def test_chains_of_every_length_follow_their_own_pose():
             alone.set_pose(roots[c:c + 1] + [0.1 * np.sin(frame), 0.0], [0.2 * frame], local[starts[c]:starts[c + 1]])
             alone.advance(1 / 60)
         np.testing.assert_array_equal(alone.positions(), joints[first[c]:first[c + 1]])
+
+
+def _point_pose(counts, frame):
+    joints = []
+    for c, n in enumerate(counts):
+        joints += [[0.2 * c + 0.05 * np.sin(0.3 * frame), -0.1 * k, 0.02 * frame * (c % 2)] for k in range(n + 1)]
+    return np.array(joints)
+
+
+def test_outputs_read_a_field_at_a_time_or_skipped_are_those_of_every_frame_read_whole():
+    """The numpy backends keep a frame's outputs per field until read (FrameOutput): a field
+    read alone, a frame whose outputs nobody read, and a restored output all give the records
+    a solver that reads everything every frame gives."""
+    counts = [3, 1, 4, 2]
+    chain_sets = {"point": PointChainSet(counts, 2.5, 0.3, gravity=(0, -9.8, 0)),
+                  "angle": AngleChainSet(counts, 0.1, 2.0, 0.4, gravity=(0, -9.8))}
+    local = np.random.default_rng(8).uniform(-0.5, 0.5, sum(counts))
+    for kind, chain_set in chain_sets.items():
+        every, sometimes = (Solver(chain_set, backend="cpu") for _ in range(2))
+        for frame in range(9):
+            for solver in (every, sometimes):
+                if kind == "point":
+                    solver.set_pose(_point_pose(counts, frame))
+                else:
+                    solver.set_pose([[0.1 * frame, 0.0]] * 4, np.full(4, 0.2 * frame), local)
+                solver.advance(1 / 60)
+            whole = {name: every._backend.read(name) for name in ("joint_output", "segment_output")}
+            is_tip = np.ones(sum(counts) + len(counts), bool)
+            is_tip[chain_set.first_joint] = False
+            tips = whole["joint_output"]["position"][is_tip]
+            assert np.all(np.abs(tips).sum(axis=-1) > 0.05), kind  # this frame's joints, not zeros
+            assert frame == 0 or not np.array_equal(whole["joint_output"], last), kind
+            last = whole["joint_output"]
+            if frame % 3 == 2:  # the other solver reads only now, one field at a time
+                for name, records in whole.items():
+                    for field in records.dtype.names:
+                        np.testing.assert_array_equal(sometimes._backend.read_field(name, field), records[field],
+                                                      err_msg=f"{kind} {name}.{field}")
+                        assert sometimes._backend.read_field(name, field).flags.c_contiguous
+                    assert sometimes._backend.read(name).tobytes() == records.tobytes(), (kind, name)
+        restored = {name: records.copy() for name, records in whole.items()}
+        restored["joint_output"][1] = restored["joint_output"][0]  # something no frame wrote
+        sometimes._backend.write_outputs(restored["joint_output"], restored["segment_output"])
+        for name, records in restored.items():
+            assert sometimes._backend.read(name).tobytes() == records.tobytes(), (kind, name)

@@ -15,7 +15,8 @@ std430 records of :mod:`gpu_jiggle.sim.layouts` and offers:
 - ``run_frame(params)``: teleports, then every substep of the frame, then the frame-time
   outputs, from a frame buffer (:func:`gpu_jiggle.sim.packing.frame_buffer`);
 - ``read(name)``: one of ``chain_state, segment_state, joint_output, segment_output`` as a
-  numpy record array (a copy);
+  numpy record array (a copy); ``read_field(name, field)``: one field of it (the numpy
+  backends put only that field in the solver's order);
 - ``write_state(chain_state, segment_state)``, ``write_outputs(joint_output, segment_output)``:
   replace the dynamic state and the outputs (to rebase and to restore a saved state);
 - ``release()``: frees what it holds (GPU buffers and programs).

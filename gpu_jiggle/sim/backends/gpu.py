@@ -82,6 +82,9 @@ class _GpuBackend:
                 self.buffers[name].read_into(out.view(np.uint8), size=out.nbytes)
         return out
 
+    def read_field(self, name, field):
+        return self.read(name)[field]
+
     def run_frame(self, params):
         if self.chain_count == 0:
             return

@@ -34,9 +34,9 @@ def wrap_angle(a):
 class ReferenceAngleBackend(DepthWalkBackend):
     """Angle chains in numpy (float32). See :mod:`gpu_jiggle.sim.backends` for the interface."""
 
-    DTYPES = {"joint_output": (layouts.ANGLE_JOINT_OUTPUT, "joint"),
-              "segment_output": (layouts.ANGLE_SEGMENT_OUTPUT, "segment"),
-              "chain_target": (layouts.ANGLE_CHAIN_TARGET, "chain")}
+    OUTPUTS = {"joint_output": (layouts.ANGLE_JOINT_OUTPUT, "joint"),
+               "segment_output": (layouts.ANGLE_SEGMENT_OUTPUT, "segment")}
+    DTYPES = {"chain_target": (layouts.ANGLE_CHAIN_TARGET, "chain")}
 
     def __init__(self, chain_set):
         super().__init__(chain_set)
@@ -283,8 +283,7 @@ class ReferenceAngleBackend(DepthWalkBackend):
         base = s.root_position_pose.copy()
         raw_base = s.prev_root_position.copy()
         first_joint = self.chain_rig["first_joint"].astype(np.int64)[order.chain_order]
-        self.joint_output["position"][first_joint] = base
-        self.joint_output["raw_position"][first_joint] = raw_base
+        pivot, pivot_raw = base.copy(), raw_base.copy()
         position = np.empty((self.segment_count, 2), F)
         raw_position = np.empty((self.segment_count, 2), F)
         angle = np.empty(self.segment_count, F)
@@ -299,10 +298,11 @@ class ReferenceAngleBackend(DepthWalkBackend):
             raw_base[ch] = raw_base[ch] + length[:, None] * np.stack([np.cos(phi), np.sin(phi)], axis=1)
             position[seg] = base[ch]
             raw_position[seg] = raw_base[ch]
-        self.joint_output["position"][order.joint_of_position] = position
-        self.joint_output["raw_position"][order.joint_of_position] = raw_position
-        self.segment_output["angle"][order.segment_order] = angle
-        self.segment_output["angular_velocity"][order.segment_order] = omega
+        tips, segments = order.joint_of_position, order.segment_order
+        self.output.put("joint_output", "position", (first_joint, pivot), (tips, position))
+        self.output.put("joint_output", "raw_position", (first_joint, pivot_raw), (tips, raw_position))
+        self.output.put("segment_output", "angle", (segments, angle))
+        self.output.put("segment_output", "angular_velocity", (segments, omega))
 
 
 class _FrameScratch:

@@ -26,9 +26,9 @@ _CHAIN_XYZ = ("prev_pivot", "last_pivot", "pivot_rate")
 class ReferencePointBackend(DepthWalkBackend):
     """Point chains in numpy (float32). See :mod:`gpu_jiggle.sim.backends` for the interface."""
 
-    DTYPES = {"joint_output": (layouts.POINT_JOINT_OUTPUT, "joint"),
-              "segment_output": (layouts.POINT_SEGMENT_OUTPUT, "segment"),
-              "chain_target": (layouts.POINT_CHAIN_TARGET, "chain"),
+    OUTPUTS = {"joint_output": (layouts.POINT_JOINT_OUTPUT, "joint"),
+               "segment_output": (layouts.POINT_SEGMENT_OUTPUT, "segment")}
+    DTYPES = {"chain_target": (layouts.POINT_CHAIN_TARGET, "chain"),
               "chain_control": (layouts.POINT_CHAIN_CONTROL, "chain")}
 
     def __init__(self, chain_set):
@@ -274,8 +274,6 @@ class ReferencePointBackend(DepthWalkBackend):
         turned onto the output direction (as ``write_output``). ``f``: the frame's scratch,
         ``sigma`` (C,) the sorted chains' blends."""
         order, rig = self.order, self.sorted_segment_rig
-        first_joint = self.chain_rig["first_joint"].astype(np.int64)
-        self.joint_output[first_joint] = np.zeros(1, layouts.POINT_JOINT_OUTPUT)
         position = np.zeros((self.segment_count, 3), F)
         velocity = np.zeros((self.segment_count, 3), F)
         rotation = np.zeros((self.segment_count, 4), F)
@@ -317,12 +315,12 @@ class ReferencePointBackend(DepthWalkBackend):
             prev_base[ch] = prev
             cur_base[ch] = cur
             animated_base[ch] = animated
-        joint, segment = order.joint_of_position, order.segment_order
-        self.joint_output["position"][joint] = np.concatenate([position, np.zeros((len(joint), 1), F)], axis=1)
-        self.joint_output["raw_position"][joint] = np.concatenate([f.position, np.zeros((len(joint), 1), F)], axis=1)
-        self.segment_output["velocity"][segment] = np.concatenate([velocity, np.zeros((len(segment), 1), F)], axis=1)
-        self.segment_output["rotation"][segment] = rotation
-        self.segment_output["world_rotation"][segment] = world_rotation
+        joint, segment = order.joint_of_position, order.segment_order  # pivots: 0, as their rows are
+        self.output.put("joint_output", "position", (joint, position))
+        self.output.put("joint_output", "raw_position", (joint, f.position.copy()))
+        self.output.put("segment_output", "velocity", (segment, velocity))
+        self.output.put("segment_output", "rotation", (segment, rotation))
+        self.output.put("segment_output", "world_rotation", (segment, world_rotation))
 
 
 class _PointScratch:

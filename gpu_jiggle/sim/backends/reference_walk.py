@@ -112,18 +112,67 @@ class FieldState:
             setattr(self, name, np.ascontiguousarray(column[self._index[per]]))
 
 
+class FrameOutput:
+    """The outputs of a backend's last frame (joint_output, segment_output), each field as the
+    walk computed it, in storage order, and put in the solver's order only when read: a frame
+    whose outputs are not read pays for no scatter, and a read of one field for that field.
+
+    Args:
+        dtypes: record name → (dtype, record count).
+    """
+
+    def __init__(self, dtypes: dict):
+        self._dtypes = dtypes
+        self._records = {name: np.zeros(size, dtype) for name, (dtype, size) in dtypes.items()}
+        self._pending = {name: {} for name in dtypes}
+
+    def put(self, name: str, field: str, *parts) -> None:
+        """This frame's ``field`` of the records ``name``: (rows, values) pairs, the rows in
+        the solver's order; values (n,) or (n, w), w up to the field's width (the rest 0). Rows
+        no pair names are 0. The values are kept, not copied: give arrays the walk leaves alone."""
+        self._pending[name][field] = parts
+
+    def field(self, name: str, field: str) -> np.ndarray:
+        """``field`` of the records ``name`` in the solver's order (a new contiguous array)."""
+        parts = self._pending[name].get(field)
+        if parts is None:
+            return np.ascontiguousarray(self._records[name][field])
+        dtype, size = self._dtypes[name]
+        sub = dtype.fields[field][0]
+        out = np.zeros((size,) + sub.shape, sub.base)
+        for rows, values in parts:
+            (out if values.shape[1:] == sub.shape else out[:, :values.shape[1]])[rows] = values
+        return out
+
+    def records(self, name: str) -> np.ndarray:
+        """The records ``name`` in the solver's order (a new array)."""
+        records = self._records[name]
+        for field in list(self._pending[name]):
+            records[field] = self.field(name, field)
+            del self._pending[name][field]
+        return records.copy()
+
+    def replace(self, name: str, records: np.ndarray) -> None:
+        """Take ``records`` (the solver's order) as the outputs ``name``."""
+        self._records[name] = records.copy()
+        self._pending[name] = {}
+
+
 class DepthWalkBackend:
     """Holds the records of one chain kind and walks its chains root to tip by depth: at
     depth d every chain with more than d segments advances its d-th segment at once, so the
     only Python loops are over substeps and depth.
 
-    Subclasses set ``DTYPES`` (record name → dtype, sized per chain, segment or joint) and
-    ``state``, their :class:`FieldState` (records "chain_state" and "segment_state").
+    Subclasses set ``DTYPES`` (record name → dtype, sized per chain, segment or joint),
+    ``OUTPUTS`` (the same for "joint_output" and "segment_output", kept in ``self.output``, a
+    :class:`FrameOutput`) and ``state``, their :class:`FieldState` (records "chain_state" and
+    "segment_state").
     """
 
     name = "cpu"
     #: record name → (dtype, "chain" | "segment" | "joint")
     DTYPES: dict = {}
+    OUTPUTS: dict = {}
 
     def __init__(self, chain_set):
         self.chain_count = chain_set.chain_count
@@ -133,6 +182,7 @@ class DepthWalkBackend:
                  "joint": self.segment_count + self.chain_count}
         for name, (dtype, per) in self.DTYPES.items():
             setattr(self, name, np.zeros(sizes[per], dtype))
+        self.output = FrameOutput({name: (dtype, sizes[per]) for name, (dtype, per) in self.OUTPUTS.items()})
 
     def depth_lists(self, chains=None):
         """(sorted chains, storage positions) per depth: slices for all chains, else arrays for
@@ -194,8 +244,11 @@ class DepthWalkBackend:
         self.state.load("segment_state", segment_state)
 
     def write_outputs(self, joint_output, segment_output):
-        self.joint_output = joint_output.copy()
-        self.segment_output = segment_output.copy()
+        self.output.replace("joint_output", joint_output)
+        self.output.replace("segment_output", segment_output)
 
     def read(self, name):
-        return getattr(self, name).copy()
+        return self.output.records(name) if name in self.OUTPUTS else getattr(self, name).copy()
+
+    def read_field(self, name, field):
+        return self.output.field(name, field) if name in self.OUTPUTS else getattr(self, name)[field].copy()
