@@ -27,8 +27,13 @@ _SEGMENT_FIELDS = ("angle", "angular_velocity", "prev_angle", "prev_angular_velo
 
 
 def wrap_angle(a):
-    """``a - 2π·floor((a + π)·(1/2π))`` in float32, as ``wrap_angle`` in ``common.glsl``."""
-    return a - TWO_PI * np.floor((a + PI) * INV_TWO_PI)
+    """``a - 2π·floor((a + π)·(1/2π))`` in float32, as ``wrap_angle`` in ``common.glsl`` (in
+    one work array: the same operations in the same order)."""
+    turns = np.add(a, PI, dtype=F)
+    turns *= INV_TWO_PI
+    np.floor(turns, out=turns)
+    turns *= TWO_PI
+    return np.subtract(a, turns, out=turns)
 
 
 class ReferenceAngleBackend(DepthWalkBackend):
@@ -196,9 +201,10 @@ class ReferenceAngleBackend(DepthWalkBackend):
         return phi, np.where(over & (omega * dd > F(0)), F(0), omega)
 
     def integrate_segment(self, s, seg, ch, phi_parent, w, span, inv_path_step, h, root_acceleration, gravity, wind,
-                          first_moving):
+                          first_moving, direction=None):
         """SPEC section 3, step 2, the segments ``seg`` of chains ``ch`` (one per chain, with
-        their (n, 2) root acceleration, gravity and wind): returns their new φ. The spring
+        their (n, 2) root acceleration, gravity and wind; ``direction``: (cos φ, sin φ) when the
+        caller has them): returns their new φ. The spring
         compares φ with ``reference`` (v2: τ_prev; v1: τ), which moves at ``rate`` (v2: τ̇;
         v1: 0) over the substep; semi-implicit Euler, or the exact step (SPEC 1)."""
         rig = {name: values[seg] for name, values in self.rig.items()}
@@ -209,7 +215,7 @@ class ReferenceAngleBackend(DepthWalkBackend):
         phi = s.angle[seg]
         omega = s.angular_velocity[seg] if first_moving is None else np.where(first_moving, target_rate,
                                                                                 s.angular_velocity[seg])
-        ex, ey = np.cos(phi), np.sin(phi)
+        ex, ey = (np.cos(phi), np.sin(phi)) if direction is None else direction
         gx = gravity[:, 0] - rig["inertia"] * root_acceleration[:, 0] + wind[:, 0]
         gy = gravity[:, 1] - rig["inertia"] * root_acceleration[:, 1] + wind[:, 1]
         alpha_ext = (ex * gy - ey * gx) * rig["inv_length"]
@@ -246,13 +252,15 @@ class ReferenceAngleBackend(DepthWalkBackend):
         elapsed = F(j) * h
         for ch, seg in depth:
             wind = np.zeros((s.gust_phase[ch].shape[0], 2), F)
+            direction = None
             if self.windy:
                 phi = s.angle[seg]
-                tip[ch] = tip[ch] + self.rig["length"][seg][:, None] * np.stack([np.cos(phi), np.sin(phi)], 1)
+                direction = np.cos(phi), np.sin(phi)
+                tip[ch] = tip[ch] + self.rig["length"][seg][:, None] * np.stack(direction, 1)
                 wind = self.wind_at(s.header, schedule, tip[ch], s.gust_phase[ch], elapsed)
             moving = None if first_moving is None else first_moving[ch]
             phi_parent[ch] = self.integrate_segment(s, seg, ch, phi_parent[ch], w, span, inv_path_step, h,
-                                                    acceleration[ch], s.gravity[ch], wind, moving)
+                                                    acceleration[ch], s.gravity[ch], wind, moving, direction)
 
     def end_path(self, s, schedule, alpha, chains, seg):
         """SPEC section 2: the path's x0 and m0 become its value and velocity at the frame's
