@@ -211,8 +211,13 @@ def angle_segment_rig(chain_set) -> np.ndarray:
 
 
 def wrap_angle64(a):
-    """``wrap(a)`` in float64 on the host before rounding to float32 (SPEC section 0)."""
+    """``wrap(a)`` in float64 on the host before rounding to float32 (SPEC section 0). A new
+    array, or ``a`` itself where every entry is within ±3 rad: there (a + π)/2π lies in
+    (0.02, 0.98), so the floor is 0 and wrap(a) is a, exactly (two reductions instead of five
+    passes: most poses give angles that are already wrapped)."""
     a = np.asarray(a, dtype=np.float64)
+    if a.size and a.min() >= -3.0 and a.max() <= 3.0:  # NaN fails these, and takes the full path
+        return a
     turns = a + np.pi  # the same operations as a - 2π·floor((a + π)/2π), in one temporary
     turns /= 2.0 * np.pi
     np.floor(turns, out=turns)
