@@ -235,9 +235,11 @@ class PointSolver(Solver):
         n = self._strand_length
         if n is not None:  # chains of one length: views, no gathers
             strands = joints.reshape(cs.chain_count, n + 1, 3)
-            self._offsets.reshape(cs.chain_count, n, 3)[:] = strands[:, 1:] - strands[:, :1]
+            np.subtract(strands[:, 1:], strands[:, :1], out=self._offsets.reshape(cs.chain_count, n, 3),
+                        casting="same_kind")  # float64, rounded into the float32 array: no temporary
         else:
-            self._offsets[:] = joints[self._tip_joint] - joints[self._pivot_of_segment]
+            np.subtract(joints[self._tip_joint], joints[self._pivot_of_segment], out=self._offsets,
+                        casting="same_kind")
         self._joint_rotation = None  # (S, 4) float32, each segment's base joint's rotation, if given
         if self._joint_rotations is not None:
             self._joint_rotation = self._joint_rotations[self._tip_joint - 1].astype(np.float32)
