@@ -136,7 +136,7 @@ class FrameOutput:
         """``field`` of the records ``name`` in the solver's order (a new contiguous array)."""
         parts = self._pending[name].get(field)
         if parts is None:
-            return np.ascontiguousarray(self._records[name][field])
+            return self._records[name][field].copy()
         dtype, size = self._dtypes[name]
         sub = dtype.fields[field][0]
         out = np.zeros((size,) + sub.shape, sub.base)
