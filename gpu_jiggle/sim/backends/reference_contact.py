@@ -130,10 +130,11 @@ class Contact:
         return sub
 
 
-def clear_of(distance, reach, m):
+def clear_of(distance, reach, size):
     """Whether a ball at ``distance`` stays beyond ``reach`` by a margin over float32
-    rounding (as ``clear_of`` in the shader)."""
-    return distance > reach + F(1e-3) * (reach + np.abs(distance) + length(m))
+    rounding (as ``clear_of`` in the shader, which takes the point m and works out its
+    ``size`` = |m| there; here the caller does, once for every collider)."""
+    return distance > reach + F(1e-3) * (reach + np.abs(distance) + size)
 
 
 def contact_possible(ct, rho, base, x):
@@ -147,12 +148,14 @@ def contact_possible(ct, rho, base, x):
     m = F(0.5) * (base + x)
     half_length = F(0.5) * length(x - base)
     near = np.zeros(len(x), bool)
+    size_m = length(m) if ct.spheres or ct.capsules else None
     for active, centre, radius in ct.spheres:
-        near |= active & ~clear_of(length(m - centre), radius + rho + half_length, m)
+        near |= active & ~clear_of(length(m - centre), radius + rho + half_length, size_m)
     for active, a, b, radius in ct.capsules:
-        near |= active & ~clear_of(length(m - closest_on_segment(a, b, m)), radius + rho + half_length, m)
+        near |= active & ~clear_of(length(m - closest_on_segment(a, b, m)), radius + rho + half_length, size_m)
+    size_x = length(x) if ct.planes else None
     for active, n, offset in ct.planes:
-        near |= active & ~clear_of(dot(n, x) - offset, rho, x)
+        near |= active & ~clear_of(dot(n, x) - offset, rho, size_x)
     for active, *_ in ct.inside_spheres + ct.inside_capsules:
         near |= active
     return near

@@ -232,6 +232,10 @@ class ReferencePointBackend(DepthWalkBackend):
 
     @staticmethod
     def limit_distance(max_distance, t, x, v):
+        """SPEC 4, step 2, max distance from the target (as ``limit_distance`` in the shader);
+        nothing to do, and nothing worked out, where every max distance is infinite."""
+        if not np.isfinite(max_distance).any():
+            return x, v
         e = x - t
         d = length(e)
         over = d > max_distance
