@@ -102,8 +102,8 @@ class PointSolver(Solver):
         if joint_rotations is not None:
             rotations = validation.float_array("joint_rotations", joint_rotations, (cs.joint_count, 4))
             norm = np.linalg.norm(rotations, axis=1)
-            validation.require("joint_rotations", rotations, (np.abs(norm - 1.0) <= 1e-3)[:, None],
-                               "a unit quaternion (x, y, z, w) (its length within 1e-3 of 1)")
+            validation.require("joint_rotations", norm, np.abs(norm - 1.0) <= 1e-3,
+                               "a unit quaternion (x, y, z, w) (its length within 1e-3 of 1); this is its length")
             rotations = rotations / norm[:, None]
         else:
             _require_rotations(cs, "set_pose")
