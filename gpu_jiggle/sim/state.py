@@ -49,7 +49,9 @@ def unpack(blob) -> dict:
         with np.load(io.BytesIO(bytes(blob)), allow_pickle=False) as archive:
             return {name: archive[name] for name in archive.files}
     except (ValueError, OSError, EOFError, zipfile.BadZipFile, KeyError) as exc:
-        raise ValueError(f"state: not a gpu_jiggle solver state ({exc})") from None
+        # numpy's own words for a non-archive suggest loading it with pickles: not for a state
+        reason = "not an .npz archive of arrays" if isinstance(exc, ValueError) else str(exc)
+        raise ValueError(f"state: not a gpu_jiggle solver state ({reason})") from None
 
 
 #: The solver options a blob records (SPEC 1, 2, 3, 4) and the value a blob saved before they

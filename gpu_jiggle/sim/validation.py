@@ -224,7 +224,8 @@ def chain_ids(name: str, value, chain_count: int) -> np.ndarray:
 
 
 def frame_time(name: str, value) -> float:
-    """A frame time in seconds: a finite real number in [0, :data:`MAX_FRAME_SECONDS`]."""
+    """A frame time in seconds: a finite real number in [0, :data:`MAX_FRAME_SECONDS`].
+    Raises :class:`InputError` (a ``ValueError``) outside that, TypeError for a non-number."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name}: expected a number of seconds, got {type(value).__name__}")
     try:
@@ -232,10 +233,10 @@ def frame_time(name: str, value) -> float:
     except OverflowError:  # an int too large for a float
         v = float("inf")
     if not np.isfinite(v) or v < 0:
-        raise ValueError(f"{name} = {value!r}: expected a finite number of seconds >= 0")
+        raise InputError(name, None, value, "a finite number of seconds >= 0")
     if v > MAX_FRAME_SECONDS:
-        raise ValueError(f"{name} = {value!r}: expected at most {MAX_FRAME_SECONDS:g} seconds: a longer frame does "
-                         f"not fit the clock (for a pause, advance by 0 or teleport the chains)")
+        raise InputError(name, None, value, f"at most {MAX_FRAME_SECONDS:g} seconds: a longer frame does not fit "
+                                            f"the clock (for a pause, advance by 0 or teleport the chains)")
     return v
 
 
@@ -291,9 +292,12 @@ LOD_NAMES = {"full": 0, "half": 1, "frozen": 2}
 
 
 def lod_array(name: str, value, count: int) -> np.ndarray:
-    """Levels of detail as (count,) uint32 from names ("full", "half", "frozen") or 0/1/2."""
+    """Levels of detail as (count,) uint32 from names ("full", "half", "frozen") or 0/1/2.
+    Raises InputError for an unknown name or level (naming the closest name), ValueError for
+    a wrong shape, TypeError for another type."""
     a = np.asarray(value)
-    if a.ndim == 0:
+    one = a.ndim == 0  # one level for every chain
+    if one:
         a = np.full(count, a.item(), dtype=a.dtype)
     if a.shape != (count,):
         raise ValueError(f"{name}: expected a level or one per chain ({count},), got shape {a.shape}")
@@ -301,7 +305,10 @@ def lod_array(name: str, value, count: int) -> np.ndarray:
         out = np.zeros(count, np.uint32)
         for i, v in enumerate(a):
             if str(v) not in LOD_NAMES:
-                raise ValueError(f"{name}[{i}] = {str(v)!r}: expected one of 'full', 'half', 'frozen'")
+                close = difflib.get_close_matches(str(v), list(LOD_NAMES), n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                raise InputError(name, None if one else i, str(v), f"one of 'full', 'half', 'frozen'{hint}",
+                                 "" if one else f"[{i}]")
             out[i] = LOD_NAMES[str(v)]
         return out
     if a.size and a.dtype.kind not in "iu":

@@ -6,7 +6,7 @@ import re
 import numpy as np
 import pytest
 
-from gpu_jiggle import AngleChainSet, PointChainSet, Solver
+from gpu_jiggle import AngleChainSet, InputError, PointChainSet, Solver
 from gpu_jiggle.verify.scenarios import RigidBodyStrands, body_path, moving_colliders, random_point_chain_set
 
 
@@ -98,8 +98,13 @@ def test_half_rate_refuses_frequencies_unstable_at_twice_the_substep():
     s.set_lod(["half", "full"])
     with pytest.raises(ValueError, match="at level of detail 'half'"):
         s.set_parameters(frequency=20.0)
-    with pytest.raises(ValueError, match=re.escape("levels[1] = 'slow'")):
+    with pytest.raises(InputError, match=re.escape("levels[1] = 'slow'")) as refused:
         s.set_lod(["full", "slow"])
+    assert (refused.value.argument, refused.value.index, refused.value.value) == ("levels", 1, "slow")
+    with pytest.raises(InputError, match=re.escape("levels = 'hafl': expected one of 'full', 'half', 'frozen' "
+                                                   "(did you mean 'half'?)")) as refused:
+        s.set_lod("hafl")
+    assert refused.value.index is None
     with pytest.raises(ValueError, match=re.escape("levels[0] = 3")):
         s.set_lod([3, 0])
     np.testing.assert_array_equal(s.lod, [1, 0])

@@ -3,6 +3,7 @@ contexts, refused from a foreign thread, bounded inputs, and saved and restored 
 from __future__ import annotations
 
 import gc
+import math
 import re
 import threading
 
@@ -10,7 +11,7 @@ import moderngl
 import numpy as np
 import pytest
 
-from gpu_jiggle import AngleChainSet, PointChainSet, Solver
+from gpu_jiggle import AngleChainSet, InputError, PointChainSet, Solver
 from gpu_jiggle.gl import current
 
 HANG = np.array([[0.0, -0.1 * k, 0.0] for k in range(4)])
@@ -130,13 +131,17 @@ def test_a_cpu_solver_runs_on_any_thread():
 @pytest.mark.parametrize("frame_dt, message", [
     (1e308, "frame_dt = 1e+308: expected at most 1e+06 seconds"),
     (10 ** 400, "frame_dt = 1000"),
+    (-1, "frame_dt = -1: expected a finite number of seconds >= 0"),
+    (math.nan, "frame_dt = nan: expected a finite number of seconds >= 0"),
 ])
 def test_frame_times_that_do_not_fit_are_refused(backend, frame_dt, message):
     s = point_solver(backend)
     point_frame(s, 0)
     before = s.save_state()
-    with pytest.raises(ValueError, match=re.escape(message)):
+    with pytest.raises(InputError, match=re.escape(message)) as refused:
         s.advance(frame_dt)
+    assert (refused.value.argument, refused.value.index) == ("frame_dt", None)
+    assert refused.value.value is frame_dt
     assert s.save_state() == before
 
 
@@ -243,7 +248,8 @@ def test_restore_refuses_another_chain_set_or_version(backend):
     arrays["spec_version"] = np.array(state.SPEC_VERSION + 1)
     with pytest.raises(ValueError, match=r"saved with model \(SPEC\) version"):
         point_solver(backend).restore(state.pack(arrays))
-    with pytest.raises(ValueError, match="not a gpu_jiggle solver state"):
+    with pytest.raises(ValueError, match="not a gpu_jiggle solver state") as refused:
         point_solver(backend).restore(b"not a state")
+    assert "pickle" not in str(refused.value)  # numpy's advice to load untrusted bytes with pickles
     with pytest.raises(TypeError, match="expected the bytes"):
         point_solver(backend).restore("state")
