@@ -2,7 +2,7 @@
 simulation and the drawing.
 
 Each pass is one indexed draw call for all chains, whose vertex shader reads the joint
-positions the solver wrote at frame time (``shaders/point_draw.glsl``). A vertex id stands
+positions the solver wrote at frame time (``shaders/draw/point_draw.glsl``). A vertex id stands
 for (chain, joint, edge): ``chain × vertices_per_chain + 2·joint + edge`` for ribbons,
 ``chain × joints_per_chain + joint`` for lines; the index buffer, built once per chain set
 from its segment counts, lists exactly each chain's triangles or lines, so chains shorter
