@@ -2,8 +2,8 @@
 // Debug view: point chains as lines straight from the solver's buffers, either their
 // simulated joints at frame time or their animated targets (this frame's pose). The pose sits
 // in chain_output (the pivot, written by the solver) and joint_offset (each tip's target
-// relative to the pivot, three floats per segment). Positions are relative to the solver's floating origin. Colour with
-// strand_lines.frag.
+// relative to the pivot, three floats per segment). Positions are relative to the solver's
+// floating origin. Colour with strand_lines.frag.
 //
 // One indexed draw of lines for all chains (gpu_jiggle/render/chain_draw.py builds the indices):
 // vertex id = chain × joints_per_chain + joint; ids past a chain's tip repeat it.

@@ -49,7 +49,7 @@ class ReferencePointBackend(DepthWalkBackend):
         self.chain_target = chain_target.copy()
         self.chain_control = chain_control.copy()
         if joint_offset is not None:
-            self.offset_now = np.ascontiguousarray(np.asarray(joint_offset, F)[self.order.segment_order, :3])
+            self.offset_now = np.ascontiguousarray(np.asarray(joint_offset, F)[self.order.segment_order])
         if joint_rotation is not None:
             self.rotation_now = np.asarray(joint_rotation, F)[self.order.segment_order]
 
