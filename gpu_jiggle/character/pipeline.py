@@ -318,6 +318,7 @@ class Pipeline:
                              capsules=shapes.capsules, capsule_groups=[groups[n] for n in shapes.capsule_names],
                              sphere_inside=np.array([inside[n] for n in shapes.sphere_names], bool),
                              capsule_inside=np.array([inside[n] for n in shapes.capsule_names], bool),
+                             planes=shapes.planes, plane_groups=[groups[n] for n in shapes.plane_names],
                              snap=teleport is not None)
         substeps = solver.advance(dt)
         p, r = solver.positions(), solver.segment_rotations()

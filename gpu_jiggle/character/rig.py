@@ -52,9 +52,10 @@ width = 1.5                   # ribbon width
 [[collider]]
 name = "body"
 joint = "b_Spine01_02"
-shape = "capsule"             # or "sphere"
-offset = [0.0, 0.0, 0.0]      # centre (sphere) or first end (capsule), in the joint's space
+shape = "capsule"             # or "sphere", or "plane"
+offset = [0.0, 0.0, 0.0]      # centre (sphere), first end (capsule) or a point (plane), in the joint's space
 end = [20.0, 0.0, 0.0]        # capsule only: second end, in the joint's space
+# normal = [0.0, 1.0, 0.0]    # plane only: its normal in the joint's space; particles stay on its side
 radius = 9.0
 inside = false                # true: keeps particles inside it (a skirt's cage; default false)
 
@@ -298,8 +299,9 @@ class Rig:
         return out
 
     def collider_shapes(self, world) -> ColliderShapes:
-        """The rig's colliders placed on their joints' world matrices."""
-        spheres, sphere_names, capsules, capsule_names = [], [], [], []
+        """The rig's colliders placed on their joints' world matrices (a sphere's or capsule's
+        radius scaled by the joint's mean scale; a plane's normal by the inverse transpose)."""
+        spheres, sphere_names, capsules, capsule_names, planes, plane_names = [], [], [], [], [], []
         for c in self.colliders:
             m = world[c.node]
             scale = float(np.mean(np.linalg.norm(m[:3, :3], axis=0)))
@@ -307,12 +309,18 @@ class Rig:
             if c.shape == "sphere":
                 spheres.append([*a, c.radius * scale])
                 sphere_names.append(c.name)
+            elif c.shape == "plane":
+                n = np.linalg.solve(m[:3, :3].T, c.normal)
+                n = n / np.linalg.norm(n)
+                planes.append([*n, float(n @ a)])
+                plane_names.append(c.name)
             else:
                 b = m[:3, :3] @ c.end + m[:3, 3]
                 capsules.append([*a, *b, c.radius * scale])
                 capsule_names.append(c.name)
         return ColliderShapes(np.asarray(spheres, np.float64).reshape(-1, 4), sphere_names,
-                              np.asarray(capsules, np.float64).reshape(-1, 7), capsule_names)
+                              np.asarray(capsules, np.float64).reshape(-1, 7), capsule_names,
+                              np.asarray(planes, np.float64).reshape(-1, 4), plane_names)
 
     def collider_groups(self) -> dict:
         """Collider name → its collider group (0..31)."""

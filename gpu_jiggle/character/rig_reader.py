@@ -28,7 +28,7 @@ SPRING_KEYS = ("frequency", "damping_ratio", "gravity", "particle_radius", "max_
 CHAIN_KEYS = ("name", "joints", "tip_length", "tip_axis") + SPRING_KEYS
 STRAND_KEYS = ("name", "joint", "count", "segments", "length", "root", "root_end", "direction", "spread_deg",
                "fan_axis", "draw", "width") + SPRING_KEYS
-COLLIDER_KEYS = ("name", "joint", "shape", "offset", "end", "radius", "inside")
+COLLIDER_KEYS = ("name", "joint", "shape", "offset", "end", "radius", "inside", "normal")
 LOOK_AT_KEYS = ("name", "joint", "aim_axis", "target", "sweep", "sweep_hz", "max_angle_deg", "weight", "enabled")
 TWO_BONE_KEYS = ("name", "root", "mid", "end", "target", "sweep", "sweep_hz", "pole", "enabled")
 SOLVER_KEYS = ("substep", "max_substeps", "integrator")
@@ -302,15 +302,20 @@ class RigReader(RigValues):
             self.fail(where, "two colliders have this name")
         node = self.joint(where, table.get("joint"))
         shape = table.get("shape", "sphere")
-        if shape not in ("sphere", "capsule"):
-            self.fail(where, f"shape = {_short(shape)}: expected 'sphere' or 'capsule'")
+        if shape not in ("sphere", "capsule", "plane"):
+            self.fail(where, f"shape = {_short(shape)}: expected 'sphere', 'capsule' or 'plane'")
         offset = self.vector(where, table, "offset", (0.0, 0.0, 0.0))
-        if shape == "capsule":
-            end = self.vector(where, table, "end")
-        elif "end" in table:
-            self.fail(where, "end is for capsules; a sphere has only offset and radius")
-        else:
-            end = offset.copy()
+        for key, only in (("end", "capsule"), ("normal", "plane")):
+            if key in table and shape != only:
+                self.fail(where, f"{key} is for {only}s, not for a {shape}")
+        if shape == "plane":
+            for key in ("radius", "inside"):
+                if key in table:
+                    self.fail(where, f"{key} is not for a plane (it has offset and normal)")
+            normal = self.vector(where, table, "normal", nonzero=True)
+            return ColliderSpec(name, node, shape, offset, offset.copy(), 0.0, len(existing), False,
+                                normal / np.linalg.norm(normal))
+        end = self.vector(where, table, "end") if shape == "capsule" else offset.copy()
         radius = float(self.number(where, table, "radius", None, lambda x: x >= 0, "a finite value >= 0"))
         inside = table.get("inside", False)
         if not isinstance(inside, bool):

@@ -6,16 +6,17 @@ world targets (:class:`LookAtSpec`, :class:`TwoBoneIKSpec`). Read from TOML by
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 
 @dataclass
 class ColliderSpec:
-    """A sphere or capsule attached to a joint: ``offset`` (and ``end``, capsules) (3,) in
-    the joint's space, ``radius`` in world length units, ``group`` its collider group,
-    ``inside`` True for one that keeps particles inside it (SPEC 4.2)."""
+    """A sphere, capsule or plane attached to a joint: ``offset`` (and ``end``, capsules) (3,)
+    in the joint's space (a plane: a point on it), ``radius`` in world length units, ``group``
+    its collider group, ``inside`` True for one that keeps particles inside it (SPEC 4.2);
+    ``normal`` (3,) a plane's normal in the joint's space (particles stay on its side)."""
 
     name: str
     node: int
@@ -25,6 +26,7 @@ class ColliderSpec:
     radius: float
     group: int
     inside: bool = False
+    normal: np.ndarray | None = None
 
 
 class _MovingTarget:
@@ -80,9 +82,13 @@ class ColliderShapes:
     Attributes:
         spheres: (K, 4) float64, centre and radius. sphere_names: K names.
         capsules: (M, 7) float64, two ends and radius. capsule_names: M names.
+        planes: (N, 4) float64, unit normal and offset o (points x with n·x ≥ o are outside).
+            plane_names: N names.
     """
 
     spheres: np.ndarray
     sphere_names: list
     capsules: np.ndarray
     capsule_names: list
+    planes: np.ndarray = field(default_factory=lambda: np.zeros((0, 4)))
+    plane_names: list = field(default_factory=list)

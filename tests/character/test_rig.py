@@ -131,7 +131,7 @@ def test_a_joint_in_two_chains(fox, data):
     ("strands", "draw", "tubes", r"draw = 'tubes': expected one of lines, ribbons"),
     ("strands", "joint", "b_Ear", r"unknown joint 'b_Ear'; the skeleton's joints are"),
     ("collider", "radius", -1.0, r"collider 'hips': radius = -1.0: expected a finite value >= 0"),
-    ("collider", "shape", "box", r"shape = 'box': expected 'sphere' or 'capsule'"),
+    ("collider", "shape", "box", r"shape = 'box': expected 'sphere', 'capsule' or 'plane'"),
     ("collider", "inside", 1, r"collider 'hips': inside = 1: expected true or false"),
     ("chain", "angle_limit_deg", -5.0, r"chain 'tail': angle_limit_deg = -5.0: expected a cone half-angle >= 0"),
     ("chain", "angle_limit_deg", [30.0, math.nan, 10.0], r"angle_limit_deg\[1\] = nan: expected a cone"),
