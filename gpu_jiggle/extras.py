@@ -2,7 +2,7 @@
 the windows, videos and plots need extras (``pyproject.toml``):
 
 - ``[character]``: tomli on Python 3.10 (TOML rigs; glTF files are read with the standard
-  library);
+  library) and tomlkit (writing TOML rigs: ``gpu-jiggle rig``);
 - ``[app]``: glfw and imgui-bundle (windows and their panel), Pillow (images), imageio and
   imageio-ffmpeg (videos), tqdm (progress bars), matplotlib (verify's plots);
 - ``[draco]``: DracoPy (glTF meshes compressed with ``KHR_draco_mesh_compression``);
@@ -20,6 +20,7 @@ import importlib
 #: Import name → (extra, distribution name) of every optional package.
 OPTIONAL = {
     "tomli": ("character", "tomli"),
+    "tomlkit": ("character", "tomlkit"),
     "DracoPy": ("draco", "DracoPy"),
     "glfw": ("app", "glfw"),
     "imgui_bundle": ("app", "imgui-bundle"),

@@ -13,10 +13,8 @@ from __future__ import annotations
 import sys
 
 from ..character.bake import DEFAULT_FPS, DEFAULT_PREROLL, MIN_SOURCE_FPS, bake
-from ..character.gltf import Character
 from ..character.motion import Motion, with_motion
-from ..character.rig import load_rig
-from .shared import add_clip_options, choose_clip
+from .shared import add_clip_options, choose_clip, open_character
 
 
 def add_command(sub) -> None:
@@ -25,8 +23,9 @@ def add_command(sub) -> None:
                        description="Play an animation through keyframes -> springs with a TOML rig and write a "
                                    "copy of the glTF file whose animation carries the chain joints' rotations "
                                    "after springs as keyframes; everything else is copied unchanged.")
-    p.add_argument("model", metavar="MODEL", help="the .gltf or .glb file")
-    p.add_argument("--rig", required=True, metavar="RIG", help="the TOML rig (e.g. rigs/fox.toml)")
+    p.add_argument("model", metavar="MODEL", help="the .gltf, .glb or .vrm file")
+    p.add_argument("--rig", default=None, metavar="RIG",
+                   help="the TOML rig (e.g. rigs/fox.toml); without one, the model's VRM spring bones")
     add_clip_options(p, "bake")
     p.add_argument("--fps", type=float, default=None, metavar="F",
                    help=f"resample at F keys per second or more, the last key at the clip's end (default: the "
@@ -43,8 +42,9 @@ def add_command(sub) -> None:
 def run_command(args) -> int:
     """``gpu-jiggle bake``: 0 on success, 2 with a one-line message for bad input."""
     try:
-        character = Character.load(args.model)
-        rig = load_rig(args.rig, character.skeleton)
+        character, rig = open_character(args.model, args.rig)
+        if rig is None:
+            raise ValueError(f"{args.model}: no --rig given and the model has no VRM spring bones")
         clip = choose_clip(character, args.animation, args.motion)
         if isinstance(clip, Motion):  # not in the file: written into the copy as one more animation
             character = with_motion(character, clip)

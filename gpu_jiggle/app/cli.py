@@ -5,7 +5,8 @@ describes the OpenGL context the GPU backend would run on (:mod:`gpu_jiggle.app.
 ``bake`` writes spring motion into a glTF copy (:mod:`gpu_jiggle.app.bake`), ``render`` draws a
 character with its springs to a video headless (:mod:`gpu_jiggle.app.render`), ``play`` shows
 it in a window (:mod:`gpu_jiggle.app.play`), ``bench`` measures the solver's speed on both paths
-(:mod:`gpu_jiggle.app.bench`). Each module offers ``add_command(subparsers)``,
+(:mod:`gpu_jiggle.app.bench`), ``rig`` writes a VRM avatar's spring bones as a TOML rig
+(:mod:`gpu_jiggle.app.rig`). Each module offers ``add_command(subparsers)``,
 which registers the command and its ``run(args) -> exit status``.
 
 Exit status: 0 when everything passed (``info``: always, with or without a context), 1 when a
@@ -24,12 +25,12 @@ import threading
 import traceback
 
 from .. import __version__, extras
-from . import bake, bench, describe, info, play, render, verify
+from . import bake, bench, describe, info, play, render, rig, verify
 
 #: The exit status of a command that could not run.
 EXIT_COULD_NOT_RUN = 2
 #: The modules that register a command, in the order ``--help`` lists them.
-COMMANDS = (verify, info, describe, bake, render, play, bench)
+COMMANDS = (verify, info, describe, bake, render, play, bench, rig)
 
 
 def build_parser() -> argparse.ArgumentParser:

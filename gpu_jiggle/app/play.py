@@ -242,9 +242,9 @@ def add_command(sub) -> None:
                                    "Drag to orbit, scroll to zoom; P pause, N step, T teleport, D debug view, "
                                    "F frame-rate cap, S springs, M travel, arrows tune f and damping per chain "
                                    "(live), Esc quits.")
-    p.add_argument("model", metavar="MODEL", help="the .gltf or .glb file")
-    p.add_argument("--rig", default=None, metavar="RIG", help="the TOML rig (e.g. rigs/fox.toml); without one, "
-                                                               "no springs")
+    p.add_argument("model", metavar="MODEL", help="the .gltf, .glb or .vrm file")
+    p.add_argument("--rig", default=None, metavar="RIG",
+                   help="the TOML rig (e.g. rigs/fox.toml); without one, a VRM's own spring bones, else no springs")
     add_clip_options(p, "play")
     p.add_argument("--fps-cap", type=cap, default=60, metavar="CAP",
                    help="frame-rate cap: 30, 60, 144 or uncapped (default 60; F cycles them)")

@@ -199,9 +199,9 @@ def add_command(sub) -> None:
                                    "skinned, textured mesh with its strands offscreen (EGL) to an MP4, a GIF or a "
                                    "folder of PNGs. --compare puts the keyframes alone (left) beside the springs "
                                    "(right).")
-    p.add_argument("model", metavar="MODEL", help="the .gltf or .glb file")
-    p.add_argument("--rig", default=None, metavar="RIG", help="the TOML rig (e.g. rigs/fox.toml); without one, "
-                                                               "no springs")
+    p.add_argument("model", metavar="MODEL", help="the .gltf, .glb or .vrm file")
+    p.add_argument("--rig", default=None, metavar="RIG",
+                   help="the TOML rig (e.g. rigs/fox.toml); without one, a VRM's own spring bones, else no springs")
     add_clip_options(p, "render")
     p.add_argument("--seconds", type=float, default=4.0, metavar="S", help="seconds of animation (default 4)")
     p.add_argument("--fps", type=float, default=30.0, metavar="F", help="frames per second (default 30)")

@@ -16,16 +16,23 @@ def open_character(model, rig=None):
 
     Args:
         model: a ``.gltf``/``.glb`` path or a loaded :class:`~gpu_jiggle.character.gltf.Character`.
-        rig: a TOML rig path, a loaded :class:`~gpu_jiggle.character.rig.Rig`, or None.
+        rig: a TOML rig path, a loaded :class:`~gpu_jiggle.character.rig.Rig`, or None: the
+            model's own VRM spring bones when it has them
+            (:func:`~gpu_jiggle.character.vrm_rig.rig_from_vrm`), else no rig.
 
     Raises:
-        FileNotFoundError: a missing model or rig file. ValueError: an invalid glTF file or rig.
+        FileNotFoundError: a missing model or rig file. ValueError: an invalid glTF file or rig
+        (VrmError for bad VRM spring bones).
     """
     from ..character.gltf import Character
     from ..character.rig import Rig, load_rig
+    from ..character.vrm import has_springs
+    from ..character.vrm_rig import rig_from_vrm
 
     character = model if hasattr(model, "skeleton") else Character.load(model)
-    if rig is not None and not isinstance(rig, Rig):
+    if rig is None and has_springs(character.json):
+        rig = rig_from_vrm(character)
+    elif rig is not None and not isinstance(rig, Rig):
         if not Path(rig).is_file():
             raise FileNotFoundError(f"{rig}: no such rig file")
         rig = load_rig(rig, character.skeleton)
