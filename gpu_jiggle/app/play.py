@@ -10,7 +10,7 @@ from gpu_jiggle.app.play import play
 play("data/fox/Fox.gltf", "rigs/fox.toml", animation="Run")   # returns the exit status
 ```
 
-The clip slider offers the file's clips and then the built-in motions (idle, turn, walk; see
+The clip slider offers the file's clips and then the built-in motions (idle, turn, walk, shake; see
 :mod:`gpu_jiggle.character.motion`), which a file without clips starts with.
 
 Controls: drag with the left mouse button to orbit, scroll to zoom. Keys: Esc quits;

@@ -1,15 +1,15 @@
-"""Built-in motions for characters without clips: idle sway, head turn, walk cycle.
+"""Built-in motions for characters without clips: idle sway, head turn, walk cycle, head shake.
 
 A file with no animation (or ``--animation none``) still needs its springs shaken to be
 seen and baked. :func:`builtin_motion` makes a :class:`Motion`: a looping
 :class:`~gpu_jiggle.character.animation.Clip` of LINEAR keyframes (:data:`KEY_RATE` keys per
-second over one period) that the pipeline plays and the bake writes like any clip. It moves
+second over one period, or :data:`KEY_RATES`) that the pipeline plays and the bake writes like any clip. It moves
 the joints a character has:
 
 - the **root nodes** (every node without a parent), always: each root's transform is
   multiplied in world space by a rigid motion about the **pivot**, the centre of the
   rest-pose bounds at floor height, so that several roots move as one body;
-- a **head** joint where :func:`find_head` finds one by name (``head``/``Head`` variants such
+- a **head** joint: a VRM's humanoid head bone, else one that :func:`find_head` finds by name (``head``/``Head`` variants such
   as ``b_Head_05``, the VRM humanoid ``J_Bip_C_Head``, else the highest ``neck`` joint): turned
   about the world's vertical and lateral axes through its own pivot.
 
@@ -21,6 +21,9 @@ of the rest-pose bounds' diagonal so they suit a mouse or a giant):
   nods;
 - ``turn``: the head turns left and right, quickly, holding each side (``tanh`` of a sine);
   the body turns a little with it, or the whole turn when there is no head;
+- ``shake``: the head shakes "no" twice in a second (±30°, 2 Hz), then holds still for two
+  seconds, so that what the springs do after it stops is seen (the whole body turns when
+  there is no head);
 - ``walk``: a stride on the root: the body bobs twice per stride, sways, turns and rolls with
   each step, and travels forward (+z, the front of a glTF asset, section 3.4) at
   ``speed`` (:attr:`Motion.speed`, length unit/s), which
@@ -44,17 +47,22 @@ import numpy as np
 from . import quat
 from .animation import Channel, Clip, Sampler
 from .morph import posed_positions
+from .vrm import humanoid_bones
 
-__all__ = ["MOTIONS", "Motion", "builtin_motion", "find_head", "with_motion", "KEY_RATE", "PERIODS", "AMPLITUDES"]
+__all__ = ["MOTIONS", "Motion", "builtin_motion", "find_head", "with_motion", "KEY_RATE", "KEY_RATES", "PERIODS", "AMPLITUDES"]
 
-MOTIONS = ("idle", "turn", "walk")
+MOTIONS = ("idle", "turn", "walk", "shake")
 KEY_RATE = 30.0  # keys per second
-PERIODS = {"idle": 3.0, "turn": 4.0, "walk": 1.0}  # seconds per loop (walk: one stride, two steps)
+#: Motions keyed more finely: the shake's quick turns at 30 keys/s would put kinks in the head's
+#: path (steps in its angular velocity) between the frames of some frame rates and not others.
+KEY_RATES = {"shake": 120.0}
+PERIODS = {"idle": 3.0, "turn": 4.0, "walk": 1.0, "shake": 3.0}  # seconds per loop (walk: one stride, two steps)
 AMPLITUDES = {
     # lengths in rest-pose diagonals, angles in degrees
     "idle": dict(sway=0.03, breathe=0.006, yaw=6.0, roll=3.0, head_yaw=20.0, head_nod=6.0, sharpness=3.0),
     "turn": dict(body_yaw=12.0, head_yaw=50.0, no_head_yaw=45.0, sharpness=3.0),
     "walk": dict(bob=0.03, sway=0.02, yaw=5.0, roll=3.0, pitch=2.0, head_yaw=-3.0, speed=0.6),
+    "shake": dict(head_yaw=30.0, no_head_yaw=20.0, rate=2.0, shakes=2),
 }
 FORWARD = np.array([0.0, 0.0, 1.0])  # glTF: the front of an asset faces +z
 UP = np.array([0.0, 1.0, 0.0])
@@ -143,6 +151,13 @@ def _profiles(kind: str, phase: np.ndarray, has_head: bool):
         move = np.zeros((len(phase), 3))
         body = np.stack([(a["body_yaw"] if has_head else a["no_head_yaw"]) * p, zero, zero], axis=1)
         head = np.stack([a["head_yaw"] * p, zero], axis=1)
+    elif kind == "shake":
+        # the head shakes "no" (shakes cycles at rate Hz) from the start of the loop, then holds
+        t = phase * PERIODS["shake"] / (2 * math.pi)
+        p = np.where(t < a["shakes"] / a["rate"], np.sin(2 * math.pi * a["rate"] * t), 0.0)
+        move = np.zeros((len(phase), 3))
+        body = np.stack([zero if has_head else a["no_head_yaw"] * p, zero, zero], axis=1)
+        head = np.stack([a["head_yaw"] * p, zero], axis=1)
     else:  # walk
         move = np.stack([a["sway"] * np.sin(phase), a["bob"] * 0.5 * (1 - np.cos(2 * phase)), zero], axis=1)
         body = np.stack([a["yaw"] * np.sin(phase), a["roll"] * np.sin(phase), a["pitch"] * np.sin(2 * phase)], axis=1)
@@ -174,10 +189,12 @@ def builtin_motion(character, kind: str = "idle") -> Motion:
     low, high = _rest_bounds(character)
     size = float(np.linalg.norm(high - low)) or 1.0
     pivot = np.array([(low[0] + high[0]) / 2, low[1], (low[2] + high[2]) / 2])
-    head = find_head(sk)
+    head = humanoid_bones(character.json).get("head")
+    head = head if head is not None and 0 <= head < sk.node_count else find_head(sk)
     roots = np.flatnonzero(sk.parents < 0)
     period = PERIODS[kind]
-    times = np.arange(int(round(period * KEY_RATE)) + 1) / KEY_RATE
+    rate = KEY_RATES.get(kind, KEY_RATE)
+    times = np.arange(int(round(period * rate)) + 1) / rate
     move, body, head_angles = _profiles(kind, 2 * math.pi * times / period, head is not None)
     turn = _turns(body, (UP, FORWARD, LATERAL))      # yaw, then roll, then pitch, in world axes
     rest = sk.rest_pose()

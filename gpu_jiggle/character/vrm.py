@@ -113,6 +113,29 @@ def has_springs(json_doc: dict) -> bool:
     return "VRMC_springBone" in ext or (isinstance(vrm0, dict) and "secondaryAnimation" in vrm0)
 
 
+def humanoid_bones(json_doc: dict) -> dict:
+    """``{humanoid bone name: node index}`` of a VRM 0.x (``extensions.VRM.humanoid``) or
+    VRM 1.0 (``extensions.VRMC_vrm.humanoid``) document, or of a VRM animation
+    (``extensions.VRMC_vrm_animation.humanoid``); ``{}`` for a file without one. Entries that
+    are not a bone name with an integer node are left out."""
+    ext = json_doc.get("extensions") if isinstance(json_doc, dict) else None
+    if not isinstance(ext, dict):
+        return {}
+    out = {}
+    for key in ("VRMC_vrm", "VRMC_vrm_animation"):
+        bones = ((ext.get(key) or {}).get("humanoid") or {}).get("humanBones") if isinstance(ext.get(key), dict) \
+            else None
+        if isinstance(bones, dict):
+            out.update({name: b["node"] for name, b in bones.items()
+                        if isinstance(b, dict) and isinstance(b.get("node"), int) and not isinstance(b["node"], bool)})
+    vrm0 = ext.get("VRM")
+    bones = ((vrm0.get("humanoid") or {}).get("humanBones") if isinstance(vrm0, dict) else None)
+    if isinstance(bones, list):
+        out.update({b["bone"]: b["node"] for b in bones if isinstance(b, dict) and isinstance(b.get("bone"), str)
+                    and isinstance(b.get("node"), int) and not isinstance(b["node"], bool)})
+    return out
+
+
 def read_springs(character) -> VrmSprings:
     """The spring bones of a loaded VRM (:class:`~.gltf.Character`), VRM 1.0 when the file has
     ``VRMC_springBone``, else VRM 0.x.

@@ -1,4 +1,4 @@
-"""The built-in motions (idle, turn, walk) for characters without clips: the head found by name,
+"""The built-in motions (idle, turn, walk, shake) for characters without clips: the head found by name,
 the joints they move, seamless loops, springs that can be seen, travel, and the motion written
 into a copy of the file for the bake."""
 from __future__ import annotations
@@ -89,7 +89,7 @@ def test_a_file_without_skin_or_head_moves_its_root():
 
 
 def test_an_unknown_motion_is_refused(fox):
-    with pytest.raises(ValueError, match="motion = 'dance': expected one of idle, turn, walk"):
+    with pytest.raises(ValueError, match="motion = 'dance': expected one of idle, turn, walk, shake"):
         builtin_motion(fox, "dance")
 
 
