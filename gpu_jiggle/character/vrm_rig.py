@@ -7,24 +7,26 @@ about the rest pose at that rate; each segment then gets the spring whose small-
 motion has the same frequency and decay, and each chain the gravity that gives the same sag.
 docs/VRM.md derives it:
 
-- one segment of length L (metres), stiffness S, drag d, at frame step Δt: its tail's angle
-  off rest follows ``θ' = θ + (1 − d)(θ − θ_prev) − κ·θ`` per frame, ``κ = S·Δt/L``; the roots
-  z of ``z² − (2 − d − κ)·z + (1 − d) = 0`` are the poles, ``s = ln z / Δt`` their continuous
-  equals;
-- VRM's drag slows the tail's world velocity, so it becomes gpu_jiggle's air drag
-  ``μ = −(s₁ + s₂)`` (``= −ln(1 − d)/Δt`` for complex poles), its stiffness the spring
-  ``ω₀² = s₁·s₂`` (``f = ω₀/2π``), with damping ratio 0 (no damping relative to the pose);
-- gravity: VRM's tail sags by ``P/S`` radians at any rate; gpu_jiggle's by ``a/(ω₀²·L)``, so
-  ``a = ω₀²·L·P/S`` along gravityDir (the chain's mean over its segments; ``P/Δt`` where
-  S = 0).
+- one segment of length L, stiffness S, drag d, at frame step Δt: the stiffness step pushes
+  the tail by S·Δt along the rest direction and the length step projects it back onto its
+  sphere, which shrinks its offset x from rest by ``1/(1 + κ)``, ``κ = S·Δt/L``:
+  ``(1 + κ)·x' = x + (1 − d)(x − x_prev)`` per frame (gravity along the segment adds to S);
+  the roots z of ``(1 + κ)·z² − (2 − d)·z + (1 − d) = 0`` are its poles, ``s = ln z / Δt``
+  their continuous equals, ``ω₀² = s₁·s₂``;
+- the poles' decay ``−(s₁ + s₂)`` is shared: the drag keeps ``1 − d`` of the tail's world
+  velocity a frame, so behind a body moving at v VRM's tail lags by ``d·v·Δt/κ``; air drag
+  ``μ = ω₀²·d·Δt/κ`` lags the same; the rest, from the projection's shrink of the offset from
+  rest, is damping relative to the pose, ``2ζω₀ = −(s₁ + s₂) − μ``;
+- gravity: VRM's tail rests along ``S·r̂ + P·ĝ``; the solver's gravity ``α·P·ĝ`` with
+  ``α = ω₀²·L/(S + P·ĝ·r̂)`` gives the same sag and, with the spring's ``ω₀²·S/(S + P·ĝ·r̂)``,
+  the same frequency (a chain takes its segments' mean).
 
-Poles that have no continuous equal (a root ≤ 0: dragForce 1, or a stiffness that flips the
-tail across its rest every frame) and S = 0 (no restoring force) are mapped approximately,
-with a logged warning naming the joint (docs/VRM.md says how).
+A dragForce of 1 (no inertia), no stiffness, or gravity that tips a segment over have no
+such equal and are matched approximately, with a logged warning naming the joint
+(docs/VRM.md says how).
 """
 from __future__ import annotations
 
-import cmath
 import logging
 import math
 
@@ -34,7 +36,6 @@ from . import quat
 from .rig import Rig, RigError, rig_from_dict
 from .rig_reader import ZERO_SEGMENT
 from .vrm import VIRTUAL_TAIL, VrmError, VrmSprings, read_springs
-from ..sim.spring import UnstableSpringError, check_stable
 
 log = logging.getLogger(__name__)
 
@@ -44,37 +45,55 @@ REFERENCE_RATE = 60.0
 SUBSTEP = 1.0 / 120.0
 #: The frequency (Hz) given to a joint of stiffness 0, which VRM leaves free to swing.
 FREE_FREQUENCY = 0.05
+#: The integrator of a VRM rig: the exact one (SPEC 1) keeps the matched frequency and decay
+#: at the substep, where the semi-implicit step moves a well-damped 4.5 Hz spring's by 4 and 9 %
+#: at 1/120 s, and VRM's stiffest springs need no stability bound.
+INTEGRATOR = "exact"
 
 
-def spring_from_vrm(stiffness: float, drag_force: float, length: float, rate: float = REFERENCE_RATE):
-    """The spring matching one VRM segment's small-amplitude motion at ``rate`` frames/s.
+def spring_from_vrm(stiffness: float, drag_force: float, length: float, rate: float = REFERENCE_RATE,
+                    gravity_along: float = 0.0):
+    """The spring matching one VRM segment's small-amplitude motion at ``rate`` frames/s
+    (docs/VRM.md).
 
     Args:
         stiffness: VRM stiffness S ≥ 0. drag_force: d in [0, 1]. length: the segment's rest
         length L > 0 (world units, metres in VRM). rate: VRM's frame rate (Hz) > 0.
+        gravity_along: VRM's gravity P·(ĝ·r̂) along the segment's rest direction r̂ (it
+        lengthens the step as stiffness does; a hanging segment swings as a pendulum).
 
     Returns:
-        ``(frequency_hz, air_drag_per_s, exact)``: ω₀/2π, μ (1/s), and False where the match
-        is approximate (see the module docstring).
+        ``(frequency_hz, damping_ratio, air_drag_per_s, gravity_scale, exact)``: f, ζ and μ
+        (1/s) of the spring, the factor α that makes VRM's gravity ``P·ĝ`` the solver's
+        ``α·P·ĝ`` (1/s, so that the sag matches), and False where the match is approximate
+        (see the module docstring).
     """
     dt = 1.0 / rate
-    kappa = stiffness * dt / length
-    b, c = 2.0 - drag_force - kappa, 1.0 - drag_force
-    root = cmath.sqrt(b * b - 4.0 * c)
-    z1, z2 = (b + root) / 2.0, (b - root) / 2.0
-    if kappa == 0.0:  # a free pendulum (roots 1 and 1 - d): no restoring force to match
-        return FREE_FREQUENCY, (-math.log(c) / dt if c > 0.0 else 2.0 * rate), False
-    if abs(root.imag) > 0.0:
-        s = cmath.log(z1) / dt
-        return abs(s) / (2.0 * math.pi), -2.0 * s.real, True
-    if z2.real > 0.0:
-        s1, s2 = math.log(z1.real) / dt, math.log(z2.real) / dt
-        return math.sqrt(s1 * s2) / (2.0 * math.pi), -(s1 + s2), True
-    # A root at or below zero: VRM's tail flips across its target each frame, or drag 1 leaves
-    # it no inertia. Critical damping with the slower root's decay per frame.
-    slow = max(abs(z1), abs(z2))
-    omega = -math.log(slow) / dt if slow > 0.0 else 2.0 * rate
-    return omega / (2.0 * math.pi), 2.0 * omega, False
+    exact = True
+    pull = stiffness + gravity_along
+    if pull <= 0.0 < stiffness:  # gravity tips the segment over: its pull left out of the match
+        pull, exact = stiffness, False
+    kappa = pull * dt / length
+    if kappa == 0.0:  # a free pendulum (no stiffness, no gravity along it): nothing to match
+        air_drag = -math.log(1.0 - drag_force) / dt if drag_force < 1.0 else 2.0 * rate
+        return FREE_FREQUENCY, 0.0, air_drag, rate, False
+    if drag_force >= 1.0:  # no inertia: a first-order lag of rate ln(1 + κ)/Δt, matched critically damped
+        omega = math.log1p(kappa) / dt
+        return omega / (2.0 * math.pi), 1.0, 0.0, omega * omega * length / pull, False
+    z = np.roots([1.0 + kappa, -(2.0 - drag_force), 1.0 - drag_force]).astype(complex)
+    s = np.log(z) / dt
+    omega_vrm = math.sqrt(abs(s[0] * s[1]))                 # all of VRM's restoring, gravity's included
+    decay = -float((s[0] + s[1]).real)                      # all of its damping: 2ζω₀ + μ
+    omega = omega_vrm * math.sqrt(stiffness / pull)         # the spring's part; the solver's gravity adds the rest
+    # The drag keeps 1 - d of the world velocity a frame: behind a body moving at v, VRM's tail
+    # lags by d·v·Δt/κ; the solver's by μ·v/ω². The rest of the decay is relative to the pose.
+    air_drag = omega_vrm ** 2 * drag_force * dt / kappa
+    if air_drag > decay:
+        air_drag, exact = decay, False
+    scale = omega_vrm ** 2 * length / pull
+    if omega == 0.0:
+        return FREE_FREQUENCY, 0.0, air_drag, scale, False
+    return omega / (2.0 * math.pi), (decay - air_drag) / (2.0 * omega), air_drag, scale, exact
 
 
 def rig_from_vrm(character, rate: float = REFERENCE_RATE, springs: VrmSprings | None = None) -> Rig:
@@ -108,15 +127,8 @@ def rig_dict_from_vrm(character, rate: float = REFERENCE_RATE, springs: VrmSprin
                            f"{sk.index(names[node])}; a rig names its joints, so they must be unique")
     chains = [_chain(character.path, s, world, sk, rate) for s in springs.springs]
     colliders = [_collider(c, names) for c in springs.colliders]
-    data = {"solver": {"substep": SUBSTEP, "max_substeps": 8}, "chain": chains, "collider": colliders}
-    try:
-        for c in chains:
-            check_stable(np.asarray(c["frequency"]), np.zeros(len(c["frequency"])), SUBSTEP)
-    except UnstableSpringError:
-        log.warning("%s: a spring is too stiff for the semi-implicit step of %.4g s: the rig uses the exact "
-                    "integrator", character.path, SUBSTEP)
-        data["solver"]["integrator"] = "exact"
-    return data
+    return {"solver": {"substep": SUBSTEP, "max_substeps": 8, "integrator": INTEGRATOR}, "chain": chains,
+            "collider": colliders}
 
 
 def _chain(path, spring, world, sk, rate) -> dict:
@@ -135,25 +147,30 @@ def _chain(path, spring, world, sk, rate) -> dict:
     points = np.vstack([world[nodes, :3, 3], tip_world[None]])
     lengths = np.linalg.norm(np.diff(points, axis=0), axis=1)
     swings = lengths > ZERO_SEGMENT * lengths.max(initial=0.0)
-    frequency, air_drag, gravity = [], [], []
+    rest_direction = np.diff(points, axis=0) / np.maximum(lengths, 1e-300)[:, None]
+    frequency, damping_ratio, air_drag, gravity = [], [], [], []
     for k, j in enumerate(spring.joints):
         if not swings[k]:  # carried rigidly by the rig; its values are dropped
-            frequency.append(None), air_drag.append(None)
+            frequency.append(None), damping_ratio.append(None), air_drag.append(None)
             continue
-        f, mu, exact = spring_from_vrm(j.stiffness, j.drag_force, float(lengths[k]), rate)
+        along = j.gravity_power * float(j.gravity_dir @ rest_direction[k])
+        f, zeta, mu, scale, exact = spring_from_vrm(j.stiffness, j.drag_force, float(lengths[k]), rate, along)
         if not exact:
-            log.warning("%s: %s: joint %d (%r, stiffness %g, dragForce %g): no spring has VRM's poles at %g Hz; "
-                        "matched approximately (docs/VRM.md)", path, spring.name, k, sk.names[j.node], j.stiffness,
-                        j.drag_force, rate)
-        frequency.append(f), air_drag.append(mu)
-        sag = (2.0 * math.pi * f) ** 2 * lengths[k] / j.stiffness if j.stiffness > 0 else rate
-        gravity.append(sag * j.gravity_power * j.gravity_dir)
-    fill = next(f for f in frequency if f is not None) if any(swings) else 1.0
-    fill_drag = next(m for m in air_drag if m is not None) if any(swings) else 0.0
+            log.warning("%s: %s: joint %d (%r, stiffness %g, dragForce %g, gravityPower %g): no spring has VRM's "
+                        "poles at %g Hz; matched approximately (docs/VRM.md)", path, spring.name, k,
+                        sk.names[j.node], j.stiffness, j.drag_force, j.gravity_power, rate)
+        frequency.append(f), damping_ratio.append(zeta), air_drag.append(mu)
+        gravity.append(scale * j.gravity_power * j.gravity_dir)
+    kept = [k for k in range(len(frequency)) if frequency[k] is not None] or [None]
+
+    def filled(values, default):  # a zero-length segment's value: any kept one (the rig drops it)
+        return [values[kept[0]] if v is None and kept[0] is not None else default if v is None else v
+                for v in values]
+
     chain = {"name": spring.name, "joints": [sk.names[n] for n in nodes],
              "tip_length": float(np.linalg.norm(tip_local)), "tip_axis": [float(x) for x in tip_local],
-             "frequency": [fill if f is None else f for f in frequency], "damping_ratio": 0.0,
-             "air_drag": [fill_drag if m is None else m for m in air_drag],
+             "frequency": filled(frequency, 1.0), "damping_ratio": filled(damping_ratio, 0.0),
+             "air_drag": filled(air_drag, 0.0),
              "particle_radius": [j.hit_radius for j in spring.joints],
              "gravity": [float(x) for x in np.mean(gravity, axis=0)] if gravity else [0.0, 0.0, 0.0],
              "colliders": list(spring.colliders)}
