@@ -16,7 +16,8 @@ from .shared import one_line
 
 def rig_toml(data: dict, header: str) -> str:
     """The rig tables ``data`` (:func:`~gpu_jiggle.character.vrm_rig.rig_dict_from_vrm`) as
-    TOML text (tomlkit), ``header`` as its first comment lines."""
+    TOML text (tomlkit), ``header`` as its first comment lines. Numbers are written in full
+    (Python's shortest exact form), so the file reads back as the same rig."""
     tomlkit = require("tomlkit", "writing a TOML rig")
     doc = tomlkit.document()
     for line in header.splitlines():
@@ -28,20 +29,11 @@ def rig_toml(data: dict, header: str) -> str:
         for entry in data.get(key, []):
             table = tomlkit.table()
             for name, value in entry.items():
-                table[name] = _plain(value)
+                table[name] = value
             tables.append(table)
         if tables:
             doc[key] = tables
     return tomlkit.dumps(doc)
-
-
-def _plain(value):
-    """Floats rounded to what float32 keeps (the solver's precision), lists element-wise."""
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if isinstance(value, float) and math.isfinite(value):
-        return float(f"{value:.9g}")
-    return value
 
 
 def run_command(args) -> int:
