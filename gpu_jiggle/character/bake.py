@@ -204,13 +204,14 @@ def bake_frames(character: Character, rig: Rig, clip, fps: float | None = None, 
 def bake(character: Character, rig: Rig, clip: str, fps: float | None, out, preroll: float = DEFAULT_PREROLL,
          backend: str = "auto", context=None, max_frames: int = MAX_BAKE_FRAMES) -> BakeResult:
     """Bake ``clip``'s spring motion into a copy of ``character``'s file at ``out``
-    (``.glb`` or ``.gltf``); ``fps`` None keeps the clip's own key times where it can (see
+    (``.glb``, ``.gltf``, or ``.vrm``: a binary glTF whose VRM extensions are kept as they
+    are, like the rest of the file); ``fps`` None keeps the clip's own key times where it can (see
     the module docstring).
 
     Raises:
         ValueError: an unknown clip (listing the clips), fps ≤ 0, a bad preroll, a rig
         without spring-driven joint chains, more than ``max_frames`` frames to simulate, an
-        output name that is neither .glb nor .gltf, or (a :class:`BakeError`) a source the
+        output name that is not .glb, .gltf or .vrm, or (a :class:`BakeError`) a source the
         copy cannot be made valid from: a baked joint's matrix with shear, an image of
         unknown format.
         OSError: the output cannot be written (``out`` is then as it was).
@@ -218,13 +219,14 @@ def bake(character: Character, rig: Rig, clip: str, fps: float | None, out, prer
     started = _time.perf_counter()
     out = Path(out)
     suffix = out.suffix.lower()
-    if suffix not in (".glb", ".gltf"):
-        raise ValueError(f"out = {str(out)!r}: expected a .glb or .gltf file name")
+    if suffix not in (".glb", ".gltf", ".vrm"):
+        raise ValueError(f"out = {str(out)!r}: expected a .glb, .gltf or .vrm file name")
+    binary = suffix in (".glb", ".vrm")  # a .vrm is a binary glTF
     name = clip if isinstance(clip, str) else clip.name
     index = character.clip_index(name)
     schedule, rotations, used = bake_frames(character, rig, name, fps, preroll, backend, context, max_frames)
-    doc, blob = with_keyframes(character, index, schedule.times, rotations, binary=suffix == ".glb")
-    if suffix == ".glb":
+    doc, blob = with_keyframes(character, index, schedule.times, rotations, binary=binary)
+    if binary:
         data = glb(doc, blob)
     else:
         doc["buffers"][0]["uri"] = data_uri(blob)

@@ -6,7 +6,8 @@ seen and baked. :func:`builtin_motion` makes a :class:`Motion`: a looping
 second over one period, or :data:`KEY_RATES`) that the pipeline plays and the bake writes like any clip. It moves
 the joints a character has:
 
-- the **root nodes** (every node without a parent), always: each root's transform is
+- the **root nodes** (every node without a parent but a skinned mesh's, whose transform
+  glTF ignores), always: each root's transform is
   multiplied in world space by a rigid motion about the **pivot**, the centre of the
   rest-pose bounds at floor height, so that several roots move as one body;
 - a **head** joint: a VRM's humanoid head bone, else one that :func:`find_head` finds by name (``head``/``Head`` variants such
@@ -192,6 +193,10 @@ def builtin_motion(character, kind: str = "idle") -> Motion:
     head = humanoid_bones(character.json).get("head")
     head = head if head is not None and 0 <= head < sk.node_count else find_head(sk)
     roots = np.flatnonzero(sk.parents < 0)
+    nodes = character.json.get("nodes", [])
+    # a skinned mesh's node transform moves nothing (glTF 2.0, section 3.7.3): leave it be
+    unskinned = [r for r in roots if not (r < len(nodes) and "skin" in nodes[r])]
+    roots = np.asarray(unskinned or roots, np.int64)
     period = PERIODS[kind]
     rate = KEY_RATES.get(kind, KEY_RATE)
     times = np.arange(int(round(period * rate)) + 1) / rate

@@ -89,7 +89,7 @@ def test_the_player_offers_the_motions(gl):
     player = CharacterPlayer(gl, character, rig, motion="walk")
     try:
         assert [c.name for c in player.clips] == ["Survey", "Walk", "Run", "motion_idle", "motion_turn",
-                                                  "motion_walk"]
+                                                  "motion_walk", "motion_shake"]
         assert player.clip.name == "motion_walk" and player.pipeline.velocity[2] > 0
         player.set_parameter("clip", 4)
         assert player.pipeline.clip.name == "motion_turn"

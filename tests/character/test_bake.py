@@ -223,9 +223,11 @@ def test_bake_command_bad_input(tmp_path, capsys):
     _fails(capsys, [str(FOX), "--rig", str(tmp_path / "none.toml"), "--animation", "Run", "--out", out],
            "none.toml: no such rig file")
     _fails(capsys, [str(FOX), "--rig", str(FOX_RIG), "--animation", "Run", "--out", str(tmp_path / "x.fbx")],
-           "expected a .glb or .gltf file name")
+           "expected a .glb, .gltf or .vrm file name")
     _fails(capsys, [str(FOX), "--rig", str(FOX_RIG), "--animation", "Run", "--fps", "0", "--out", out],
            "fps = 0.0: expected a finite number > 0")
+    _fails(capsys, [str(FOX), "--animation", "Run", "--out", out],
+           "no --rig given and the model has no VRM spring bones")
     assert not (tmp_path / "x.glb").exists()
 
 

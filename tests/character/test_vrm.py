@@ -274,3 +274,33 @@ def test_gpu_jiggle_rig_refuses_a_file_without_springs_and_writes_nothing(tmp_pa
     err = capsys.readouterr().err
     assert err.startswith("gpu-jiggle rig: ") and "no VRM spring bones" in err and err.count("\n") == 1
     assert not out.exists()
+
+
+# -- bake --------------------------------------------------------------------------------------
+def test_a_baked_vrm_keeps_its_extensions_and_passes_the_validator(tmp_path, capsys, gltf_validator):
+    out = tmp_path / "baked.vrm"
+    assert main(["bake", str(GODETTE), "--motion", "shake", "--backend", "cpu", "--out", str(out)]) == 0, \
+        capsys.readouterr().err
+    baked, source = Character.load(out), glb_json(GODETTE)
+    assert out.read_bytes()[:4] == b"glTF"
+    doc = glb_json(out)
+    for key in ("VRM",):
+        assert doc["extensions"][key] == source["extensions"][key]
+    assert doc["extensionsUsed"] == source["extensionsUsed"]
+    # the hair is baked into the motion; the motion's own channels are what the motion keys
+    rig = rig_from_vrm(Character.load(GODETTE))
+    clip = baked.clip("motion_shake")
+    from gpu_jiggle.character.motion import builtin_motion
+    motion = builtin_motion(Character.load(GODETTE), "shake")
+    hair = set(rig.chain_joints)
+    assert {c.node for c in clip.channels if c.path == "rotation"} >= hair
+    for channel in motion.channels:
+        (same,) = [c for c in clip.channels if (c.node, c.path) == (channel.node, channel.path)]
+        np.testing.assert_allclose(same.sampler.values, channel.sampler.values, atol=1e-6)
+    assert read_springs(baked).springs[0].name == read_springs(Character.load(GODETTE)).springs[0].name
+    report = gltf_validator(out)
+    assert report.errors == 0, report.lines()
+    source_report = gltf_validator(GODETTE)
+    new = {m["code"] for m in report.messages if m["severity"] <= 1} - {
+        m["code"] for m in source_report.messages if m["severity"] <= 1}
+    assert new <= {"DATA_URI_GLB"}, report.lines(1)  # the motion's keys: written as a data URI buffer
