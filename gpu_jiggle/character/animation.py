@@ -75,30 +75,37 @@ class Sampler:
 
     def sample(self, t: float, rotation: bool = False) -> np.ndarray:
         """The value (D,) float64 at time ``t`` seconds (clamped to the keys)."""
+        return self.sample_many(np.array([t], np.float64), rotation)[0]
+
+    def sample_many(self, t, rotation: bool = False) -> np.ndarray:
+        """The values (T, D) float64 at the (T,) times ``t`` seconds (clamped to the keys):
+        each row as :meth:`sample` gives it."""
+        t = np.asarray(t, np.float64).reshape(-1)
         times = self.times
         cubic = self.interpolation == "CUBICSPLINE"
-        value_at = (lambda k: self.values[k, 1]) if cubic else (lambda k: self.values[k])
-        if t <= times[0] or times.size == 1:
-            return value_at(0).copy()
-        if t >= times[-1]:
-            return value_at(times.size - 1).copy()
-        k = int(np.searchsorted(times, t, side="right")) - 1
-        t0, t1 = times[k], times[k + 1]
+        keys = self.values[:, 1] if cubic else self.values
+        if times.size == 1:
+            return np.repeat(keys[:1], t.size, axis=0)
+        k = np.clip(np.searchsorted(times, t, side="right") - 1, 0, times.size - 2)
         if self.interpolation == "STEP":
-            return self.values[k].copy()
-        td = t1 - t0
-        s = (t - t0) / td
-        if not cubic:
-            a, b = self.values[k], self.values[k + 1]
-            if rotation:
-                return quat.slerp(a, b, s)
-            return a + (b - a) * s
-        s2, s3 = s * s, s * s * s
-        v0, b0 = self.values[k, 1], self.values[k, 2]
-        v1, a1 = self.values[k + 1, 1], self.values[k + 1, 0]
-        out = ((2 * s3 - 3 * s2 + 1) * v0 + td * (s3 - 2 * s2 + s) * b0
-               + (-2 * s3 + 3 * s2) * v1 + td * (s3 - s2) * a1)
-        return quat.normalize(out) if rotation else out
+            out = self.values[k].copy()
+        else:
+            t0, t1 = times[k], times[k + 1]
+            td = (t1 - t0)[:, None]
+            s = (t[:, None] - t0[:, None]) / td
+            if not cubic:
+                a, b = self.values[k], self.values[k + 1]
+                out = quat.slerp(a, b, s[:, 0]) if rotation else a + (b - a) * s
+            else:
+                s2, s3 = s * s, s * s * s
+                v0, b0 = self.values[k, 1], self.values[k, 2]
+                v1, a1 = self.values[k + 1, 1], self.values[k + 1, 0]
+                out = ((2 * s3 - 3 * s2 + 1) * v0 + td * (s3 - 2 * s2 + s) * b0
+                       + (-2 * s3 + 3 * s2) * v1 + td * (s3 - s2) * a1)
+                out = quat.normalize(out) if rotation else out
+        out[t <= times[0]] = keys[0]
+        out[t >= times[-1]] = keys[-1]
+        return out
 
 
 @dataclass(frozen=True)
@@ -148,15 +155,22 @@ class Clip:
         Nodes without a channel keep ``pose``'s values (usually the rest pose). Morph
         ``weights`` channels do not change a :class:`Pose`; see :meth:`sample_weights`.
         """
-        local = self.local_time(t, loop)
-        out = pose.copy()
+        many = self.sample_many(pose, np.array([t], np.float64), loop)
+        return Pose(many.translation[0], many.rotation[0], many.scale[0])
+
+    def sample_many(self, pose: Pose, t, loop: bool = True) -> Pose:
+        """:meth:`sample` at each of the (T,) times ``t``: a :class:`Pose` of (T, N, ...)
+        arrays (a crowd's copies, each at its own time)."""
+        t = np.asarray(t, np.float64).reshape(-1)
+        local = np.array([self.local_time(float(x), loop) for x in t])
+        out = Pose(*(np.repeat(getattr(pose, f)[None], t.size, axis=0) for f in ("translation", "rotation", "scale")))
         for c in self.channels:
             if c.path == "translation":
-                out.translation[c.node] = c.sampler.sample(local)
+                out.translation[:, c.node] = c.sampler.sample_many(local)
             elif c.path == "rotation":
-                out.rotation[c.node] = quat.normalize(c.sampler.sample(local, rotation=True))
+                out.rotation[:, c.node] = quat.normalize(c.sampler.sample_many(local, rotation=True))
             elif c.path == "scale":
-                out.scale[c.node] = c.sampler.sample(local)
+                out.scale[:, c.node] = c.sampler.sample_many(local)
         return out
 
     def sample_weights(self, t: float, loop: bool = True) -> dict:

@@ -23,12 +23,14 @@ def multiply(a, b) -> np.ndarray:
     """(..., 4) Hamilton product a·b: the rotation b, then a."""
     a = np.asarray(a, np.float64)
     b = np.asarray(b, np.float64)
-    ax, ay, az, aw = np.moveaxis(a, -1, 0)
-    bx, by, bz, bw = np.moveaxis(b, -1, 0)
-    return np.stack([aw * bx + ax * bw + ay * bz - az * by,
-                     aw * by - ax * bz + ay * bw + az * bx,
-                     aw * bz + ax * by - ay * bx + az * bw,
-                     aw * bw - ax * bx - ay * by - az * bz], axis=-1)
+    ax, ay, az, aw = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
+    bx, by, bz, bw = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape), np.float64)
+    out[..., 0] = aw * bx + ax * bw + ay * bz - az * by
+    out[..., 1] = aw * by - ax * bz + ay * bw + az * bx
+    out[..., 2] = aw * bz + ax * by - ay * bx + az * bw
+    out[..., 3] = aw * bw - ax * bx - ay * by - az * bz
+    return out
 
 
 def conjugate(q) -> np.ndarray:
@@ -39,10 +41,10 @@ def conjugate(q) -> np.ndarray:
 
 
 def local_from_world(parent_world, world, near) -> np.ndarray:
-    """The unit local rotation that gives ``world`` under ``parent_world`` (all (4,) x, y, z,
-    w), with the sign of ``near`` (the rotation it replaces: the same hemisphere)."""
+    """The unit local rotation that gives ``world`` under ``parent_world`` (all (..., 4) x, y,
+    z, w), with the sign of ``near`` (the rotation it replaces: the same hemisphere)."""
     local = normalize(multiply(conjugate(parent_world), world))
-    return -local if np.dot(local, near) < 0 else local
+    return np.where(np.sum(local * near, axis=-1, keepdims=True) < 0, -local, local)
 
 
 def rotate(q, v) -> np.ndarray:

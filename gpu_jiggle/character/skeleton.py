@@ -59,13 +59,16 @@ class Skeleton:
             raise ValueError(f"node {i} ({self.names[i]!r}) has parent {int(self.parents[i])}, "
                              f"which is not a node index (0..{n - 1})")
         self.rest = rest
-        self.order = self._parent_first_order()
+        self.order, depth = self._parent_first_order()
+        # the nodes of each depth, roots first: a level's world transforms are its parents' (the
+        # level before) times its locals, one batched product per level
+        self._levels = np.split(self.order, np.cumsum(np.bincount(depth, minlength=1))[:-1]) if len(depth) else []
         self._index = {}
         for i, name in enumerate(self.names):
             self._index.setdefault(name, i)
 
-    def _parent_first_order(self) -> np.ndarray:
-        """Node indices sorted by depth (stable). Each node is walked up to a node of known
+    def _parent_first_order(self):
+        """(node indices sorted by depth (stable), (N,) each node's depth). Each node is walked up to a node of known
         depth once, so this is linear in the node count; a node met twice on one walk is a
         cycle."""
         n = len(self.names)
@@ -86,7 +89,8 @@ class Skeleton:
             for j in reversed(path):
                 d += 1
                 depth[j] = d
-        return np.argsort(np.asarray(depth, np.int64), kind="stable")
+        depth = np.asarray(depth, np.int64)
+        return np.argsort(depth, kind="stable"), depth
 
     @property
     def node_count(self) -> int:
@@ -110,21 +114,23 @@ class Skeleton:
         return quat.compose(pose.translation, pose.rotation, pose.scale)
 
     def world_matrices(self, pose: Pose) -> np.ndarray:
-        """(N, 4, 4) float64 world matrices of every node, parents first."""
+        """(N, 4, 4) float64 world matrices of every node (a pose whose arrays have leading
+        batch axes, (..., N, 3) and so on, gives (..., N, 4, 4))."""
         local = self.local_matrices(pose)
         world = np.empty_like(local)
-        for i in self.order:
-            p = self.parents[i]
-            world[i] = local[i] if p < 0 else world[p] @ local[i]
+        for d, level in enumerate(self._levels):
+            world[..., level, :, :] = local[..., level, :, :] if d == 0 else \
+                world[..., self.parents[level], :, :] @ local[..., level, :, :]
         return world
 
     def world_rotations(self, pose: Pose) -> np.ndarray:
         """(N, 4) float64 world rotations as the product of local rotations root to node
-        (exact for uniform positive scales, which is what skeletons use)."""
+        (exact for uniform positive scales, which is what skeletons use); batched as
+        :meth:`world_matrices`."""
         world = np.empty_like(pose.rotation)
-        for i in self.order:
-            p = self.parents[i]
-            world[i] = pose.rotation[i] if p < 0 else quat.multiply(world[p], pose.rotation[i])
+        for d, level in enumerate(self._levels):
+            world[..., level, :] = pose.rotation[..., level, :] if d == 0 else \
+                quat.multiply(world[..., self.parents[level], :], pose.rotation[..., level, :])
         return world
 
     def __repr__(self):
