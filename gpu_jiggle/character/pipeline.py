@@ -57,6 +57,7 @@ import numpy as np
 
 from . import quat
 from .ik3d import look_at, two_bone_ik_3d
+from .chain_pose import posed_with_springs
 from .rig import LIVE_PARAMETERS, ColliderShapes, LookAtSpec, Rig, TwoBoneIKSpec
 from .skeleton import Pose
 from ..sim.solver import Solver
@@ -325,20 +326,7 @@ class Pipeline:
         chain_set = solver.chain_set
         positions = [p[js] for js in chain_set.joint_slices()]
         rotations = [r[ss] for ss in chain_set.chain_slices()]
-        final = pose.copy()
-        for c, q in zip(self.rig.chains, rotations):
-            if c.kind != "joints":
-                continue
-            parent = sk.parents[c.nodes[0]]
-            parent_world = quat.IDENTITY if parent < 0 else rot[parent]
-            bends = iter(q)
-            for node, springy in zip(c.nodes, np.ones(len(c.nodes), bool) if c.springy is None else c.springy):
-                if not springy:  # a zero-length segment (ChainSpec.springy): carried rigidly with its parent
-                    parent_world = quat.multiply(parent_world, pose.rotation[node])
-                    continue
-                new_world = quat.normalize(next(bends).astype(np.float64))  # world, the joint's twist kept
-                final.rotation[node] = quat.local_from_world(parent_world, new_world, pose.rotation[node])
-                parent_world = new_world
+        final = posed_with_springs(self.rig, sk, pose, rot, rotations)
         details = dict(chain_targets=targets, chain_positions=positions, segment_rotations=rotations,
                        colliders=shapes, substeps=substeps)
         return final, details

@@ -273,29 +273,31 @@ class Rig:
     def chain_targets(self, world) -> list:
         """Each rig chain's joints in world space (pivot first) from node world matrices:
         the spring-driven skeleton joints plus the virtual tip, or a strand's rest points on
-        its joint."""
+        its joint. ``world`` (N, 4, 4), or (B, N, 4, 4) for B copies: (B, n + 1, 3) each."""
         out = []
         for c in self.chains:
             if c.kind == "joints":
-                pts = world[c.driven_nodes, :3, 3]
-                tip = world[c.nodes[-1]] @ np.append(c.local_points[0], 1.0)
-                out.append(np.vstack([pts, tip[None, :3]]))
+                pts = world[..., c.driven_nodes, :, :][..., :3, 3]
+                tip = world[..., c.nodes[-1], :, :] @ np.append(c.local_points[0], 1.0)
+                out.append(np.concatenate([pts, tip[..., None, :3]], axis=-2))
             else:
-                m = world[c.nodes[0]]
-                out.append(c.local_points @ m[:3, :3].T + m[:3, 3])
+                m = world[..., c.nodes[0], :, :]
+                out.append(c.local_points @ np.swapaxes(m[..., :3, :3], -1, -2) + m[..., None, :3, 3])
         return out
 
     def chain_rotations(self, world_rotations) -> list:
         """Each rig chain's joint rotations (world quaternions (x, y, z, w), float64), in the
         order of :meth:`chain_targets`: a skeleton chain's driven joints' and, for its virtual
         tip, the last joint's; every point of a strand its joint's. ``world_rotations``: (N, 4),
-        ``Skeleton.world_rotations``."""
+        ``Skeleton.world_rotations`` (or (B, N, 4) for B copies)."""
         out = []
         for c in self.chains:
             if c.kind == "joints":
-                out.append(np.vstack([world_rotations[c.driven_nodes], world_rotations[c.nodes[-1]][None]]))
+                out.append(np.concatenate([world_rotations[..., c.driven_nodes, :],
+                                           world_rotations[..., c.nodes[-1], None, :]], axis=-2))
             else:
-                out.append(np.tile(world_rotations[c.nodes[0]], (len(c.local_points), 1)))
+                q = world_rotations[..., c.nodes[0], None, :]
+                out.append(np.repeat(q, len(c.local_points), axis=-2))
         return out
 
     def collider_shapes(self, world) -> ColliderShapes:
