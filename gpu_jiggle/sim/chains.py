@@ -70,6 +70,30 @@ class _ChainTopology:
         that :meth:`Solver.positions` returns (each chain's pivot, then its tips)."""
         return [slice(int(f), int(f + n + 1)) for f, n in zip(self.first_joint, self.segment_counts)]
 
+    @classmethod
+    def concatenate(cls, chain_sets):
+        """One chain set of every chain of ``chain_sets`` (a non-empty sequence of this kind's
+        sets), in order: many characters' chains for one solver and one dispatch. Per-segment
+        and per-chain parameters are joined; rest lengths are kept when every set gives them.
+
+        Raises:
+            ValueError: an empty sequence, or a set of another kind.
+        """
+        chain_sets = list(chain_sets)
+        if not chain_sets:
+            raise ValueError("chain_sets: expected at least one chain set, got none")
+        for k, s in enumerate(chain_sets):
+            if type(s) is not cls:
+                raise ValueError(f"chain_sets[{k}]: expected a {cls.__name__}, got {type(s).__name__}")
+        joined = {name: np.concatenate([getattr(s, name) for s in chain_sets]) for name in cls.PARAMETERS}
+        counts = np.concatenate([s.segment_counts for s in chain_sets])
+        extra = cls._joined_extra(chain_sets)
+        return cls(counts, **extra, **joined)
+
+    @staticmethod
+    def _joined_extra(chain_sets) -> dict:
+        return {}
+
     def __repr__(self):
         return f"{type(self).__name__}(chains={self.chain_count}, segments={self.segment_count})"
 
@@ -128,6 +152,10 @@ class AngleChainSet(_ChainTopology):
         self.air_drag = _per_segment_checked("air_drag", air_drag, counts, lambda a: a >= 0, "a finite value >= 0 (1/s)")
         for a in (self.frequency, self.damping_ratio, self.inertia, self.angle_limit, self.gravity, self.air_drag):
             a.flags.writeable = False
+
+    @staticmethod
+    def _joined_extra(chain_sets) -> dict:
+        return {"lengths": np.concatenate([s.lengths for s in chain_sets])}
 
     def replace(self, **changes) -> "AngleChainSet":
         """A copy with some of ``frequency, damping_ratio, inertia, angle_limit, gravity, air_drag`` changed.
@@ -240,6 +268,11 @@ class PointChainSet(_ChainTopology):
     def requires_rotations(self) -> bool:
         """Whether any segment :attr:`needs_rotations`: every pose must then give them."""
         return self._requires_rotations
+
+    @staticmethod
+    def _joined_extra(chain_sets) -> dict:
+        lengths = [s.rest_lengths for s in chain_sets]
+        return {"rest_lengths": np.concatenate(lengths)} if all(x is not None for x in lengths) else {}
 
     def replace(self, **changes) -> "PointChainSet":
         """A copy with some of the :attr:`PARAMETERS` (and ``rest_lengths``) changed.
