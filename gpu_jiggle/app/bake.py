@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 
 from ..character.bake import DEFAULT_FPS, DEFAULT_PREROLL, MIN_SOURCE_FPS, bake
-from ..character.motion import Motion, with_motion
+from ..character.motion import with_motion
 from .shared import add_clip_options, choose_clip, open_character
 
 
@@ -46,7 +46,7 @@ def run_command(args) -> int:
         if rig is None:
             raise ValueError(f"{args.model}: no --rig given and the model has no VRM spring bones")
         clip = choose_clip(character, args.animation, args.motion)
-        if isinstance(clip, Motion):  # not in the file: written into the copy as one more animation
+        if clip not in character.clips:  # a motion or a .vrma: written into the copy as one more animation
             character = with_motion(character, clip)
         result = bake(character, rig, clip.name, args.fps, args.out, preroll=args.preroll, backend=args.backend)
     except (FileNotFoundError, ValueError, RuntimeError) as exc:

@@ -75,10 +75,15 @@ class CharacterPlayer:
         self.title = f"gpu-jiggle play: {character.path.name}"
         self.view = CharacterView(ctx, character, rig)
         self.clips = list(character.clips) + [builtin_motion(character, kind) for kind in MOTIONS]
-        names = [c.name for c in self.clips]
         start = choose_clip(character, clip, motion)
-        self.clip_index = (len(character.clips) + MOTIONS.index(start.kind) if isinstance(start, Motion)
-                           else character.clips.index(start))
+        if isinstance(start, Motion):
+            self.clip_index = len(character.clips) + MOTIONS.index(start.kind)
+        elif start in character.clips:
+            self.clip_index = character.clips.index(start)
+        else:  # a VRM animation: offered after the file's clips and the motions
+            self.clips.append(start)
+            self.clip_index = len(self.clips) - 1
+        names = [c.name for c in self.clips]
         self.springs = rig is not None and bool(rig.chains)
         self.moving = True
         self.time = 0.0

@@ -42,21 +42,27 @@ def open_character(model, rig=None):
 def choose_clip(character, animation: str | None = None, motion: str | None = None):
     """The clip ``--animation`` and ``--motion`` ask for:
 
-    - ``animation`` a clip's name: that clip (``motion`` must then be None);
+    - ``animation`` a clip's name: that clip (``motion`` must then be None); a ``.vrma``
+      file: that VRM animation on the avatar's humanoid bones
+      (:func:`~gpu_jiggle.character.vrma.vrma_clip`);
     - ``animation`` ``"none"``, or ``motion`` given without ``animation``: the built-in
       motion ``motion`` (default ``idle``; :func:`~gpu_jiggle.character.motion.builtin_motion`);
     - neither: the file's first clip, or the ``idle`` motion when the file has none.
 
     Raises:
         ValueError: an unknown clip (listing the file's), an unknown motion, or a clip name
-        and a motion together.
+        and a motion together; a VRM animation that cannot play on the avatar (VrmaError).
+        FileNotFoundError: a missing ``.vrma``.
     """
     from ..character.motion import builtin_motion
+    from ..character.vrma import vrma_clip
 
     if animation is not None and animation != NO_ANIMATION:
         if motion is not None:
             raise ValueError(f"--animation {animation} --motion {motion}: a built-in motion plays instead of a clip; "
                              f"give --animation none (or leave --animation out) with --motion")
+        if animation.lower().endswith(".vrma"):
+            return vrma_clip(character, animation)
         return character.clip(animation)
     if animation is None and motion is None and character.clips:
         return character.clips[0]
@@ -68,11 +74,12 @@ def add_clip_options(parser, verb: str) -> None:
     from ..character.motion import MOTIONS
 
     parser.add_argument("--animation", default=None, metavar="NAME",
-                        help=f"the animation (clip) to {verb} (default: the file's first); 'none' {verb}s a built-in "
-                             f"motion instead (--motion)")
+                        help=f"the animation (clip) to {verb} (default: the file's first), or a .vrma file (a VRM "
+                             f"animation on a VRM avatar's humanoid bones); 'none' {verb}s a built-in motion instead "
+                             f"(--motion)")
     parser.add_argument("--motion", choices=MOTIONS, default=None,
                         help=f"the built-in motion to {verb} when the file has no clips or with --animation none: "
-                             f"idle sway, head turn or walk cycle (default idle)")
+                             f"idle sway, head turn, walk cycle or head shake (default idle)")
 
 
 def parse_travel(text: str):
