@@ -33,6 +33,7 @@ import numpy as np
 from ..character.motion import MOTIONS, Motion, builtin_motion
 from ..character.travel import make_pipeline
 from ..render.scene import CharacterView
+from ..sim.spring import check_stable
 from .shared import add_clip_options, choose_clip, one_line, open_character, parse_travel
 from .viewer.session import FPS_CAPS, Parameter
 
@@ -165,17 +166,38 @@ class CharacterPlayer:
             raise ValueError(f"unknown parameter {key!r}")
 
     def _tune(self, group: str, frequency: float | None = None, damping: float | None = None) -> None:
-        """Scale the group's frequencies (or damping ratios) so that its root segment has the
-        new value, and hand them to the pipeline (checked there: a refused value changes
-        nothing). The strands of a group share one profile, so the first one's scales all."""
-        base_f, base_z = self._base[self.groups[group][0]]
-        changes = {}
-        if frequency is not None:
-            changes["frequency"] = base_f * (frequency / base_f[0])
-        if damping is not None:
-            changes["damping_ratio"] = (base_z * (damping / base_z[0]) if base_z[0] > 0
-                                        else np.full_like(base_z, damping))
-        self.pipeline.set_parameters(group, **changes)
+        """Scale the group's frequencies (or damping ratios) so that its first chain's root
+        segment has the new value, each chain keeping its own profile, and hand them to the
+        pipeline (checked there: a refused value changes nothing). The strands of a strand
+        group share one profile and go as one; a group of chains (a VRM spring group) is
+        checked whole before any of its chains changes."""
+        members = self.groups[group]
+        base_f, base_z = self._base[members[0]]
+        f_scale = None if frequency is None else frequency / base_f[0]
+
+        def scaled(i):
+            f, z = self._base[i]
+            changes = {}
+            if frequency is not None:
+                changes["frequency"] = f * f_scale
+            if damping is not None:
+                changes["damping_ratio"] = z * (damping / base_z[0]) if base_z[0] > 0 else np.full_like(z, damping)
+            return changes
+
+        chains = self.rig.chains
+        if all(chains[i].kind == "strand" for i in members):
+            self.pipeline.set_parameters(group, **scaled(members[0]))
+            return
+        planned = [(chains[i].name, scaled(i)) for i in members]
+        for (name, changes), i in zip(planned, members):  # all of them, before any changes
+            f = changes.get("frequency", chains[i].frequency)
+            z = changes.get("damping_ratio", chains[i].damping_ratio)
+            try:
+                check_stable(f, z, self.rig.substep, integrator=self.rig.integrator)
+            except ValueError as exc:
+                raise ValueError(f"{name}: {exc}") from None
+        for name, changes in planned:
+            self.pipeline.set_parameters(name, **changes)
 
     def teleport(self) -> None:
         size = self.view.framing.size

@@ -13,6 +13,7 @@ integrator = "semi-implicit"  # or "exact": the closed-form spring step, no stab
 
 [[chain]]                     # springs on skeleton joints
 name = "tail"
+# group = "tails"             # optional: chains tuned together (play's sliders, set_parameters(groups=True))
 joints = ["b_Tail01_012", "b_Tail02_013", "b_Tail03_014"]  # pivot first, each the parent of the next
 tip_length = 20.0             # the last joint's virtual tip (default: the previous segment's length)
 tip_axis = [1.0, 0.0, 0.0]    # its direction in the last joint's space (default: the last joint's
@@ -173,7 +174,7 @@ class ChainSpec:
         springy: joints: (n,) bool, False where the segment to the next joint has zero
             length: carried rigidly (animated local rotation kept), not in the solver's
             chain. None: all swing (strands).
-        group: the strand group's name (strands), else the chain's name.
+        group: the strand group's name (strands), or the chain's ``group`` (default its name).
         draw, width: drawing hints for strands.
         index: the chain's index in ``rig.chain_set`` (and in ``rig.chains``).
 

@@ -25,7 +25,7 @@ from ..sim.validation import InputError, choice
 SPRING_KEYS = ("frequency", "damping_ratio", "gravity", "particle_radius", "max_distance", "air_drag",
                "angle_limit_deg", "hinge_limit_deg", "spherical_limit_deg", "limit_axis", "world_influence",
                "colliders")
-CHAIN_KEYS = ("name", "joints", "tip_length", "tip_axis") + SPRING_KEYS
+CHAIN_KEYS = ("name", "group", "joints", "tip_length", "tip_axis") + SPRING_KEYS
 STRAND_KEYS = ("name", "joint", "count", "segments", "length", "root", "root_end", "direction", "spread_deg",
                "fan_axis", "draw", "width") + SPRING_KEYS
 COLLIDER_KEYS = ("name", "joint", "shape", "offset", "end", "radius", "inside", "normal")
@@ -231,8 +231,11 @@ class RigReader(RigValues):
             self.fail(where, "tip_length is needed for a chain of one joint (there is no previous segment)")
         if not tip_length > 0:
             self.fail(where, f"the previous segment has length {tip_length!r}; give tip_length")
+        group = table.get("group", name)
+        if not isinstance(group, str) or not group:
+            self.fail(where, f"group = {_short(group)}: expected a name (a non-empty string)")
         spec = ChainSpec(name=name, kind="joints", nodes=np.asarray(nodes, np.int64), segments=int(springy.sum()),
-                         local_points=(axis * tip_length)[None], group=name, springy=springy)
+                         local_points=(axis * tip_length)[None], group=group, springy=springy)
         self.add_springs(where, table, [spec], collider_names, keep=springy)
         return spec
 

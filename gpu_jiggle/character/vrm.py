@@ -85,13 +85,15 @@ class VrmSpring:
     """One chain of joints, root first, each the parent of the next. ``tail``: the node of the
     last joint's tail (VRM 1.0), or None for VRM 0.x's virtual tail. ``colliders``: the names
     of the colliders it collides with. ``center``: the center node, or None. ``name``: the
-    chain's name (the spring's or bone group's with its root node's name)."""
+    chain's name (the spring's or bone group's with its root node's name); ``group``: the
+    spring's or bone group's (its comment or JSON place), which chains of one group share."""
 
     name: str
     joints: list
     tail: int | None
     colliders: list = field(default_factory=list)
     center: int | None = None
+    group: str = ""
 
 
 @dataclass
@@ -253,7 +255,7 @@ class _Reader:
             center = self.node(where, spring, "center") if "center" in spring else None
             label = spring.get("name") if isinstance(spring.get("name"), str) and spring.get("name") else where
             springs.append(VrmSpring(self.chain_name(f"{label}: {self.names[nodes[0]]}"), joints[:-1], nodes[-1],
-                                     names, center))
+                                     names, center, label))
         return VrmSprings("1.0", springs, colliders)
 
     def joint1(self, where, entry) -> VrmJoint:
@@ -368,7 +370,7 @@ class _Reader:
                     continue
                 for nodes in self.subtree_chains(root):
                     springs.append(self.claim(VrmSpring(self.chain_name(f"{label}: {self.names[nodes[0]]}"),
-                                                        [joint(n) for n in nodes], None, names, center)))
+                                                        [joint(n) for n in nodes], None, names, center, label)))
         return VrmSprings("0.x", springs, colliders)
 
     def subtree_chains(self, root):

@@ -167,7 +167,7 @@ def _chain(path, spring, world, sk, rate) -> dict:
         return [values[kept[0]] if v is None and kept[0] is not None else default if v is None else v
                 for v in values]
 
-    chain = {"name": spring.name, "joints": [sk.names[n] for n in nodes],
+    chain = {"name": spring.name, "group": spring.group or spring.name, "joints": [sk.names[n] for n in nodes],
              "tip_length": float(np.linalg.norm(tip_local)), "tip_axis": [float(x) for x in tip_local],
              "frequency": filled(frequency, 1.0), "damping_ratio": filled(damping_ratio, 0.0),
              "air_drag": filled(air_drag, 0.0),

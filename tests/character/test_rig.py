@@ -124,7 +124,8 @@ def test_a_joint_in_two_chains(fox, data):
     ("chain", "gravity", [0.0, math.inf, 0.0], r"gravity = \[0.0, inf, 0.0\]: expected finite numbers"),
     ("chain", "tip_length", -3.0, r"tip_length = -3.0: expected a value > 0"),
     ("chain", "colliders", ["hat"], r"unknown collider 'hat'; the rig's colliders are: hips, left_thigh"),
-    ("chain", "stiffness", 3.0, r"unknown key 'stiffness'; expected one of name, joints"),
+    ("chain", "stiffness", 3.0, r"unknown key 'stiffness'; expected one of name, group, joints"),
+    ("chain", "group", 3, r"chain 'tail': group = 3: expected a name \(a non-empty string\)"),
     ("strands", "segments", 0, r"strands 'ear_tuft_left': segments = 0: expected an integer in \[1, 1000000\]"),
     ("strands", "length", -7.0, r"length = -7.0: expected a value > 0"),
     ("strands", "direction", [0.0, 0.0, 0.0], r"direction = \[0.0, 0.0, 0.0\]: expected a direction"),
@@ -133,6 +134,7 @@ def test_a_joint_in_two_chains(fox, data):
     ("collider", "radius", -1.0, r"collider 'hips': radius = -1.0: expected a finite value >= 0"),
     ("collider", "shape", "box", r"shape = 'box': expected 'sphere', 'capsule' or 'plane'"),
     ("collider", "inside", 1, r"collider 'hips': inside = 1: expected true or false"),
+    ("collider", "normal", [0.0, 1.0, 0.0], r"collider 'hips': normal is for planes, not for a sphere"),
     ("chain", "angle_limit_deg", -5.0, r"chain 'tail': angle_limit_deg = -5.0: expected a cone half-angle >= 0"),
     ("chain", "angle_limit_deg", [30.0, math.nan, 10.0], r"angle_limit_deg\[1\] = nan: expected a cone"),
 ])

@@ -256,7 +256,8 @@ def test_gpu_jiggle_rig_writes_toml_that_loads_back_as_the_same_rig(godette, tmp
     assert "8 chains, 4 colliders" in capsys.readouterr().out
     read = load_rig(out, godette.skeleton)
     direct = rig_from_vrm(godette)
-    assert [c.name for c in read.chains] == [c.name for c in direct.chains]
+    assert [(c.name, c.group) for c in read.chains] == [(c.name, c.group) for c in direct.chains]
+    assert {c.group for c in direct.chains} == {"boneGroups[0]", "boneGroups[1]", "boneGroups[2]"}
     assert read.integrator == direct.integrator == "exact"
     for key in ("frequency", "damping_ratio", "air_drag", "particle_radius", "gravity"):
         np.testing.assert_allclose(getattr(read.chain_set, key), getattr(direct.chain_set, key), rtol=1e-8,
