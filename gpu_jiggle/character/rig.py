@@ -30,7 +30,7 @@ angle_limit_deg = 60.0        # each segment stays within this cone about its ta
                               # (default: none; also one per segment or a curve)
 # hinge_limit_deg = [-30.0, 45.0]   # or a hinge about limit_axis, least and greatest angle
 # spherical_limit_deg = [20.0, 40.0] # or an elliptical cone: pitch (about limit_axis), yaw
-# limit_axis = [1.0, 0.0, 0.0]      # in each base joint's space (these three: per chain)
+# limit_axis = [1.0, 0.0, 0.0]      # in each base joint's space (these three: per chain, or a row per segment)
 world_influence = 1.0         # [0, 1] (default 1)
 colliders = ["body"]          # the colliders it collides with (default: all)
 

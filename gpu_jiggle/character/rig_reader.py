@@ -13,7 +13,7 @@ import numpy as np
 from . import quat
 from .rig import (MAX_COLLIDERS, MAX_RIG_SEGMENTS, ChainSpec, ColliderSpec, LookAtSpec, Rig,
                   TwoBoneIKSpec)
-from .rig_limits import CHAIN_SET_ARGUMENT, read_limits
+from .rig_limits import CHAIN_SET_ARGUMENT, LIMIT_KEYS, read_limits
 from .rig_curves import short as _short
 from .rig_values import PER_SEGMENT_DEFAULTS, RigValues
 from ..sim.chains import PointChainSet
@@ -122,10 +122,10 @@ class RigReader(RigValues):
             index = f"[{bad[0]}]" if isinstance(table.get("angle_limit_deg"), list) else ""
             self.fail(where, f"angle_limit_deg{index} = {float(limit[bad[0]])!r}: expected a cone half-angle >= 0 in "
                              f"degrees (inf or 180 and more for none)")
+        values.update(read_limits(self.fail, where, table, segments))
         if keep is not None:
             values = {key: v[keep] for key, v in values.items()}
             values["keep"] = keep
-        values.update(read_limits(self.fail, where, table))
         values["gravity"] = self.vector(where, table, "gravity", (0.0, 0.0, 0.0))
         values["world_influence"] = self.number(where, table, "world_influence", 1.0)
         names = table.get("colliders", collider_names)
@@ -144,8 +144,9 @@ class RigReader(RigValues):
         """Every chain's springs as one PointChainSet, validated once (and stable for the
         substep); a refusal names the table and key it came from."""
         counts = [c.segments for c in chains]
-        per = {key: [v[key] for _, _, v in self.springs]
-               for key in ("gravity", "world_influence", "collider_mask", "hinge_limit", "spherical_limit", "limit_axis")}
+        per = {key: [v[key] for _, _, v in self.springs] for key in ("gravity", "world_influence", "collider_mask")}
+        rows = {name: np.concatenate([v[name] for _, _, v in self.springs]) if chains
+                else np.zeros((0, len(LIMIT_KEYS[key][0]))) for key, (name, _) in CHAIN_SET_ARGUMENT.items()}
         per_segment = {key: np.concatenate([v[key] for _, _, v in self.springs]) if chains else np.zeros(0)
                        for key in PER_SEGMENT_DEFAULTS}
         topology = PointChainSet(counts, 1.0, 0.0)  # to locate a refused value's chain
@@ -155,8 +156,7 @@ class RigReader(RigValues):
                                       max_distance=per_segment["max_distance"],
                                       air_drag=per_segment["air_drag"],
                                       angle_limit=np.radians(per_segment["angle_limit_deg"]),
-                                      **{name: np.asarray(per[name], np.float64).reshape(len(chains), -1)
-                                         for name, _ in CHAIN_SET_ARGUMENT.values()},
+                                      **rows,
                                       world_influence=np.asarray(per["world_influence"], np.float64),
                                       collider_mask=per["collider_mask"],
                                       gravity=np.asarray(per["gravity"], np.float64).reshape(len(chains), 3))
@@ -173,7 +173,7 @@ class RigReader(RigValues):
         key = next((k for k, (name, _) in CHAIN_SET_ARGUMENT.items() if name == exc.argument), None)
         if key is not None:  # one row for the table: name the key and the entry within it, in its unit
             given = exc.value / CHAIN_SET_ARGUMENT[key][1]
-            self.fail(where, f"{key}[{exc.index % len(values[exc.argument])}] = {given:g}: expected {exc.expected} "
+            self.fail(where, f"{key}[{exc.index % values[exc.argument].shape[-1]}] = {given:g}: expected {exc.expected} "
                              f"({given:g} in the key's unit is {exc.value:g} in the solver's)")
         given = table.get(exc.argument)
         if local is not None and "keep" in values:  # the solver's segment → the joint the table counts

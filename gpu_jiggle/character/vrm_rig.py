@@ -182,31 +182,29 @@ def _chain(path, spring, world, sk, rate) -> dict:
 
 
 def _limits(path, spring, sk) -> dict:
-    """The rig's limit keys for a spring's VRMC_springBone_limit entries: cones per segment,
-    a hinge or spherical limit per chain (the first joint's; others that differ are said)."""
+    """The rig's limit keys for a spring's VRMC_springBone_limit entries, per segment: a cone's
+    angle, a hinge's ±angle or a spherical limit's pitch and yaw (degrees), each about
+    ``limit_axis``, the limit's rotation applied to +x in the joint's space."""
     limits = [j.limit for j in spring.joints]
     if not any(limits):
         return {}
-    out = {}
-    cones = [math.degrees(lim[1][0]) if lim and lim[0] == "cone" else math.inf for lim in limits]
-    if any(math.isfinite(a) for a in cones):
-        out["angle_limit_deg"] = cones
-    chained = [lim for lim in limits if lim and lim[0] != "cone"]
-    if chained:
-        kind, angles, rotation = chained[0]
-        if any(lim[0] != kind or lim[1] != angles or not np.allclose(lim[2], rotation) for lim in chained[1:]):
-            log.warning("%s: %s: its joints' %s limits differ; the chain takes the first one's", path, spring.name,
-                        kind)
-        axis = quat.rotate(rotation, np.array([1.0, 0.0, 0.0]))
-        out["limit_axis"] = [float(x) for x in axis]
-        if kind == "hinge":
-            out["hinge_limit_deg"] = [-math.degrees(angles[0]), math.degrees(angles[0])]
-        else:
-            out["spherical_limit_deg"] = [math.degrees(a) for a in angles]
-    if any(lim and lim[0] == "cone" and not np.allclose(lim[2], [0, 0, 0, 1]) for lim in limits):
-        log.warning("%s: %s: a cone limit's rotation is not kept: gpu_jiggle's cone is about the target "
-                    "direction", path, spring.name)
-    return out
+    out = {"angle_limit_deg": [], "hinge_limit_deg": [], "spherical_limit_deg": [], "limit_axis": []}
+    for lim in limits:
+        kind, angles, rotation = lim if lim else (None, (), quat.IDENTITY)
+        degrees = [math.degrees(a) for a in angles]
+        out["angle_limit_deg"].append(degrees[0] if kind == "cone" else math.inf)
+        out["hinge_limit_deg"].append([-degrees[0], degrees[0]] if kind == "hinge" else [-math.inf, math.inf])
+        out["spherical_limit_deg"].append(degrees if kind == "spherical" else [math.inf, math.inf])
+        out["limit_axis"].append([float(x) for x in quat.rotate(rotation, np.array([1.0, 0.0, 0.0]))])
+        if kind == "cone" and not np.allclose(rotation, quat.IDENTITY):
+            log.warning("%s: %s: a cone limit's rotation is not kept: gpu_jiggle's cone is about the target "
+                        "direction", path, spring.name)
+    return {key: rows for key, rows in out.items() if any(r != NO_LIMIT[key] for r in rows)}
+
+
+#: A segment's value of each limit key when it has none (the rig's defaults).
+NO_LIMIT = {"angle_limit_deg": math.inf, "hinge_limit_deg": [-math.inf, math.inf],
+            "spherical_limit_deg": [math.inf, math.inf], "limit_axis": [1.0, 0.0, 0.0]}
 
 
 def _collider(c, names) -> dict:

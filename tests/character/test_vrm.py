@@ -305,3 +305,23 @@ def test_a_baked_vrm_keeps_its_extensions_and_passes_the_validator(tmp_path, cap
     new = {m["code"] for m in report.messages if m["severity"] <= 1} - {
         m["code"] for m in source_report.messages if m["severity"] <= 1}
     assert new <= {"DATA_URI_GLB"}, report.lines(1)  # the motion's keys: written as a data URI buffer
+
+
+def test_vrmc_springbone_limit_becomes_the_rigs_limits():
+    def limits(doc):
+        joints = doc["extensions"]["VRMC_springBone"]["springs"][0]["joints"]
+        joints[0]["extensions"] = {"VRMC_springBone_limit": {"specVersion": "1.0", "limit": {"cone": {"angle": 0.5}}}}
+        half = math.sqrt(0.5)  # a quarter turn about +z: the hinge's axis +x becomes +y
+        joints[1]["extensions"] = {"VRMC_springBone_limit": {"specVersion": "1.0", "limit": {
+            "hinge": {"angle": 0.25, "rotation": [0.0, 0.0, half, half]}}}}
+
+    character = with_json(Character.load(VRM / "sphere-collider.gltf"), limits)
+    rig = rig_from_vrm(character)
+    cs = rig.chain_set
+    np.testing.assert_allclose(cs.angle_limit[:2], [0.5, np.inf])
+    np.testing.assert_allclose(cs.hinge_limit[1], [-0.25, 0.25])
+    np.testing.assert_allclose(cs.limit_axis[1], [0.0, 1.0, 0.0], atol=1e-12)
+    with pytest.raises(VrmError, match=r"springs\[0\]\.joints\[0\]\.extensions\.VRMC_springBone_limit\.limit: keys "
+                                       r"\['box'\]: expected exactly one of cone, hinge, spherical"):
+        read_springs(with_json(character, lambda d: d["extensions"]["VRMC_springBone"]["springs"][0]["joints"][0]
+                               ["extensions"]["VRMC_springBone_limit"].update(limit={"box": {}})))
