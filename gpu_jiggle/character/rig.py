@@ -115,7 +115,8 @@ one :class:`~gpu_jiggle.PointChainSet` (``rig.chain_set``, gravity per chain), v
 once, at load; the pipeline runs it in one solver.
 
 Bounds on what a small file may ask for: ``max_substeps`` ≤
-:data:`gpu_jiggle.sim.clock.MAX_SUBSTEPS`, at most :data:`MAX_COLLIDERS` colliders, and at
+:data:`gpu_jiggle.sim.clock.MAX_SUBSTEPS`, at most :data:`MAX_COLLIDERS` colliders in at most
+:data:`MAX_COLLIDER_GROUPS` sets of chains that use them, and at
 most :data:`MAX_RIG_SEGMENTS` segments over all chains and strands.
 """
 from __future__ import annotations
@@ -138,8 +139,10 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     tomllib = require("tomli", "reading a TOML rig on Python 3.10")
 
-#: The most colliders a rig may attach (one collider group, a bit of the 32-bit mask, each).
-MAX_COLLIDERS = 32
+#: The most colliders a rig may attach.
+MAX_COLLIDERS = 1024
+#: The most collider groups (bits of a chain's 32-bit mask): colliders the same chains use share one.
+MAX_COLLIDER_GROUPS = 32
 #: The most segments over all of a rig's chains and strands (raise it for a bigger rig).
 MAX_RIG_SEGMENTS = 1_000_000
 #: The largest rig file read (bytes).

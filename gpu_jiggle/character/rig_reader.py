@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from . import quat
-from .rig import (MAX_COLLIDERS, MAX_RIG_SEGMENTS, ChainSpec, ColliderSpec, LookAtSpec, Rig,
+from .rig import (MAX_COLLIDER_GROUPS, MAX_COLLIDERS, MAX_RIG_SEGMENTS, ChainSpec, ColliderSpec, LookAtSpec, Rig,
                   TwoBoneIKSpec)
 from .rig_limits import CHAIN_SET_ARGUMENT, LIMIT_KEYS, read_limits
 from .rig_curves import short as _short
@@ -64,7 +64,7 @@ class RigReader(RigValues):
         rig = Rig(self.source, substep, max_substeps, integrator=integrator)
         colliders = self.tables(data, "collider")
         if len(colliders) > MAX_COLLIDERS:
-            self.fail("[[collider]]", f"{len(colliders)} colliders; at most {MAX_COLLIDERS} (one collider group each)")
+            self.fail("[[collider]]", f"{len(colliders)} colliders; at most {MAX_COLLIDERS}")
         for i, table in enumerate(colliders):
             rig.colliders.append(self.collider(i, table, rig.colliders))
         collider_names = [c.name for c in rig.colliders]
@@ -81,6 +81,7 @@ class RigReader(RigValues):
             seen.add(n)
         for i, c in enumerate(rig.chains):
             c.index, c.rig = i, rig
+        self.collider_groups(rig.colliders)
         rig.chain_set = self.chain_set(rig.chains, substep, integrator)
         for i, table in enumerate(self.tables(data, "look_at")):
             rig.constraints.append(self.look_at(i, table))
@@ -131,14 +132,27 @@ class RigReader(RigValues):
         names = table.get("colliders", collider_names)
         if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
             self.fail(where, f"colliders = {_short(names)}: expected a list of collider names")
-        mask = 0
         for n in names:
             if n not in collider_names:
                 self.fail(where, f"unknown collider {_short(n)}; the rig's colliders are: "
                                  f"{', '.join(collider_names) or 'none'}")
-            mask |= 1 << collider_names.index(n)
-        values["collider_mask"] = mask
+        values["colliders"] = set(names)
         self.springs.extend((where, table, values) for _ in specs)
+
+    def collider_groups(self, colliders) -> None:
+        """Give each collider its collider group and each chain its mask: colliders that the
+        same chains collide with share a group (one of the mask's 32 bits), so a rig may have
+        many colliders as long as they make at most 32 such sets."""
+        groups = {}
+        for c in colliders:
+            users = tuple(k for k, (_, _, values) in enumerate(self.springs) if c.name in values["colliders"])
+            c.group = groups.setdefault(users, len(groups))
+        if len(groups) > MAX_COLLIDER_GROUPS:
+            self.fail("[[collider]]", f"its {len(colliders)} colliders are used by {len(groups)} different sets of "
+                                      f"chains; at most {MAX_COLLIDER_GROUPS} (the bits of a chain's collider mask)")
+        group = {c.name: c.group for c in colliders}
+        for _, _, values in self.springs:
+            values["collider_mask"] = sum({1 << group[n] for n in values["colliders"]})
 
     def chain_set(self, chains, substep, integrator) -> PointChainSet:
         """Every chain's springs as one PointChainSet, validated once (and stable for the

@@ -34,7 +34,8 @@ def test_fox_rig(fox):
     assert groups == {"ear_tuft_left", "ear_tuft_right", "mane"}
     assert {sk.names[c.nodes[0]] for c in rig.strand_chains} == {"b_Head_05", "b_Neck_04"}
     assert [c.name for c in rig.colliders] == ["hips", "left_thigh", "right_thigh", "neck", "head"]
-    assert tail.collider_mask == 0b111
+    # the tail collides with the hips and thighs only (colliders the same chains use share a group)
+    assert {c.name for c in rig.colliders if tail.collider_mask >> c.group & 1} == {"hips", "left_thigh", "right_thigh"}
     assert rig.chain_joints == [int(n) for n in tail.nodes]
     assert [c.enabled for c in rig.constraints] == [False] and rig.enabled_constraints() == []
     cs = rig.chain_set  # every chain's springs in one set, gravity per chain
@@ -201,3 +202,25 @@ def test_bad_toml_and_missing_file(fox, tmp_path):
         load_rig(tmp_path / "bad.toml", fox.skeleton)
     with pytest.raises(FileNotFoundError, match=r"none.toml: no such rig file"):
         load_rig(tmp_path / "none.toml", fox.skeleton)
+
+
+def test_many_colliders_share_the_masks_bits_by_the_chains_that_use_them(fox, data):
+    """40 colliders (more than a mask has bits) used by two sets of chains make two groups;
+    each chain collides with exactly the colliders it names."""
+    head = data["collider"][-1]
+    data["collider"] = [dict(head, name=f"ball{k}", offset=[float(k), 0.0, 0.0]) for k in range(40)]
+    for table in data["chain"] + data["strands"]:
+        table["colliders"] = [f"ball{k}" for k in range(40) if (k % 2 == 0) == (table is data["chain"][0])]
+    rig = rig_from_dict(data, fox.skeleton)
+    assert len({c.group for c in rig.colliders}) == 2
+    for chain in rig.chains:
+        hit = {c.name for c in rig.colliders if chain.collider_mask >> c.group & 1}
+        expected = {f"ball{k}" for k in range(40) if (k % 2 == 0) == (chain.kind == "joints")}
+        assert hit == expected, chain.name
+    for k, table in enumerate(data["strands"]):  # 33 different sets of chains: more than 32 bits
+        table["colliders"] = [f"ball{k}"]
+    data["chain"][0]["colliders"] = []
+    data["collider"] = data["collider"][:33]
+    data["strands"] = [dict(data["strands"][0], name=f"s{k}", colliders=[f"ball{k}"]) for k in range(33)]
+    with pytest.raises(RigError, match="its 33 colliders are used by 33 different sets of chains; at most 32"):
+        rig_from_dict(data, fox.skeleton)
