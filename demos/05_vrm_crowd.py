@@ -36,7 +36,7 @@ from gpu_jiggle.render.scene import key_light
 
 AVATAR = Path(__file__).resolve().parents[1] / "data" / "vrm" / "Godette_vrm_v4.vrm"
 COUNT = 16              # avatars by default: sized for llvmpipe
-SPACING = 0.7           # m between avatars on the grid
+SPACING = 1.0           # m between avatars on the grid (their T-pose arms span 0.9 m)
 MOTION = "shake"
 SKY_COLOUR = "#d8e4ec"
 GROUND_COLOUR = "#aab59a"

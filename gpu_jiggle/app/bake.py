@@ -20,9 +20,11 @@ from .shared import add_clip_options, choose_clip, open_character
 def add_command(sub) -> None:
     """Register ``bake`` on an argparse subparsers object (see :mod:`gpu_jiggle.app.cli`)."""
     p = sub.add_parser("bake", help="bake spring motion into a copy of a glTF file as rotation keyframes",
-                       description="Play an animation through keyframes -> springs with a TOML rig and write a "
-                                   "copy of the glTF file whose animation carries the chain joints' rotations "
-                                   "after springs as keyframes; everything else is copied unchanged.")
+                       description="Play an animation through keyframes -> springs with a TOML rig (or a VRM's own "
+                                   "spring bones) and write a copy of the glTF file whose animation carries the chain "
+                                   "joints' rotations after springs as keyframes; everything else is copied unchanged "
+                                   "(a .vrm keeps its spring bones: a VRM viewer would run them again over the baked "
+                                   "motion).")
     p.add_argument("model", metavar="MODEL", help="the .gltf, .glb or .vrm file")
     p.add_argument("--rig", default=None, metavar="RIG",
                    help="the TOML rig (e.g. rigs/fox.toml); without one, the model's VRM spring bones")
@@ -31,7 +33,7 @@ def add_command(sub) -> None:
                    help=f"resample at F keys per second or more, the last key at the clip's end (default: the "
                         f"clip's own key times when they are evenly spaced at {MIN_SOURCE_FPS:g} or more per "
                         f"second, else {DEFAULT_FPS:g})")
-    p.add_argument("--out", required=True, metavar="OUT", help="the copy to write (.glb or .gltf)")
+    p.add_argument("--out", required=True, metavar="OUT", help="the copy to write (.glb, .gltf or .vrm)")
     p.add_argument("--preroll", type=float, default=DEFAULT_PREROLL, metavar="SECONDS",
                    help=f"seconds of the looping clip simulated before recording (default {DEFAULT_PREROLL:g})")
     p.add_argument("--backend", choices=("auto", "gpu", "cpu"), default="auto",

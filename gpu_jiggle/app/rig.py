@@ -6,11 +6,11 @@ Exit status 0, or 2 with one line for a model without VRM spring bones or bad on
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from pathlib import Path
 
 from ..extras import require
+from ..character.vrm_rig import RATE_RANGE
 from .shared import one_line
 
 
@@ -81,6 +81,7 @@ def _rate(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r}: expected a frame rate in Hz") from None
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"{text!r}: expected a frame rate > 0 (Hz)")
+    low, high = RATE_RANGE
+    if not low <= value <= high:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a frame rate in [{low:g}, {high:g}] Hz")
     return value

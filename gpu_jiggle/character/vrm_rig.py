@@ -41,6 +41,8 @@ log = logging.getLogger(__name__)
 
 #: VRM's update is per frame; the mapping matches it at this frame rate (Hz).
 REFERENCE_RATE = 60.0
+#: The frame rates (Hz) a mapping may take: VRM runs once per rendered frame.
+RATE_RANGE = (1.0, 1000.0)
 #: The solver's substep for a VRM rig (s), as the TOML rigs' default.
 SUBSTEP = 1.0 / 120.0
 #: The frequency (Hz) given to a joint of stiffness 0, which VRM leaves free to swing.
@@ -101,7 +103,7 @@ def rig_from_vrm(character, rate: float = REFERENCE_RATE, springs: VrmSprings | 
 
     Raises:
         VrmError (a ValueError): bad spring bones (:func:`~.vrm.read_springs`), or a rig the
-        checks of the TOML path refuse (naming the chain). ValueError: rate not > 0.
+        checks of the TOML path refuse (naming the chain). ValueError: rate outside :data:`RATE_RANGE`.
     """
     data = rig_dict_from_vrm(character, rate, springs)
     source = f"{character.path} (VRM {(springs or read_springs(character)).version})"
@@ -114,9 +116,10 @@ def rig_from_vrm(character, rate: float = REFERENCE_RATE, springs: VrmSprings | 
 def rig_dict_from_vrm(character, rate: float = REFERENCE_RATE, springs: VrmSprings | None = None) -> dict:
     """The rig of a VRM as the TOML rig's tables (a dict; ``gpu-jiggle rig`` writes it as TOML).
 
-    Raises: VrmError (see :func:`rig_from_vrm`). ValueError: rate not > 0 or not finite."""
-    if not (isinstance(rate, (int, float)) and math.isfinite(rate) and rate > 0):
-        raise ValueError(f"rate = {rate!r}: expected a frame rate > 0 (Hz)")
+    Raises: VrmError (see :func:`rig_from_vrm`). ValueError: rate outside :data:`RATE_RANGE`."""
+    if not (isinstance(rate, (int, float)) and RATE_RANGE[0] <= rate <= RATE_RANGE[1]):
+        raise ValueError(f"rate = {rate!r}: expected a frame rate in [{RATE_RANGE[0]:g}, {RATE_RANGE[1]:g}] Hz "
+                         f"(VRM's update runs once per rendered frame)")
     springs = springs or read_springs(character)
     sk = character.skeleton
     world = sk.world_matrices(sk.rest_pose())

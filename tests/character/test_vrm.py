@@ -324,3 +324,13 @@ def test_vrmc_springbone_limit_becomes_the_rigs_limits():
                                        r"\['box'\]: expected exactly one of cone, hinge, spherical"):
         read_springs(with_json(character, lambda d: d["extensions"]["VRMC_springBone"]["springs"][0]["joints"][0]
                                ["extensions"]["VRMC_springBone_limit"].update(limit={"box": {}})))
+
+
+@pytest.mark.parametrize("rate", [0.0, 1e-9, 1e6, float("nan"), float("inf")])
+def test_a_frame_rate_outside_what_vrm_runs_at_is_refused(godette, rate, capsys, tmp_path):
+    with pytest.raises(ValueError, match=r"rate = .*: expected a frame rate in \[1, 1000\] Hz"):
+        rig_dict_from_vrm(godette, rate)
+    with pytest.raises(SystemExit):
+        main(["rig", str(GODETTE), "--out", str(tmp_path / "x.toml"), "--rate", repr(rate)])
+    assert "expected a frame rate in [1, 1000] Hz" in capsys.readouterr().err
+    assert not (tmp_path / "x.toml").exists()
