@@ -254,8 +254,16 @@ class _Reader:
                 names += [n for n in groups[g] if n not in names]
             center = self.node(where, spring, "center") if "center" in spring else None
             label = spring.get("name") if isinstance(spring.get("name"), str) and spring.get("name") else where
-            springs.append(VrmSpring(self.chain_name(f"{label}: {self.names[nodes[0]]}"), joints[:-1], nodes[-1],
-                                     names, center, label))
+            shared = 0  # springs that branch from one bone share their first joints: an earlier spring drives them
+            while shared < len(joints) - 1 and nodes[shared] in self.used:
+                shared += 1
+            if shared:
+                log.warning("%s: %s: joints 0-%d (from %r) are already in chain %r: this chain starts after them",
+                            self.path, where, shared - 1, self.names[nodes[0]], self.used[nodes[0]])
+            if shared == len(joints) - 1:
+                continue
+            springs.append(self.claim(VrmSpring(self.chain_name(f"{label}: {self.names[nodes[shared]]}"),
+                                                joints[shared:-1], nodes[-1], names, center, label)))
         return VrmSprings("1.0", springs, colliders)
 
     def joint1(self, where, entry) -> VrmJoint:

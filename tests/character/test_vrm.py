@@ -334,3 +334,25 @@ def test_a_frame_rate_outside_what_vrm_runs_at_is_refused(godette, rate, capsys,
         main(["rig", str(GODETTE), "--out", str(tmp_path / "x.toml"), "--rate", repr(rate)])
     assert "expected a frame rate in [1, 1000] Hz" in capsys.readouterr().err
     assert not (tmp_path / "x.toml").exists()
+
+
+def test_springs_branching_from_one_bone_share_it_with_the_first(caplog):
+    """Two VRM 1.0 springs through one bone (a branch): the second starts after the joints the
+    first already drives, and says so; a spring with nothing left is left out."""
+    def branch(doc):
+        doc["nodes"][1]["children"] = [2, 6]
+        doc["nodes"] += [{"name": "Branch", "translation": [0.5, -1.0, 0.0], "children": [7]},
+                         {"name": "Branch End", "translation": [0.5, -1.0, 0.0]}]
+        first = doc["extensions"]["VRMC_springBone"]["springs"][0]
+        springs = doc["extensions"]["VRMC_springBone"]["springs"]
+        springs.append({"joints": [dict(first["joints"][0]), dict(first["joints"][1]), dict(first["joints"][1], node=6),
+                                   {"node": 7}]})
+        springs.append({"joints": [dict(first["joints"][0]), {"node": 1}]})  # all of it driven already
+
+    character = with_json(Character.load(VRM / "sphere-collider.gltf"), branch)
+    springs = read_springs(character)
+    assert [[j.node for j in s.joints] for s in springs.springs] == [[0, 1, 2, 3], [6]]
+    assert springs.springs[1].tail == 7
+    assert "springs[1]: joints 0-1 (from 'Spring A') are already in chain 'springs[0]: Spring A'" in caplog.text
+    rig = rig_from_vrm(character)
+    assert [list(c.nodes) for c in rig.chains] == [[0, 1, 2, 3], [6]]
