@@ -204,6 +204,17 @@ class _Reader:
             self.fail(where, f"{key} = {_short(v)}: expected a node index in [0, {len(self.names) - 1}]")
         return v
 
+    def collider_names(self, where, table, groups):
+        """The names of the colliders in ``table``'s colliderGroups (indices into ``groups``, each
+        a list of names), each once, in order."""
+        names = []
+        for g in self.items(where, table, "colliderGroups"):
+            if isinstance(g, bool) or not isinstance(g, int) or not 0 <= g < len(groups):
+                self.fail(where, f"colliderGroups = ... {_short(g)}: expected a collider group index in "
+                                 f"[0, {len(groups) - 1}]")
+            names += [n for n in groups[g] if n not in names]
+        return names
+
     def chain_name(self, name):
         """A chain name not used before (rig chains are addressed by name)."""
         unique, k = name, 2
@@ -246,12 +257,7 @@ class _Reader:
                     self.fail(f"{where}.joints[{k}]", f"node = {nodes[k]} ({self.names[nodes[k]]!r}) is not a "
                                                       f"child of joint {k - 1}'s node {nodes[k - 1]} "
                                                       f"({self.names[nodes[k - 1]]!r})")
-            names = []
-            for g in self.items(where, spring, "colliderGroups"):
-                if isinstance(g, bool) or not isinstance(g, int) or not 0 <= g < len(groups):
-                    self.fail(where, f"colliderGroups = ... {_short(g)}: expected a collider group index in "
-                                     f"[0, {len(groups) - 1}]")
-                names += [n for n in groups[g] if n not in names]
+            names = self.collider_names(where, spring, groups)
             center = self.node(where, spring, "center") if "center" in spring else None
             label = spring.get("name") if isinstance(spring.get("name"), str) and spring.get("name") else where
             shared = 0  # springs that branch from one bone share their first joints: an earlier spring drives them
@@ -348,12 +354,7 @@ class _Reader:
         for b, group in enumerate(self.items("secondaryAnimation", sa, "boneGroups")):
             where = f"secondaryAnimation.boneGroups[{b}]"
             group = self.table(where, group)
-            names = []
-            for g in self.items(where, group, "colliderGroups"):
-                if isinstance(g, bool) or not isinstance(g, int) or not 0 <= g < len(groups):
-                    self.fail(where, f"colliderGroups = ... {_short(g)}: expected a collider group index in "
-                                     f"[0, {len(groups) - 1}]")
-                names += [n for n in groups[g] if n not in names]
+            names = self.collider_names(where, group, groups)
             center = group.get("center", -1)
             center = None if center == -1 else self.node(where, group, "center")
 
