@@ -41,7 +41,10 @@ class CrowdFrame:
 
 def grid_placements(count: int, spacing: float) -> np.ndarray:
     """(count, 3) float64: floor positions on a square grid, ``spacing`` apart, centred on the
-    origin, rows along x, filled front (+z) to back."""
+    origin, rows along x, filled front (+z) to back.
+
+    Raises:
+        ValueError: count not an integer ≥ 1, or spacing not a finite length > 0."""
     if not (isinstance(count, (int, np.integer)) and count >= 1):
         raise ValueError(f"count = {count!r}: expected an integer >= 1")
     if not (math.isfinite(spacing) and spacing > 0):

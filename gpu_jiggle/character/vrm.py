@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .rig_curves import short
+
 log = logging.getLogger(__name__)
 
 #: VRM 0.x: the length of the virtual tail of a joint without children, along its bone, in the
@@ -171,22 +173,22 @@ class _Reader:
     # -- values -------------------------------------------------------------------------------
     def table(self, where, value):
         if not isinstance(value, dict):
-            self.fail(where, f"expected an object, got {_short(value)}")
+            self.fail(where, f"expected an object, got {short(value)}")
         return value
 
     def items(self, where, table, key):
         value = table.get(key, [])
         if not isinstance(value, list):
-            self.fail(where, f"{key} = {_short(value)}: expected a list")
+            self.fail(where, f"{key} = {short(value)}: expected a list")
         return value
 
     def number(self, where, table, key, default, low=-math.inf, high=math.inf):
         v = table.get(key, default)
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-            self.fail(where, f"{key} = {_short(v)}: expected a finite number")
+            self.fail(where, f"{key} = {short(v)}: expected a finite number")
         if not low <= v <= high:
             bounds = f"≥ {low}" if high == math.inf else f"in [{low}, {high}]"
-            self.fail(where, f"{key} = {_short(v)}: expected a value {bounds}")
+            self.fail(where, f"{key} = {short(v)}: expected a value {bounds}")
         return float(v)
 
     def vector(self, where, table, key, default, xyz=False):
@@ -195,13 +197,13 @@ class _Reader:
             v = [v.get("x", 0.0), v.get("y", 0.0), v.get("z", 0.0)]
         if (not isinstance(v, (list, tuple)) or len(v) != 3
                 or not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in v)):
-            self.fail(where, f"{key} = {_short(v)}: expected three finite numbers")
+            self.fail(where, f"{key} = {short(v)}: expected three finite numbers")
         return np.asarray(v, np.float64)
 
     def node(self, where, table, key="node"):
         v = table.get(key)
         if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < len(self.names):
-            self.fail(where, f"{key} = {_short(v)}: expected a node index in [0, {len(self.names) - 1}]")
+            self.fail(where, f"{key} = {short(v)}: expected a node index in [0, {len(self.names) - 1}]")
         return v
 
     def collider_names(self, where, table, groups):
@@ -210,7 +212,7 @@ class _Reader:
         names = []
         for g in self.items(where, table, "colliderGroups"):
             if isinstance(g, bool) or not isinstance(g, int) or not 0 <= g < len(groups):
-                self.fail(where, f"colliderGroups = ... {_short(g)}: expected a collider group index in "
+                self.fail(where, f"colliderGroups = ... {short(g)}: expected a collider group index in "
                                  f"[0, {len(groups) - 1}]")
             names += [n for n in groups[g] if n not in names]
         return names
@@ -234,7 +236,7 @@ class _Reader:
             members = []
             for k in self.items(where, self.table(where, group), "colliders"):
                 if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k < len(colliders):
-                    self.fail(where, f"colliders = ... {_short(k)}: expected a collider index in "
+                    self.fail(where, f"colliders = ... {short(k)}: expected a collider index in "
                                      f"[0, {len(colliders) - 1}]")
                 members.append(colliders[k].name)
             groups.append(members)
@@ -290,7 +292,7 @@ class _Reader:
         shape = self.table(f"{where}.limit", ext.get("limit"))
         kinds = [k for k in shape if k in LIMIT_KINDS]
         if len(kinds) != 1:
-            self.fail(f"{where}.limit", f"keys {_short(sorted(shape))}: expected exactly one of "
+            self.fail(f"{where}.limit", f"keys {short(sorted(shape))}: expected exactly one of "
                                         f"{', '.join(LIMIT_KINDS)}")
         kind = kinds[0]
         body = self.table(f"{where}.limit.{kind}", shape[kind])
@@ -301,7 +303,7 @@ class _Reader:
         if (not isinstance(rotation, list) or len(rotation) != 4
                 or not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
                            for x in rotation) or abs(math.hypot(*rotation) - 1.0) > 1e-3):
-            self.fail(here, f"rotation = {_short(rotation)}: expected a unit quaternion [x, y, z, w]")
+            self.fail(here, f"rotation = {short(rotation)}: expected a unit quaternion [x, y, z, w]")
         return kind, angles, np.asarray(rotation, np.float64)
 
     def collider1(self, where, entry) -> VrmCollider:
@@ -314,7 +316,7 @@ class _Reader:
         shape = self.table(f"{where}.shape", shape)
         kinds = [k for k in shape if k in ("sphere", "capsule", "plane")]
         if len(kinds) != 1:
-            self.fail(f"{where}.shape", f"keys {_short(sorted(shape))}: expected exactly one of sphere, capsule"
+            self.fail(f"{where}.shape", f"keys {short(sorted(shape))}: expected exactly one of sphere, capsule"
                                         f"{', plane' if extended else ''}")
         kind = kinds[0]
         here = f"{where}.shape.{kind}"
@@ -322,12 +324,12 @@ class _Reader:
         offset = self.vector(here, body, "offset", (0.0, 0.0, 0.0))
         inside = body.get("inside", False)
         if not isinstance(inside, bool):
-            self.fail(here, f"inside = {_short(inside)}: expected true or false")
+            self.fail(here, f"inside = {short(inside)}: expected true or false")
         name = where.split(".extensions")[0]
         if kind == "plane":
             normal = self.vector(here, body, "normal", (0.0, 0.0, 1.0))
             if not np.linalg.norm(normal) > 0:
-                self.fail(here, f"normal = {_short(list(normal))}: expected a non-zero vector")
+                self.fail(here, f"normal = {short(list(normal))}: expected a non-zero vector")
             return VrmCollider(name, node, "plane", offset, normal=normal)
         radius = self.number(here, body, "radius", 0.0, 0.0)
         tail = self.vector(here, body, "tail", (0.0, 0.0, 0.0)) if kind == "capsule" else None
@@ -403,7 +405,3 @@ class _Reader:
             self.used[j.node] = spring.name
         return spring
 
-
-def _short(value, limit: int = 60) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit - 3] + "..."

@@ -105,8 +105,9 @@ def rig_from_vrm(character, rate: float = REFERENCE_RATE, springs: VrmSprings | 
         VrmError (a ValueError): bad spring bones (:func:`~.vrm.read_springs`), or a rig the
         checks of the TOML path refuse (naming the chain). ValueError: rate outside :data:`RATE_RANGE`.
     """
+    springs = springs or read_springs(character)
     data = rig_dict_from_vrm(character, rate, springs)
-    source = f"{character.path} (VRM {(springs or read_springs(character)).version})"
+    source = f"{character.path} (VRM {springs.version})"
     try:
         return rig_from_dict(data, character.skeleton, source)
     except RigError as exc:
@@ -164,11 +165,9 @@ def _chain(path, spring, world, sk, rate) -> dict:
                         sk.names[j.node], j.stiffness, j.drag_force, j.gravity_power, rate)
         frequency.append(f), damping_ratio.append(zeta), air_drag.append(mu)
         gravity.append(scale * j.gravity_power * j.gravity_dir)
-    kept = [k for k in range(len(frequency)) if frequency[k] is not None] or [None]
-
-    def filled(values, default):  # a zero-length segment's value: any kept one (the rig drops it)
-        return [values[kept[0]] if v is None and kept[0] is not None else default if v is None else v
-                for v in values]
+    def filled(values, default):  # a zero-length segment's value: any swinging one's (the rig drops it)
+        first = next((v for v in values if v is not None), default)
+        return [first if v is None else v for v in values]
 
     chain = {"name": spring.name, "group": spring.group or spring.name, "joints": [sk.names[n] for n in nodes],
              "tip_length": float(np.linalg.norm(tip_local)), "tip_axis": [float(x) for x in tip_local],
