@@ -181,17 +181,21 @@ class RigReader(RigValues):
 
     def refuse(self, exc, chain_set):
         """Raise the RigError for the chain set's refusal ``exc``, in the rig's terms: the
-        table and key the value came from, its index only where the table gave a list or a curve."""
+        table and key the value came from, its index only where the table gave a list or a curve
+        (a limit's row and entry)."""
         chain, local = chain_set.locate(exc.argument, exc.index)
         where, table, values = self.springs[chain]
-        key = next((k for k, (name, _) in CHAIN_SET_ARGUMENT.items() if name == exc.argument), None)
-        if key is not None:  # one row for the table: name the key and the entry within it, in its unit
-            given = exc.value / CHAIN_SET_ARGUMENT[key][1]
-            self.fail(where, f"{key}[{exc.index % values[exc.argument].shape[-1]}] = {given:g}: expected {exc.expected} "
-                             f"({given:g} in the key's unit is {exc.value:g} in the solver's)")
-        given = table.get(exc.argument)
         if local is not None and "keep" in values:  # the solver's segment → the joint the table counts
             local = int(np.flatnonzero(values["keep"])[local])
+        key = next((k for k, (name, _) in CHAIN_SET_ARGUMENT.items() if name == exc.argument), None)
+        if key is not None:  # a row: name the key, the row where the table gave one per segment, the entry
+            given = exc.value / CHAIN_SET_ARGUMENT[key][1]
+            rows = table.get(key)
+            row = f"[{local}]" if isinstance(rows, list) and rows and isinstance(rows[0], list) else ""
+            entry = exc.index % values[exc.argument].shape[-1]
+            self.fail(where, f"{key}{row}[{entry}] = {given:g}: expected {exc.expected} "
+                             f"({given:g} in the key's unit is {exc.value:g} in the solver's)")
+        given = table.get(exc.argument)
         index = f"[{local}]" if isinstance(given, (list, dict)) and local is not None else ""
         if isinstance(exc, UnstableSpringError):
             self.fail(where, exc.describe(index, remedy="the [solver] substep",

@@ -61,6 +61,9 @@ def test_spherical_limit_keys_reach_the_chain_set(fox, rig_data):
 @pytest.mark.parametrize("keys, message", [
     ({"hinge_limit_deg": [30.0, -30.0]}, r"chain 'tail': hinge_limit_deg\[0\] = 30: expected a least angle"),
     ({"hinge_limit_deg": [-30.0, 200.0]}, r"hinge_limit_deg\[1\] = 200: expected an angle in \[-π, π\]"),
+    ({"hinge_limit_deg": [[-30.0, 30.0], [30.0, -30.0], [-10.0, 10.0]]},
+     r"chain 'tail': hinge_limit_deg\[1\]\[0\] = 30: expected a least angle"),
+    ({"hinge_limit_deg": [[-30.0, 30.0], [-10.0, 10.0]]}, r"expected \[least, greatest\].*one such per segment \(3\)"),
     ({"spherical_limit_deg": [10.0]}, r"spherical_limit_deg = \[10.0\]: expected \[pitch, yaw\]"),
     ({"spherical_limit_deg": [10.0, -5.0]}, r"spherical_limit_deg\[1\] = -5"),
     ({"limit_axis": [0.0, 0.0, 0.0]}, r"limit_axis\[0\] = 0: expected a non-zero axis"),
