@@ -1,8 +1,9 @@
 """A rig table's hinge and spherical limits (docs/SPEC.md section 9, "Angle limits"), read for
 the whole chain or strand group, or per segment (a list of rows): ``hinge_limit_deg =
 [least, greatest]`` about ``limit_axis``, ``spherical_limit_deg = [pitch, yaw]``,
-``limit_axis = [x, y, z]`` in each segment's base joint's space (default [1, 0, 0], as VRMC_springBone_limit). Types and counts
-are checked here; the values by the chain set, whose refusal names the key."""
+``limit_axis = [x, y, z]`` in each segment's base joint's space (default [1, 0, 0], as
+VRMC_springBone_limit). Types and counts are checked here; the values by the chain set, whose
+refusal names the key."""
 from __future__ import annotations
 
 import math
