@@ -10,8 +10,8 @@ the joints a character has:
   glTF ignores), always: each root's transform is
   multiplied in world space by a rigid motion about the **pivot**, the centre of the
   rest-pose bounds at floor height, so that several roots move as one body;
-- a **head** joint: a VRM's humanoid head bone, else one that :func:`find_head` finds by name (``head``/``Head`` variants such
-  as ``b_Head_05``, the VRM humanoid ``J_Bip_C_Head``, else the highest ``neck`` joint): turned
+- a **head** joint: a VRM's humanoid head bone, else one that :func:`find_head` finds by
+  name (``head``/``Head`` variants such as ``b_Head_05``, the VRM humanoid ``J_Bip_C_Head``, else the highest ``neck`` joint): turned
   about the world's vertical and lateral axes through its own pivot.
 
 The motions (periods in :data:`PERIODS`; amplitudes in :data:`AMPLITUDES`, lengths in units
@@ -50,7 +50,8 @@ from .animation import Channel, Clip, Sampler
 from .morph import posed_positions
 from .vrm import humanoid_bones
 
-__all__ = ["MOTIONS", "Motion", "builtin_motion", "find_head", "with_motion", "KEY_RATE", "KEY_RATES", "PERIODS", "AMPLITUDES"]
+__all__ = ["MOTIONS", "Motion", "builtin_motion", "find_head", "with_motion", "KEY_RATE", "KEY_RATES", "PERIODS",
+           "AMPLITUDES"]
 
 MOTIONS = ("idle", "turn", "walk", "shake")
 KEY_RATE = 30.0  # keys per second
