@@ -11,8 +11,9 @@ the joints a character has:
   multiplied in world space by a rigid motion about the **pivot**, the centre of the
   rest-pose bounds at floor height, so that several roots move as one body;
 - a **head** joint: a VRM's humanoid head bone, else one that :func:`find_head` finds by
-  name (``head``/``Head`` variants such as ``b_Head_05``, the VRM humanoid ``J_Bip_C_Head``, else the highest ``neck`` joint): turned
-  about the world's vertical and lateral axes through its own pivot.
+  name (``head``/``Head`` variants such as ``b_Head_05``, the VRM humanoid ``J_Bip_C_Head``,
+  else the highest ``neck`` joint): turned about the world's vertical and lateral axes
+  through its own pivot.
 
 The motions (periods in :data:`PERIODS`; amplitudes in :data:`AMPLITUDES`, lengths in units
 of the rest-pose bounds' diagonal so they suit a mouse or a giant):
