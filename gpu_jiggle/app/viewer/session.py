@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["Parameter", "Demo", "GpuTimer", "FrameLimiter", "Stats", "Session", "FPS_CAPS", "STEP_SECONDS",
+__all__ = ["Parameter", "Action", "Demo", "GpuTimer", "FrameLimiter", "Stats", "Session", "FPS_CAPS", "STEP_SECONDS",
            "MS_PER_SECOND", "is_software", "choose_samples"]
 
 FPS_CAPS = (30, 60, 144, None)   # frame-rate caps offered, frames per second (None: uncapped)
@@ -41,13 +41,17 @@ class Parameter:
         label: what the panel shows (with the unit).
         value: the current value (float, int, or bool for a toggle).
         low, high: the range a slider covers (ignored for toggles).
-        kind: ``"float"``, ``"int"`` or ``"toggle"``.
+        kind: ``"float"``, ``"int"``, ``"toggle"`` or ``"choice"`` (an int index into
+            ``choices``, shown as a combo box).
         log: a logarithmic slider; keys multiply by ``step`` instead of adding it.
         step: what one key press adds (or multiplies by, with ``log``).
         rebuild: the demo rebuilds its solver for a change (a count): a slider applies it
             when released, not while dragged.
         letter: a key that flips a toggle (upper-case letter), or None.
         fmt: printf format for the value.
+        choices: the names a ``"choice"`` offers (its value indexes them).
+        section: the heading the panel shows it under (a chain group, "wind", a collider),
+            or None for the top of the panel.
     """
 
     key: str
@@ -61,23 +65,43 @@ class Parameter:
     rebuild: bool = False
     letter: str | None = None
     fmt: str = "%.2f"
+    choices: tuple = ()
+    section: str | None = None
     pending: object = field(default=None, repr=False, compare=False)  # a rebuild slider's value while dragged
 
     def text(self) -> str:
         if self.kind == "toggle":
             return f"{self.label}: {'on' if self.value else 'off'}" + (f" [{self.letter}]" if self.letter else "")
+        if self.kind == "choice":
+            return f"{self.label}: {self.choices[int(self.value)]}"
         return f"{self.label}: {self.fmt % self.value}"
 
     def nudged(self, direction: int):
         """The value one key press away (direction +1 or -1), within the range."""
         if self.kind == "toggle":
             return not self.value
+        if self.kind == "choice":
+            return (int(self.value) + direction) % len(self.choices)
         if self.log:
             value = self.value * self.step ** direction
         else:
             value = self.value + direction * self.step
         value = min(max(value, self.low), self.high)
         return int(round(value)) if self.kind == "int" else float(value)
+
+
+@dataclass
+class Action:
+    """A button the panel shows (and a key that presses it).
+
+    Attributes:
+        key: the name passed to ``Demo.act``. label: the button's text.
+        letter: an upper-case key that presses it, or None.
+    """
+
+    key: str
+    label: str
+    letter: str | None = None
 
 
 class Demo:
@@ -87,11 +111,13 @@ class Demo:
     Attributes:
         name: file-name stem for outputs, e.g. ``"03_grass_field"``. title: window title.
         parameters: the :class:`Parameter` list shown on the panel, in order.
+        actions: the :class:`Action` buttons shown above the parameters (save, revert, undo).
     """
 
     name = "demo"
     title = "gpu_jiggle"
     parameters: list = []
+    actions: list = []
 
     def value(self, key: str):
         """The current value of the parameter ``key`` (KeyError for an unknown one)."""
@@ -109,6 +135,14 @@ class Demo:
     def set_parameter(self, key: str, value) -> None:
         """Apply a changed parameter; raise ValueError to refuse it (the panel shows why)."""
         raise ValueError(f"unknown parameter {key!r}")
+
+    def act(self, key: str):
+        """Press the :class:`Action` ``key``; return a message for the panel (or None); raise
+        ValueError or OSError to refuse (the panel shows why)."""
+        raise ValueError(f"unknown action {key!r}")
+
+    def click(self, x: float, y: float) -> None:
+        """A left click (press and release without a drag) at x, y in [0, 1] from the top-left."""
 
     def teleport(self) -> None:
         """Jump something far, with the solver told so (``solver.teleport``, snapped colliders)."""
@@ -296,11 +330,27 @@ class Session:
             self.selected = (self.selected + direction) % len(self.demo.parameters)
 
     def toggle(self, letter: str) -> bool:
+        """The key ``letter`` flips a toggle or presses an action; False when none has it."""
         for p in self.demo.parameters:
             if p.kind == "toggle" and p.letter == letter:
                 self.set(p, not p.value)
                 return True
+        for a in getattr(self.demo, "actions", []):
+            if a.letter == letter:
+                self.act(a)
+                return True
         return False
+
+    def act(self, action) -> bool:
+        """Press ``action`` (an :class:`Action`) through the demo; a refusal becomes the message."""
+        try:
+            said = self.demo.act(action.key)
+        except (ValueError, OSError) as exc:
+            self.say(str(exc))
+            return False
+        if said:
+            self.say(str(said))
+        return True
 
     def cycle_cap(self) -> None:
         i = FPS_CAPS.index(self.limiter.cap) if self.limiter.cap in FPS_CAPS else -1
