@@ -91,6 +91,8 @@ class Crowd:
         self.chain_set = PointChainSet.concatenate([rig.chain_set] * self.count)
         self.solver = Solver(self.chain_set, backend=backend, substep=rig.substep, max_substeps=rig.max_substeps,
                              integrator=rig.integrator, context=context, origin=placements.mean(axis=0))
+        if rig.wind is not None:  # one wind over the whole crowd, in the world
+            self.solver.set_wind(**rig.wind.solver_arguments())
 
     @property
     def backend(self) -> str:

@@ -57,6 +57,7 @@ import numpy as np
 
 from . import quat
 from .ik3d import look_at, two_bone_ik_3d
+from .rig_live import changed_collider, changed_wind, collider_named
 from .chain_pose import posed_with_springs
 from .rig import LIVE_PARAMETERS, ColliderShapes, LookAtSpec, Rig, TwoBoneIKSpec
 from .skeleton import Pose
@@ -155,6 +156,8 @@ class Pipeline:
         self._solver = Solver(rig.chain_set, backend=self.backend_name, substep=rig.substep,
                               max_substeps=rig.max_substeps, context=self.context, origin=origin,
                               integrator=rig.integrator)
+        if rig.wind is not None:
+            self._solver.set_wind(**rig.wind.solver_arguments())
 
     @property
     def backend(self) -> str | None:
@@ -221,6 +224,34 @@ class Pipeline:
         except InputError as exc:
             raise ValueError(self.rig.refusal(exc)) from None
         self.rig.chain_set = chain_set
+
+    def set_wind(self, **changes) -> None:
+        """Change the rig's wind (SPEC 4.1) from the next step on, without resetting the
+        motion: any of ``direction`` ((3,) world), ``strength``, ``gust_amplitude``
+        (length/s²), ``gust_frequency`` (Hz) and ``gust_wavelength`` (length, 0: everywhere at
+        once); a rig without ``[wind]`` starts from no wind. The rig keeps the new wind
+        (``rig.wind``, a :class:`~gpu_jiggle.character.rig_specs.WindSpec`).
+
+        Raises: TypeError (an unknown key, with the closest one; non-numbers), ValueError (a
+        bad value); a refused change leaves the wind as it was."""
+        if self.rig is None:
+            raise ValueError("set_wind: this pipeline has no rig")
+        wind = changed_wind(self.rig.wind, changes)
+        if self._solver is not None:
+            self._solver.set_wind(**wind.solver_arguments())
+        self.rig.wind = wind
+
+    def set_collider(self, name: str, **changes) -> None:
+        """Change the rig's collider ``name`` from the next step on (its ``radius``,
+        ``offset``, ``end``, ``normal``: :func:`~gpu_jiggle.character.rig_live.changed_collider`),
+        without resetting the motion; it sweeps from where it was over the next frame.
+
+        Raises: ValueError (an unknown collider, naming the closest; a bad value), TypeError (a
+        key its shape has not); a refused change leaves the collider as it was."""
+        if self.rig is None:
+            raise ValueError("set_collider: this pipeline has no rig")
+        i = collider_named(self.rig.colliders, name)
+        self.rig.colliders[i] = changed_collider(self.rig.colliders[i], changes)
 
     def teleport(self, keep_shape: bool = True) -> None:
         """Say that the character jumps before the next step (SPEC 5): that step flags every

@@ -11,6 +11,13 @@ substep = 0.008333333         # fixed substep h in seconds (default 1/120)
 max_substeps = 8              # per frame (default 8)
 integrator = "semi-implicit"  # or "exact": the closed-form spring step, no stability bound (SPEC 1)
 
+[wind]                        # optional: the wind every chain feels (SPEC 4.1), world space
+direction = [1.0, 0.0, 0.0]   # where it blows to (default +x)
+strength = 200.0              # steady acceleration along direction, length/s² (default 0)
+gust_amplitude = 100.0        # gusts add this much, rising and falling (length/s², default 0)
+gust_frequency = 0.5          # Hz
+gust_wavelength = 300.0       # length: gusts travel along direction (default 0: everywhere at once)
+
 [[chain]]                     # springs on skeleton joints
 name = "tail"
 # group = "tails"             # optional: chains tuned together (play's sliders, set_parameters(groups=True))
@@ -131,7 +138,7 @@ from ..extras import require
 from ..sim import validation
 from ..sim.chains import PointChainSet
 from .rig_curves import curve_values, is_curve
-from .rig_specs import ColliderShapes, ColliderSpec, LookAtSpec, TwoBoneIKSpec  # noqa: F401  (re-exported)
+from .rig_specs import ColliderShapes, ColliderSpec, LookAtSpec, TwoBoneIKSpec, WindSpec  # noqa: F401  (re-exported)
 from .skeleton import Skeleton
 
 if sys.version_info >= (3, 11):
@@ -233,6 +240,7 @@ class Rig:
             order of ``chains`` (gravity per chain).
         colliders: list of :class:`ColliderSpec`.
         constraints: list of :class:`LookAtSpec` / :class:`TwoBoneIKSpec`, in file order.
+        wind: the ``[wind]`` table (:class:`WindSpec`), or None for no wind.
     """
 
     source: str
@@ -243,6 +251,7 @@ class Rig:
     colliders: list = field(default_factory=list)
     constraints: list = field(default_factory=list)
     integrator: str = "semi-implicit"
+    wind: WindSpec | None = None
 
     @property
     def joint_chains(self):

@@ -13,6 +13,7 @@ import numpy as np
 from . import quat
 from .rig import (MAX_COLLIDER_GROUPS, MAX_COLLIDERS, MAX_RIG_SEGMENTS, ChainSpec, ColliderSpec, LookAtSpec, Rig,
                   TwoBoneIKSpec)
+from .rig_specs import WIND_DEFAULTS, WindSpec
 from .rig_limits import CHAIN_SET_ARGUMENT, LIMIT_KEYS, read_limits
 from .rig_curves import short as _short
 from .rig_values import PER_SEGMENT_DEFAULTS, RigValues
@@ -32,7 +33,7 @@ COLLIDER_KEYS = ("name", "joint", "shape", "offset", "end", "radius", "inside", 
 LOOK_AT_KEYS = ("name", "joint", "aim_axis", "target", "sweep", "sweep_hz", "max_angle_deg", "weight", "enabled")
 TWO_BONE_KEYS = ("name", "root", "mid", "end", "target", "sweep", "sweep_hz", "pole", "enabled")
 SOLVER_KEYS = ("substep", "max_substeps", "integrator")
-TOP_KEYS = ("solver", "chain", "strands", "collider", "look_at", "two_bone_ik")
+TOP_KEYS = ("solver", "wind", "chain", "strands", "collider", "look_at", "two_bone_ik")
 DRAW_STYLES = ("lines", "ribbons")
 #: A chain segment is of zero length when its joints are this fraction of the chain's longest
 #: segment apart, or closer, in the rest pose (two joints at the same place).
@@ -62,6 +63,8 @@ class RigReader(RigValues):
         except (TypeError, ValueError) as exc:
             self.fail("[solver]", str(exc))
         rig = Rig(self.source, substep, max_substeps, integrator=integrator)
+        if "wind" in data:
+            rig.wind = self.wind(data["wind"])
         colliders = self.tables(data, "collider")
         if len(colliders) > MAX_COLLIDERS:
             self.fail("[[collider]]", f"{len(colliders)} colliders; at most {MAX_COLLIDERS}")
@@ -314,6 +317,19 @@ class RigReader(RigValues):
                                  local_points=start + steps * d, group=name, draw=draw, width=width))
         self.add_springs(where, table, out, collider_names)
         return out
+
+    def wind(self, table) -> WindSpec:
+        """The ``[wind]`` table (keys and defaults: :data:`~.rig_specs.WIND_DEFAULTS`)."""
+        if not isinstance(table, dict):
+            self.fail("[wind]", f"expected a table, got {type(table).__name__} {_short(table)}")
+        self.keys("[wind]", table, tuple(WIND_DEFAULTS))
+        direction = self.vector("[wind]", table, "direction", WIND_DEFAULTS["direction"], nonzero=True)
+        values = {key: float(self.number("[wind]", table, key, default, lambda x: x >= 0, "a finite value >= 0"))
+                  for key, default in WIND_DEFAULTS.items() if key != "direction"}
+        try:
+            return WindSpec.checked(direction, **values)
+        except ValueError as exc:
+            self.fail("[wind]", str(exc))
 
     def collider(self, i, table, existing) -> ColliderSpec:
         name = self.name("collider", i, table)

@@ -1,6 +1,6 @@
 """What a rig attaches to a skeleton besides its spring chains: colliders (:class:`ColliderSpec`,
-and their world shapes per frame, :class:`ColliderShapes`) and IK constraints toward moving
-world targets (:class:`LookAtSpec`, :class:`TwoBoneIKSpec`). Read from TOML by
+and their world shapes per frame, :class:`ColliderShapes`), the wind (:class:`WindSpec`) and IK
+constraints toward moving world targets (:class:`LookAtSpec`, :class:`TwoBoneIKSpec`). Read from TOML by
 :mod:`.rig_reader`; :mod:`.rig` re-exports them.
 """
 from __future__ import annotations
@@ -9,6 +9,74 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+
+
+#: The keys of a rig's ``[wind]`` table, and what each defaults to.
+WIND_DEFAULTS = {"direction": (1.0, 0.0, 0.0), "strength": 0.0, "gust_amplitude": 0.0, "gust_frequency": 0.0,
+                 "gust_wavelength": 0.0}
+
+
+@dataclass(frozen=True)
+class WindSpec:
+    """A rig's ``[wind]`` table: the wind of SPEC 4.1 in an artist's terms, world space.
+
+    Attributes:
+        direction: (3,) float64, unit: where the wind blows to.
+        strength: the steady acceleration |w0| along ``direction``, length/s² (≥ 0).
+        gust_amplitude: A, length/s² (≥ 0): gusts add A·sin(κ·x − 2π·f_w·t) along ``direction``.
+        gust_frequency: f_w, Hz (≥ 0).
+        gust_wavelength: the gusts' wavelength along ``direction`` in length units (κ =
+            2π/λ·direction), or 0 for gusts that rise and fall everywhere at once (κ = 0).
+    """
+
+    direction: np.ndarray
+    strength: float = 0.0
+    gust_amplitude: float = 0.0
+    gust_frequency: float = 0.0
+    gust_wavelength: float = 0.0
+
+    @staticmethod
+    def checked(direction=WIND_DEFAULTS["direction"], strength=0.0, gust_amplitude=0.0, gust_frequency=0.0,
+                gust_wavelength=0.0) -> "WindSpec":
+        """A WindSpec from its values, the direction normalised.
+
+        Raises: ValueError naming the key and value: a direction of three finite numbers not
+        all zero; the others finite and ≥ 0; gusts with neither a strength nor a wavelength
+        to give them a direction (SPEC 4.1). TypeError: non-numbers."""
+        from ..sim import validation
+
+        d = validation.float_array("direction", direction, (3,))
+        length = float(np.linalg.norm(d))
+        if not length > 0:
+            raise ValueError(f"direction = {d.tolist()}: expected a nonzero vector")
+        values = {}
+        for key, value in (("strength", strength), ("gust_amplitude", gust_amplitude),
+                           ("gust_frequency", gust_frequency), ("gust_wavelength", gust_wavelength)):
+            v = float(validation.float_array(key, value, ()))
+            if not v >= 0:
+                raise ValueError(f"{key} = {v!r}: expected a finite value >= 0")
+            values[key] = v
+        if values["gust_amplitude"] > 0 and values["strength"] == 0 and values["gust_wavelength"] == 0:
+            # SPEC 4.1 takes the gusts' direction from w0, else from κ: with neither they have none
+            raise ValueError(f"gust_amplitude = {values['gust_amplitude']!r} with strength = 0 and gust_wavelength = 0: "
+                             f"gusts blow along the steady wind or their wave; give either a strength > 0 or a "
+                             f"gust_wavelength > 0")
+        return WindSpec(d / length, **values)
+
+    def replaced(self, **changes) -> "WindSpec":
+        """This wind with ``changes`` (any of the attributes), checked as :meth:`checked`."""
+        unknown = [k for k in changes if k not in WIND_DEFAULTS]
+        if unknown:
+            raise TypeError(f"wind: unknown value {unknown[0]!r}; expected one of {', '.join(WIND_DEFAULTS)}")
+        values = {k: getattr(self, k) for k in WIND_DEFAULTS}
+        values.update(changes)
+        return WindSpec.checked(**values)
+
+    def solver_arguments(self) -> dict:
+        """The keyword arguments of ``Solver.set_wind`` (SPEC 4.1) for this wind."""
+        kappa = 0.0 if self.gust_wavelength == 0 else 2.0 * math.pi / self.gust_wavelength
+        return {"acceleration": self.strength * self.direction, "gust_amplitude": self.gust_amplitude,
+                "gust_wave_vector": kappa * self.direction, "gust_frequency": self.gust_frequency}
 
 
 @dataclass
