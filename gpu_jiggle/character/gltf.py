@@ -39,6 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..sim.validation import name_hint
 from . import quat
 from .animation import Channel, Clip, Sampler
 from .gltf_access import (COMPONENT_DTYPES, NORMALIZED_SCALE, TYPE_WIDTHS, check_accessors,  # noqa: F401
@@ -155,12 +156,13 @@ class Character:
         return [c.name for c in self.clips]
 
     def clip(self, name: str) -> Clip:
-        """The animation called ``name``; ValueError listing the file's clips otherwise."""
+        """The animation called ``name``; ValueError naming the closest clip (``'run'``: did
+        you mean ``'Run'``?), or else listing the file's clips, otherwise."""
         for c in self.clips:
             if c.name == name:
                 return c
-        have = ", ".join(self.clip_names) if self.clips else "none"
-        raise ValueError(f"{self.path.name}: no animation called {name!r}; the file's animations are: {have}")
+        hint = name_hint(name, self.clip_names, "the file's animations are:")
+        raise ValueError(f"{self.path.name}: no animation called {name!r}{hint}")
 
     def clip_index(self, name: str) -> int:
         return self.clips.index(self.clip(name))

@@ -63,7 +63,7 @@ from .rig import LIVE_PARAMETERS, ColliderShapes, LookAtSpec, Rig, TwoBoneIKSpec
 from .skeleton import Pose
 from ..sim.solver import Solver
 from ..sim.spring import check_stable
-from ..sim.validation import InputError
+from ..sim.validation import InputError, unknown_name
 
 STAGES = ("keyframes", "constraints", "springs", "skinning")
 
@@ -208,8 +208,8 @@ class Pipeline:
         members = self._chain_indices(chain_name, groups=True)
         unknown = [k for k in changes if k not in LIVE_PARAMETERS]
         if unknown:
-            raise TypeError(f"set_parameters: unknown parameter {unknown[0]!r}; expected one of "
-                            f"{', '.join(LIVE_PARAMETERS)}")
+            words = unknown_name("parameter", unknown[0], LIVE_PARAMETERS, listing="expected one of")
+            raise TypeError(f"set_parameters: {words}")
         if not changes:
             return
         new = self.rig.changed_parameters(members, changes)

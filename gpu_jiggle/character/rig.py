@@ -274,12 +274,12 @@ class Rig:
         """Indices into ``chains`` of the chain ``name`` (with ``groups``: also every strand
         of the strand group of that name).
 
-        Raises: ValueError naming the rig's chains (and groups) when there is none."""
+        Raises: ValueError naming the closest chain (or group), or else the rig's chains, when there is none."""
         found = [i for i, c in enumerate(self.chains) if c.name == name or (groups and c.group == name)]
         if not found:
             names = list(dict.fromkeys([n for c in self.chains for n in ((c.group, c.name) if groups else (c.name,))]))
             raise ValueError(f"chain_name = {name!r}: no such chain{' or strand group' if groups else ''} in the "
-                             f"rig; it has: {', '.join(names) or 'none'}")
+                             f"rig{validation.name_hint(name, names, 'it has:')}")
         return found
 
     # -- on a pose -------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from ..sim.chains import PointChainSet
 from ..sim.clock import MAX_SUBSTEPS
 from ..sim.integrator import INTEGRATORS
 from ..sim.spring import UnstableSpringError, check_stable
-from ..sim.validation import InputError, choice
+from ..sim.validation import InputError, choice, unknown_name
 
 SPRING_KEYS = ("frequency", "damping_ratio", "gravity", "particle_radius", "max_distance", "air_drag",
                "angle_limit_deg", "hinge_limit_deg", "spherical_limit_deg", "limit_axis", "world_influence",
@@ -137,8 +137,7 @@ class RigReader(RigValues):
             self.fail(where, f"colliders = {_short(names)}: expected a list of collider names")
         for n in names:
             if n not in collider_names:
-                self.fail(where, f"unknown collider {_short(n)}; the rig's colliders are: "
-                                 f"{', '.join(collider_names) or 'none'}")
+                self.fail(where, unknown_name("collider", n, collider_names, listing="the rig's colliders are:"))
         values["colliders"] = set(names)
         self.springs.extend((where, table, values) for _ in specs)
 

@@ -33,7 +33,7 @@ class RigValues:
             self.fail(where, f"expected a table, got {type(table).__name__}")
         unknown = [k for k in table if k not in allowed]
         if unknown:
-            self.fail(where, f"unknown key {unknown[0]!r}; expected one of {', '.join(allowed)}")
+            self.fail(where, unknown_name("key", unknown[0], allowed, listing="expected one of"))
 
     def number(self, where, table, key, default=None, check=None, expected="", integer=False):
         """``table[key]`` (or ``default``): an int, or with ``integer=False`` also a float,
@@ -91,5 +91,4 @@ class RigValues:
         try:
             return self.skeleton.index(name)
         except ValueError:
-            self.fail(where, unknown_name("joint", name, self.skeleton.names).replace(
-                "valid names are", "skeleton's joints are"))
+            self.fail(where, unknown_name("joint", name, self.skeleton.names, listing="the skeleton's joints are:"))

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..sim.validation import unknown_name
 from . import quat
 
 
@@ -97,10 +98,11 @@ class Skeleton:
         return len(self.names)
 
     def index(self, name: str, what: str = "joint") -> int:
-        """The node index of ``name``; ValueError listing the nodes when there is none."""
+        """The node index of ``name``; ValueError naming the closest node when there is none
+        (or, when none is close, listing the nodes)."""
         if name in self._index:
             return self._index[name]
-        raise ValueError(f"unknown {what} {name!r}; the skeleton's nodes are: {', '.join(self.names)}")
+        raise ValueError(unknown_name(what, name, self.names, listing="the skeleton's nodes are:"))
 
     def children(self, node: int) -> list[int]:
         return [int(i) for i in np.flatnonzero(self.parents == node)]

@@ -7,8 +7,6 @@ are contiguous, root first.
 """
 from __future__ import annotations
 
-import difflib
-
 import numpy as np
 
 from . import validation
@@ -40,8 +38,8 @@ class _ChainTopology:
         known = self.PARAMETERS + tuple(extra)
         unknown = sorted(set(changes) - set(known))
         if unknown:
-            close = difflib.get_close_matches(unknown[0], known, n=1)
-            raise TypeError(f"unknown parameter {unknown[0]!r}; {f'did you mean {close[0]!r}? ' if close else ''}"
+            close = validation.closest_name(unknown[0], known)
+            raise TypeError(f"unknown parameter {unknown[0]!r}; {f'did you mean {close!r}? ' if close else ''}"
                             f"expected one of {', '.join(known)}")
         new = object.__new__(type(self))
         new.__dict__.update(self.__dict__)

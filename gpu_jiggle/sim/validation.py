@@ -58,15 +58,47 @@ def _numbers(name: str, value) -> np.ndarray:
     return np.array(raw, dtype=np.float64)
 
 
-def unknown_name(kind: str, name, known, shown: int = 40) -> str:
-    """Words for a refused name: ``unknown joint 'b_Tail02'; did you mean 'b_Tail02_013'?``
-    then the valid names (the first ``shown`` of them, and how many there are)."""
-    text = repr(name) if len(repr(name)) <= 60 else repr(name)[:57] + "..."
-    close = difflib.get_close_matches(str(name), [str(k) for k in known], n=1) if isinstance(name, str) else []
-    hint = f"; did you mean {close[0]!r}?" if close else ""
-    listed = ", ".join(str(k) for k in list(known)[:shown])
+def closest_name(name, known, cutoff: float = 0.6) -> str | None:
+    """The name in ``known`` that ``name`` was probably meant to be, or None: one equal to it
+    but for case, else the most similar ignoring case (:class:`difflib.SequenceMatcher` ratio
+    ≥ ``cutoff``). Of equally similar names the one whose matching letters come earliest wins
+    (``b_Tail2``: ``b_Tail02_013`` rather than ``b_Tail01_012``), then the first in ``known``."""
+    if not isinstance(name, str):
+        return None
+    wanted = name.lower()
+    best, best_score = None, None
+    matcher = difflib.SequenceMatcher()
+    matcher.set_seq2(wanted)
+    for k in (str(k) for k in known):
+        if k.lower() == wanted:
+            return k
+        matcher.set_seq1(k.lower())
+        if matcher.real_quick_ratio() < cutoff or matcher.quick_ratio() < cutoff or matcher.ratio() < cutoff:
+            continue
+        score = (matcher.ratio(), -sum(a * size for a, _, size in matcher.get_matching_blocks()))
+        if best_score is None or score > best_score:
+            best, best_score = k, score
+    return best
+
+
+def name_hint(name, known, listing: str = "the valid names are:", shown: int = 40) -> str:
+    """What follows a refused name: ``"; did you mean 'b_Tail02_013'?"`` when a name in
+    ``known`` is close (:func:`closest_name`), else ``listing`` and the valid names (the
+    first ``shown`` of them, and how many there are), e.g. ``"; the valid names are: a, b"``."""
+    close = closest_name(name, known)
+    if close is not None:
+        return f"; did you mean {close!r}?"
+    known = list(known)
+    listed = ", ".join(str(k) for k in known[:shown])
     more = f", ... ({len(known)} in all)" if len(known) > shown else ""
-    return f"unknown {kind} {text}{hint}{' T' if hint else '; t'}he valid names are: {listed or 'none'}{more}"
+    return f"; {listing} {listed or 'none'}{more}"
+
+
+def unknown_name(kind: str, name, known, shown: int = 40, listing: str = "the valid names are:") -> str:
+    """Words for a refused name: ``unknown joint 'b_Tail2'; did you mean 'b_Tail02_013'?`` when
+    one is close, else ``unknown joint 'x'; the valid names are: ...`` (see :func:`name_hint`)."""
+    text = repr(name) if len(repr(name)) <= 60 else repr(name)[:57] + "..."
+    return f"unknown {kind} {text}{name_hint(name, known, listing, shown)}"
 
 
 def choice(name: str, value, choices: tuple):
@@ -75,8 +107,8 @@ def choice(name: str, value, choices: tuple):
     if not isinstance(value, str):
         raise TypeError(f"{name}: expected one of {', '.join(map(repr, choices))}, got {type(value).__name__}")
     if value not in choices:
-        close = difflib.get_close_matches(value, choices, n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
+        close = closest_name(value, choices)
+        hint = f"; did you mean {close!r}?" if close else ""
         raise ValueError(f"{name} = {value!r}: expected one of {', '.join(map(repr, choices))}{hint}")
     return value
 
@@ -305,8 +337,8 @@ def lod_array(name: str, value, count: int) -> np.ndarray:
         out = np.zeros(count, np.uint32)
         for i, v in enumerate(a):
             if str(v) not in LOD_NAMES:
-                close = difflib.get_close_matches(str(v), list(LOD_NAMES), n=1)
-                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                close = closest_name(str(v), LOD_NAMES)
+                hint = f" (did you mean {close!r}?)" if close else ""
                 raise InputError(name, None if one else i, str(v), f"one of 'full', 'half', 'frozen'{hint}",
                                  "" if one else f"[{i}]")
             out[i] = LOD_NAMES[str(v)]

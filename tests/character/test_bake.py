@@ -211,8 +211,8 @@ def test_bake_command_bad_input(tmp_path, capsys):
 
     (tmp_path / "joint.toml").write_text(changed('"b_Tail02_013"', '"b_Tail2"'))
     err = _fails(capsys, [str(FOX), "--rig", str(tmp_path / "joint.toml"), "--animation", "Run", "--out", out],
-                 "chain 'tail': unknown joint 'b_Tail2'; did you mean 'b_Tail02_013'? The skeleton's joints are: ")
-    assert "b_Tail02_013" in err
+                 "chain 'tail': unknown joint 'b_Tail2'; did you mean 'b_Tail02_013'?")
+    assert "b_Head_05" not in err  # a close match is named alone, without the other joints
     (tmp_path / "numbers.toml").write_text(changed("damping_ratio = [0.3, 0.25, 0.2]",
                                                    "damping_ratio = [0.3, -0.4, 0.2]"))
     _fails(capsys, [str(FOX), "--rig", str(tmp_path / "numbers.toml"), "--animation", "Run", "--out", out],

@@ -149,3 +149,14 @@ def test_malformed_structure_is_named(tmp_path):
 def test_unknown_clip_lists_the_clips(fox):
     with pytest.raises(ValueError, match="no animation called 'Jump'; the file's animations are: Survey, Walk, Run"):
         fox.clip("Jump")
+
+
+@pytest.mark.parametrize("misspelt, meant", [("run", "Run"), ("Wlak", "Walk"), ("survey", "Survey")])
+def test_a_misspelt_clip_names_the_closest_alone(fox, misspelt, meant):
+    with pytest.raises(ValueError, match=rf"^Fox\.gltf: no animation called '{misspelt}'; did you mean '{meant}'\?$"):
+        fox.clip(misspelt)
+
+
+def test_a_misspelt_node_names_the_closest(fox):
+    with pytest.raises(ValueError, match=r"^unknown joint 'b_Head05'; did you mean 'b_Head_05'\?$"):
+        fox.skeleton.index("b_Head05")

@@ -249,7 +249,7 @@ def test_one_solver_runs_every_chain(fox, rig):
         assert found is solver and rig.chains[index].name == name
         np.testing.assert_array_equal(solver.chain_set.frequency[solver.chain_set.chain_slices()[index]],
                                       rig.chains[index].frequency)
-    with pytest.raises(ValueError, match=r"chain_name = 'mane': no such chain in the rig; it has: tail, "):
+    with pytest.raises(ValueError, match=r"chain_name = 'mane': no such chain in the rig; did you mean 'mane\[0\]'\?$"):
         pipeline.solver_of("mane")  # a group name is not one chain
     pipeline.solvers().clear()  # a copy: the pipeline keeps its own
     assert pipeline.solvers() == [solver]
@@ -321,7 +321,10 @@ def test_set_parameters_live_on_a_chain_and_a_strand_group(fox, backend):
     ("tail", dict(frequency=3.0, stiffness=2.0), TypeError,
      r"unknown parameter 'stiffness'; expected one of frequency, damping_ratio"),
     ("tial", dict(frequency=3.0), ValueError, r"chain_name = 'tial': no such chain or strand group in the rig; "
-                                               r"it has: tail, ear_tuft_left, ear_tuft_left\[0\]"),
+                                               r"did you mean 'tail'\?$"),
+    ("fur", dict(frequency=3.0), ValueError, r"chain_name = 'fur': no such chain or strand group in the rig; "
+                                              r"it has: tail, ear_tuft_left, ear_tuft_left\[0\]"),
+    ("tail", dict(frequncy=3.0), TypeError, r"unknown parameter 'frequncy'; did you mean 'frequency'\?$"),
 ])
 def test_refused_set_parameters_changes_nothing(fox, name, changes, error, message):
     rig = load_rig(FOX_RIG, fox.skeleton)

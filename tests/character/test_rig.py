@@ -84,11 +84,22 @@ def _error(fox, data, match):
     return str(info.value)
 
 
-def test_unknown_joint_lists_the_joints(fox, data):
-    data["chain"][0]["joints"][1] = "b_Tail02"
-    message = _error(fox, data, r"fox.toml: chain 'tail': unknown joint 'b_Tail02'; did you mean 'b_Tail02_013'\? "
-                                r"The skeleton's joints are: ")
-    assert "b_Tail02_013" in message and "b_Head_05" in message
+@pytest.mark.parametrize("misspelt, meant", [("b_Tail02", "b_Tail02_013"), ("b_Tail2", "b_Tail02_013"),
+                                              ("b_tail03_014", "b_Tail03_014")])
+def test_a_misspelt_joint_names_the_closest_alone(fox, data, misspelt, meant):
+    data["chain"][0]["joints"][1] = misspelt
+    _error(fox, data, rf"fox.toml: chain 'tail': unknown joint '{misspelt}'; did you mean '{meant}'\?$")
+
+
+def test_an_unknown_joint_with_none_close_lists_the_joints(fox, data):
+    data["chain"][0]["joints"][1] = "whisker"
+    message = _error(fox, data, r"fox.toml: chain 'tail': unknown joint 'whisker'; the skeleton's joints are: ")
+    assert "did you mean" not in message and "b_Tail02_013" in message and "b_Head_05" in message
+
+
+def test_a_misspelt_key_names_the_closest(fox, data):
+    data["chain"][0]["frequncy"] = data["chain"][0].pop("frequency")
+    _error(fox, data, r"fox.toml: chain 'tail': unknown key 'frequncy'; did you mean 'frequency'\?$")
 
 
 def test_joints_that_are_not_parent_and_child(fox, data):

@@ -154,8 +154,7 @@ def test_the_values_a_curve_gives_are_validated_with_their_segment(skeleton, rig
 # -- bad curves --------------------------------------------------------------------------------
 BAD_CURVES = [
     ({"root": 6.0, "tipp": 3.0},
-     r"frequency = \{'root': 6.0, 'tipp': 3.0\}: unknown key 'tipp'; did you mean 'tip'\? The valid names are: "
-     r"root, tip, curve$"),
+     r"frequency = \{'root': 6.0, 'tipp': 3.0\}: unknown key 'tipp'; did you mean 'tip'\?$"),
     ({"root": 6.0, "tip": 3.0, "shape": "smooth"},
      r"frequency = \{.*\}: unknown key 'shape'; the valid names are: root, tip, curve$"),
     ({"tip": 3.0}, r"frequency = \{'tip': 3.0\}: missing 'root' \(the value at the first segment\)$"),
@@ -169,7 +168,7 @@ BAD_CURVES = [
     ({"root": 6.0, "tip": 1e300}, r"frequency.tip = 1e\+300: expected a finite number within float32 range$"),
     ({"root": 6.0, "tip": 10**400}, r"frequency.tip = 1000.*\.\.\.: expected a finite number within float32 range$"),
     ({"root": 6.0, "tip": 3.0, "curve": "smoth"},
-     r"frequency.curve: unknown curve 'smoth'; did you mean 'smooth'\? The valid names are: linear, smooth$"),
+     r"frequency.curve: unknown curve 'smoth'; did you mean 'smooth'\?$"),
     ({"root": 6.0, "tip": 3.0, "curve": "ease"},
      r"frequency.curve: unknown curve 'ease'; the valid names are: linear, smooth$"),
     ({"root": 6.0, "tip": 3.0, "curve": 2},
