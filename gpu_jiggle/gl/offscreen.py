@@ -11,9 +11,37 @@ with OffscreenTarget(ctx, (480, 300), samples=4) as target:
 """
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
-__all__ = ["OffscreenTarget"]
+__all__ = ["OffscreenTarget", "is_software", "choose_samples", "DEFAULT_SAMPLES"]
+
+DEFAULT_SAMPLES = 4  # multisampling on a hardware renderer
+SOFTWARE_RENDERERS = ("llvmpipe", "softpipe", "swiftshader", "software rasterizer")
+
+
+def is_software(ctx) -> bool:
+    """Whether ``ctx`` renders on the CPU (llvmpipe and the like), from its ``GL_RENDERER``."""
+    renderer = str(ctx.info.get("GL_RENDERER", "")).lower()
+    return any(name in renderer for name in SOFTWARE_RENDERERS)
+
+
+def choose_samples(ctx, requested) -> int:
+    """MSAA samples: ``requested`` when given (an integer ≥ 0; 0 for none), else 0 on a
+    software renderer, where multisampling costs several times the drawing, and
+    :data:`DEFAULT_SAMPLES` elsewhere.
+
+    Raises:
+        ValueError: a negative ``requested``. TypeError: one that is not an integer.
+    """
+    if requested is None:
+        return 0 if is_software(ctx) else DEFAULT_SAMPLES
+    if isinstance(requested, bool) or not isinstance(requested, numbers.Integral):
+        raise TypeError(f"samples: expected an integer or None, got {type(requested).__name__}")
+    if requested < 0:
+        raise ValueError(f"samples = {requested!r}: expected 0 (no multisampling) or more")
+    return int(requested)
 
 
 class OffscreenTarget:

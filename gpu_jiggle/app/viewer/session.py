@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...gl.offscreen import choose_samples, is_software  # noqa: F401  (re-exported: the viewer's names)
+
 __all__ = ["Parameter", "Action", "Demo", "GpuTimer", "FrameLimiter", "Stats", "Session", "FPS_CAPS", "STEP_SECONDS",
            "MS_PER_SECOND", "is_software", "choose_samples"]
 
@@ -25,10 +27,8 @@ STEP_SECONDS = 1.0 / 60.0        # what one single step advances while paused
 PANEL_REFRESH_SECONDS = 0.25     # how often the numbers on the panel change (readable, cheap)
 CADENCE_RESTART_SECONDS = 0.1    # a frame this late restarts the frame-rate cap's cadence
 MESSAGE_SECONDS = 4.0            # how long a message stays on the panel
-DEFAULT_SAMPLES = 4              # multisampling on a hardware renderer
 MS_PER_SECOND = 1e3
 NS_PER_MS = 1e6
-SOFTWARE_RENDERERS = ("llvmpipe", "softpipe", "swiftshader", "software rasterizer")
 
 
 # -- what a demo offers ------------------------------------------------------------------------------
@@ -402,17 +402,3 @@ class Session:
         self.solver_timer.release()
         self.draw_timer.release()
         self.demo.release()
-
-
-def is_software(ctx) -> bool:
-    """Whether ``ctx`` renders on the CPU (llvmpipe and the like)."""
-    renderer = str(ctx.info.get("GL_RENDERER", "")).lower()
-    return any(name in renderer for name in SOFTWARE_RENDERERS)
-
-
-def choose_samples(ctx, requested) -> int:
-    """MSAA samples: ``requested`` when given, else 0 on a software renderer and
-    :data:`DEFAULT_SAMPLES` elsewhere."""
-    if requested is not None:
-        return max(0, int(requested))
-    return 0 if is_software(ctx) else DEFAULT_SAMPLES
