@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import sys
+import time
 from types import SimpleNamespace
 
 import numpy as np
@@ -33,17 +34,14 @@ import numpy as np
 from ..character.motion import MOTIONS, Motion, builtin_motion
 from ..character.travel import make_pipeline
 from ..render.scene import CharacterView
-from ..sim.spring import check_stable
 from .shared import add_clip_options, choose_clip, one_line, open_character, parse_travel
+from .tuning import RigTuning
 from .viewer.session import FPS_CAPS, Parameter
 
 __all__ = ["CharacterPlayer", "play", "add_command", "run_command"]
 
 WRAP_SIZES = 200.0  # the travel jumps back (a teleport, unseen) after this many body sizes
-FREQUENCY_RANGE = (0.5, 20.0)      # Hz, a chain's frequency slider
-FREQUENCY_STEP = 1.1               # a key press multiplies the frequency by this
-DAMPING_RANGE = (0.0, 2.0)         # a chain's damping-ratio slider
-DAMPING_STEP = 0.05                # a key press adds this to the damping ratio
+NOTICE_SECONDS = 4.0               # how long a notice (a reload, a pick) stays in the status lines
 TELEPORT_SIZES = (1.5, 0.0, 2.0)   # T jumps this far (world x, y, z), in body sizes
 ORBIT_RADIANS_PER_PIXEL = 0.008    # mouse drag → camera turn
 ELEVATION_RANGE_DEGREES = (-5.0, 80.0)
@@ -90,26 +88,21 @@ class CharacterPlayer:
         self.time = 0.0
         self.frame = None
         self.pipeline = None
-        # each chain (or strand group) keeps its rig's profile along the chain; a slider sets
-        # the value at the root and scales the rest with it
-        self.groups = {}
-        for i, chain in enumerate(rig.chains if rig is not None else []):
-            self.groups.setdefault(chain.group, []).append(i)
-        self._base = {i: (c.frequency.copy(), c.damping_ratio.copy()) for i, c in enumerate(rig.chains if rig else [])}
+        self.camera, self.aspect = None, 1.0   # the last frame's, for picking by clicks
+        self._notice, self._notice_until = "", -1.0
         self.parameters = []
         if len(names) > 1:
-            self.parameters.append(Parameter("clip", "clip (" + ", ".join(f"{k} {n}" for k, n in enumerate(names)) + ")",
-                                             self.clip_index, 0, len(names) - 1, kind="int", step=1, rebuild=True,
-                                             fmt="%d"))
+            self.parameters.append(Parameter("clip", "clip", self.clip_index, 0, len(names) - 1, kind="choice",
+                                             choices=tuple(names), rebuild=True))
         if self.springs:
             self.parameters.append(Parameter("springs", "springs", True, kind="toggle", letter="S"))
         self.parameters.append(Parameter("travel", "travel forward", True, kind="toggle", letter="M"))
-        for group, members in self.groups.items():
-            f, z = self._base[members[0]]
-            self.parameters.append(Parameter(f"frequency:{group}", f"{group} f (Hz)", float(f[0]), *FREQUENCY_RANGE,
-                                             log=True, step=FREQUENCY_STEP, fmt="%.2f"))
-            self.parameters.append(Parameter(f"damping:{group}", f"{group} damping ratio", float(z[0]), *DAMPING_RANGE,
-                                             step=DAMPING_STEP, fmt="%.2f"))
+        # every value of the rig, live, with save / revert / undo (see gpu_jiggle.app.tuning)
+        self.tuning = RigTuning(rig, character.skeleton, lambda: self.pipeline, self.view.framing.size) \
+            if self.springs else None
+        self.actions = list(self.tuning.actions) if self.tuning else []
+        if self.tuning:
+            self.parameters.extend(self.tuning.parameters)
         self._start_clip()
 
     # -- the clip and its pipeline -------------------------------------------------------------
@@ -133,6 +126,13 @@ class CharacterPlayer:
 
     # -- Demo protocol -------------------------------------------------------------------------
     def step(self, dt: float) -> None:
+        if self.tuning is not None:
+            try:
+                said = self.tuning.poll()
+            except ValueError as exc:
+                said = str(exc)
+            if said:
+                self.notice(said)
         self.time += dt
         self.frame = self.pipeline.step(self.time, dt)
         far = WRAP_SIZES * self.view.framing.size
@@ -144,7 +144,10 @@ class CharacterPlayer:
     def draw(self, framebuffer, debug: bool) -> None:
         if self.frame is None:
             self.frame = self.pipeline.step(self.time, 0.0)
-        self.view.draw(framebuffer, self.frame, follow=self.follow(), debug=debug)
+        self.view.selected_collider = self.tuning.selected_collider if self.tuning else None
+        self.camera = self.view.draw(framebuffer, self.frame, follow=self.follow(), debug=debug)
+        _, _, width, height = framebuffer.viewport
+        self.aspect = width / height
 
     def set_parameter(self, key: str, value) -> None:
         if key == "clip":
@@ -159,45 +162,30 @@ class CharacterPlayer:
             p = self.pipeline
             p.offset, p.start = p.root_offset(self.time), self.time  # no jump: travel on from here
             p.velocity = self.speed.copy() if self.moving else np.zeros(3)
-        elif key.startswith(("frequency:", "damping:")):
-            kind, group = key.split(":", 1)
-            self._tune(group, **{kind: float(value)})
+        elif self.tuning is not None and self.tuning.handles(key):
+            self.tuning.set(key, value)
         else:
             raise ValueError(f"unknown parameter {key!r}")
 
-    def _tune(self, group: str, frequency: float | None = None, damping: float | None = None) -> None:
-        """Scale the group's frequencies (or damping ratios) so that its first chain's root
-        segment has the new value, each chain keeping its own profile, and hand them to the
-        pipeline (checked there: a refused value changes nothing). The strands of a strand
-        group share one profile and go as one; a group of chains (a VRM spring group) is
-        checked whole before any of its chains changes."""
-        members = self.groups[group]
-        base_f, base_z = self._base[members[0]]
-        f_scale = None if frequency is None else frequency / base_f[0]
+    def act(self, key: str):
+        """Save, revert or undo (:class:`~gpu_jiggle.app.tuning.RigTuning`); returns what was
+        done. ValueError/OSError when it cannot be (the panel shows why)."""
+        if self.tuning is None:
+            raise ValueError(f"{key}: no rig is being tuned")
+        if key not in ("save", "revert", "undo"):
+            raise ValueError(f"unknown action {key!r}")
+        return getattr(self.tuning, key)()
 
-        def scaled(i):
-            f, z = self._base[i]
-            changes = {}
-            if frequency is not None:
-                changes["frequency"] = f * f_scale
-            if damping is not None:
-                changes["damping_ratio"] = z * (damping / base_z[0]) if base_z[0] > 0 else np.full_like(z, damping)
-            return changes
+    def click(self, x: float, y: float) -> None:
+        """A click picks the collider under it (its sliders then edit it)."""
+        if self.tuning is not None and self.frame is not None:
+            name = self.tuning.pick(x, y, self.camera, self.aspect, self.frame.colliders)
+            if name:
+                self.notice(f"collider {name!r} picked")
 
-        chains = self.rig.chains
-        if all(chains[i].kind == "strand" for i in members):
-            self.pipeline.set_parameters(group, **scaled(members[0]))
-            return
-        planned = [(chains[i].name, scaled(i)) for i in members]
-        for (name, changes), i in zip(planned, members):  # all of them, before any changes
-            f = changes.get("frequency", chains[i].frequency)
-            z = changes.get("damping_ratio", chains[i].damping_ratio)
-            try:
-                check_stable(f, z, self.rig.substep, integrator=self.rig.integrator)
-            except ValueError as exc:
-                raise ValueError(f"{name}: {exc}") from None
-        for name, changes in planned:
-            self.pipeline.set_parameters(name, **changes)
+    def notice(self, text: str) -> None:
+        """Show ``text`` in the status lines for a few seconds."""
+        self._notice, self._notice_until = text, time.perf_counter() + NOTICE_SECONDS
 
     def teleport(self) -> None:
         size = self.view.framing.size
@@ -210,6 +198,10 @@ class CharacterPlayer:
                  f"springs {'on (' + str(self.pipeline.backend or '-') + ')' if self.springs else 'off'}, "
                  f"travel {speed:.0f} units/s"]
         lines.append("drag: orbit, scroll: zoom, S springs, M travel, T teleport")
+        if self.tuning is not None:
+            lines.append("W save, R revert, U undo; click a collider (debug view) to pick it")
+        if time.perf_counter() < self._notice_until:
+            lines.append(self._notice)
         return lines
 
     def orbit(self, dx: float, dy: float) -> None:

@@ -212,13 +212,19 @@ class Pipeline:
             raise TypeError(f"set_parameters: {words}")
         if not changes:
             return
-        new = self.rig.changed_parameters(members, changes)
+        self.replace_parameters(**self.rig.changed_parameters(members, changes))
+
+    def replace_parameters(self, **arrays) -> None:
+        """Give the rig's chain set (all chains at once) new arrays, live: the names and shapes
+        of ``PointChainSet.replace`` (e.g. ``frequency`` (S,) Hz over every segment, ``gravity``
+        (C, 3)). Validated whole, stability included: a refusal (ValueError naming the chain
+        and the index within it) changes nothing. :meth:`set_parameters` is the per-chain form."""
         try:
             if self._solver is not None:
-                self._solver.set_parameters(**new)
+                self._solver.set_parameters(**arrays)
                 chain_set = self._solver.chain_set
             else:
-                chain_set = self.rig.chain_set.replace(**new)
+                chain_set = self.rig.chain_set.replace(**arrays)
                 check_stable(chain_set.frequency, chain_set.damping_ratio, self.rig.substep,
                              integrator=self.rig.integrator)
         except InputError as exc:

@@ -346,18 +346,19 @@ class Rig:
         return {c.name: c.inside for c in self.colliders}
 
     # -- live changes ------------------------------------------------------------------------
-    def changed_parameters(self, members, changes: dict) -> dict:
+    def changed_parameters(self, members, changes: dict, arrays: dict | None = None) -> dict:
         """The chain set's arrays with the chains ``members`` (indices) given ``changes``
         (name → a scalar, one value per segment or a curve table over the chain's segments,
         :mod:`.rig_curves`; per-chain names: their shape), for
-        ``chain_set.replace``. Only shapes are checked here; the values are validated once,
-        by the chain set. Raises: ValueError/TypeError for a wrong shape or a non-number,
-        naming the chain."""
+        ``chain_set.replace``; ``arrays``: arrays from an earlier call to change further
+        (their other values kept). Only shapes are checked here; the values are validated
+        once, by the chain set. Raises: ValueError/TypeError for a wrong shape or a
+        non-number, naming the chain."""
         cs = self.chain_set
-        new = {}
+        new = dict(arrays or {})
         for key, value in changes.items():
             name, factor = LIVE_UNITS.get(key, (key, 1.0))
-            current = np.array(getattr(cs, name), dtype=np.float64)
+            current = np.array(new[name] if name in new else getattr(cs, name), dtype=np.float64)
             for i in members:
                 chain = self.chains[i]
                 rows = i if key in PER_CHAIN_PARAMETERS else slice(int(cs.first_segment[i]),

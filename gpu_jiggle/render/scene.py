@@ -23,12 +23,12 @@ precise however far it has travelled. Lengths scale with the character: the cons
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from .draw2d import rgba
-from .draw3d import Camera, Renderer
+from .draw3d import FULL_AREA, Camera, Renderer
 from .meshes import GROUND_LIGHT, NO_FOG, SKY, SkinnedMeshes, skin_on_host
 
 __all__ = ["Framing", "SkinnedMeshes", "CharacterView", "key_light", "strand_colours", "skin_on_host"]
@@ -41,6 +41,7 @@ KEY_LIGHT_ELEVATION_DEGREES = 50.0  # and its height above the horizon
 TARGET_COLOUR = "#ff40ff"    # debug: animated chain targets
 SIMULATED_COLOUR = "#ffd400"  # debug: simulated chain joints
 COLLIDER_COLOUR = (0.2, 0.75, 1.0, 0.28)
+PICKED_COLLIDER_COLOUR = (1.0, 0.55, 0.1, 0.45)  # the collider a tuning panel edits
 SHADOW_COLOUR = (0.05, 0.07, 0.03, 0.28)
 STRAND_COLOUR = (0.45, 0.3, 0.2)  # a strand's colour where no texture is near its root
 STRAND_SHADE = 0.8                 # strands are this much darker than the texture, to show on the body
@@ -88,11 +89,13 @@ class Framing:
         extent = high - low
         return cls((low + high) / 2, extent, float(low[1]), float(np.linalg.norm(extent)) or 1.0, **kwargs)
 
-    def camera(self, aspect: float, follow=(0.0, 0.0, 0.0)) -> Camera:
+    def camera(self, aspect: float, follow=(0.0, 0.0, 0.0), area=FULL_AREA) -> Camera:
         """The camera for a viewport of ``aspect`` (width / height), its target moved by
-        ``follow`` (3,) world: far enough that the rest-pose bounds fit with a margin."""
+        ``follow`` (3,) world: far enough that the rest-pose bounds fit with a margin into
+        ``area`` (x0, y0, x1, y1), the part of the viewport it frames (see :class:`Camera`)."""
+        x0, y0, x1, y1 = area
         half_y = math.radians(self.fov_y_degrees) / 2
-        half_x = math.atan(math.tan(half_y) * aspect)
+        half_x = math.atan(math.tan(half_y) * aspect * (x1 - x0) / (y1 - y0))
         # seen from about the side: the horizontal extent across the image, the height up it
         # (with room above and below for leaps, ear tufts and the ground in front)
         half_width = 0.5 * float(np.linalg.norm(self.extent[[0, 2]]))
@@ -100,7 +103,7 @@ class Framing:
         distance = FRAMING_MARGIN * max(half_width / math.tan(half_x), half_height / math.tan(half_y)) / self.zoom
         target = self.centre + np.asarray(follow, np.float64)
         return Camera.orbit(target, self.azimuth, self.elevation, distance, fov_y_degrees=self.fov_y_degrees,
-                            near=NEAR_SIZES * self.size, far=FAR_SIZES * self.size)
+                            near=NEAR_SIZES * self.size, far=FAR_SIZES * self.size, area=tuple(area))
 
 
 # -- the whole scene ----------------------------------------------------------------------------------
@@ -120,6 +123,7 @@ class CharacterView:
         self.framing = framing or Framing.of(character)
         self.meshes = SkinnedMeshes(ctx, character)
         self.shapes = Renderer(ctx)
+        self.selected_collider = None  # a collider's name: drawn in PICKED_COLLIDER_COLOUR in the debug view
         self.strand_colours = strand_colours(character, rig)
 
     def origin(self, follow) -> np.ndarray:
@@ -134,15 +138,16 @@ class CharacterView:
         return self.framing.size * TILE_SIZES
 
     def draw(self, framebuffer, frame, camera: Camera | None = None, follow=(0.0, 0.0, 0.0), debug: bool = False,
-             strands: bool = True) -> Camera:
+             strands: bool = True, area=FULL_AREA) -> Camera:
         """Draw ``frame`` into ``framebuffer`` (cleared first), seen by ``camera`` (world;
-        default: the framing's, following by ``follow`` (3,) world). Returns the camera."""
+        default: the framing's, following by ``follow`` (3,) world, framing the character in
+        ``area`` of the framebuffer, see :meth:`Framing.camera`). Returns the camera."""
         size = self.framing.size
         _, _, width, height = framebuffer.viewport
         if camera is None:
-            camera = self.framing.camera(width / height, follow)
+            camera = self.framing.camera(width / height, follow, area)
         origin = self.origin(follow)
-        rel = Camera(camera.eye - origin, camera.target - origin, camera.fov_y_degrees, camera.near, camera.far)
+        rel = replace(camera, eye=camera.eye - origin, target=camera.target - origin)
         fog = (FOG_SIZES[0] * size, FOG_SIZES[1] * size)
         shapes = self.shapes
         floor = self.framing.floor
@@ -185,10 +190,13 @@ class CharacterView:
         shapes = self.shapes
         c = frame.colliders
         if c is not None and len(c.spheres) + len(c.capsules):
-            for s in c.spheres:
-                shapes.sphere(s[:3] - origin, max(s[3], MIN_COLLIDER_RADIUS), COLLIDER_COLOUR)
-            for k in c.capsules:
-                shapes.capsule(k[:3] - origin, k[3:6] - origin, max(k[6], MIN_COLLIDER_RADIUS), COLLIDER_COLOUR)
+            def colour(name):
+                return PICKED_COLLIDER_COLOUR if name == self.selected_collider else COLLIDER_COLOUR
+
+            for s, name in zip(c.spheres, c.sphere_names):
+                shapes.sphere(s[:3] - origin, max(s[3], MIN_COLLIDER_RADIUS), colour(name))
+            for k, name in zip(c.capsules, c.capsule_names):
+                shapes.capsule(k[:3] - origin, k[3:6] - origin, max(k[6], MIN_COLLIDER_RADIUS), colour(name))
             _clear_depth(framebuffer)
             shapes.render(framebuffer, camera, clear=None, light_direction=light, fog=fog)
         width = DEBUG_LINE_SIZES * self.framing.size

@@ -1,0 +1,198 @@
+"""Live tuning in ``play`` (gpu_jiggle.app.tuning): every rig value changed without resetting
+the motion, saved into the rig's TOML (only the values changed, comments kept), reverted, and
+followed when the file changes on disk; undo; colliders picked by clicking; bad edits refused
+whole."""
+from __future__ import annotations
+
+import difflib
+import shutil
+
+import numpy as np
+import pytest
+
+from gpu_jiggle.app.play import CharacterPlayer
+from gpu_jiggle.app.shared import open_character
+from gpu_jiggle.character.rig import load_rig
+from gpu_jiggle.render.draw3d import OffscreenTarget
+
+from demo_support import FOX, FOX_RIG
+
+
+@pytest.fixture
+def rig_file(tmp_path):
+    path = tmp_path / "fox.toml"
+    shutil.copy(FOX_RIG, path)
+    return path
+
+
+@pytest.fixture
+def player(gl, rig_file):
+    character, rig = open_character(FOX, rig_file)
+    p = CharacterPlayer(gl, character, rig, clip="Run")
+    for _ in range(5):
+        p.step(1 / 30)
+    yield p
+    p.release()
+
+
+def changed_lines(before: str, after: str) -> list:
+    """The lines removed and added between two texts (no context)."""
+    return [line for line in difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0)
+            if line[:1] in "+-" and not line.startswith(("+++", "---"))]
+
+
+def segments_of(player, name):
+    solver, index = player.pipeline.solver_of(name)
+    return solver, solver.chain_set.chain_slices()[index]
+
+
+def test_every_kind_of_rig_value_is_offered_under_its_section(player):
+    keys = {p.key for p in player.parameters}
+    for group in ("tail", "mane", "ear_tuft_left"):
+        for kind in ("frequency", "damping", "air_drag", "gravity", "particle_radius", "world_influence"):
+            assert f"{kind}:{group}" in keys
+    assert {"wind:heading", "wind:strength", "wind:gust_amplitude", "wind:gust_frequency", "wind:gust_wavelength",
+            "collider", "collider:radius", "collider:offset_x"} <= keys
+    sections = {p.key: p.section for p in player.parameters}
+    assert sections["frequency:tail"] == "tail" and sections["wind:strength"] == "wind"
+    clip = next(p for p in player.parameters if p.key == "clip")
+    assert clip.kind == "choice" and clip.choices[:3] == ("Survey", "Walk", "Run") and len(clip.choices) == 7
+    assert [a.key for a in player.actions] == ["save", "revert", "undo"]
+    for p in player.parameters:  # the rig's own values lie within their sliders
+        if p.kind == "float":
+            assert p.low <= p.value <= p.high, p
+
+
+def test_save_writes_only_the_value_changed_and_reads_back(player, rig_file):
+    before = rig_file.read_text()
+    solver, tail = segments_of(player, "tail")
+    player.set_parameter("frequency:tail", 3.3)
+    assert player.act("save").startswith("saved fox.toml")
+    after = rig_file.read_text()
+    assert changed_lines(before, after) == ["-frequency = [3.0, 2.5, 2.0]", "+frequency = [3.3, 2.75, 2.2]"]
+    back = load_rig(rig_file, player.character.skeleton)
+    np.testing.assert_allclose(back.chains[0].frequency, [3.3, 2.75, 2.2], rtol=1e-12)
+    same, _ = segments_of(player, "tail")
+    assert same is solver, "saving must not rebuild the solver"
+    assert player.act("save").startswith("nothing changed")
+    assert rig_file.read_text() == after
+
+
+def test_each_kind_of_value_changes_live_and_is_saved_in_its_table(player, rig_file):
+    before = rig_file.read_text()
+    solver, mane = segments_of(player, "mane[0]")
+    time_before = solver.sim_time
+    edits = {"damping:mane": 0.4, "air_drag:tail": 2.0, "gravity:mane": 150.0, "particle_radius:tail": 2.0,
+             "world_influence:tail": 0.5, "wind:strength": 300.0, "wind:heading": 90.0}
+    for key, value in edits.items():
+        player.set_parameter(key, value)
+    player.step(1 / 30)
+    assert solver.sim_time > time_before, "the motion goes on"
+    assert segments_of(player, "mane[0]")[0] is solver
+    np.testing.assert_allclose(solver.chain_set.damping_ratio[mane], 0.4)
+    np.testing.assert_allclose(solver.chain_set.gravity[player.rig.chains[-1].index], [0.0, -150.0, 0.0])
+    wind = player.rig.wind
+    assert wind.strength == 300.0 and np.allclose(wind.direction, [1.0, 0.0, 0.0], atol=1e-12)
+    player.act("save")
+    diff = changed_lines(before, rig_file.read_text())
+    for line in ("+damping_ratio = 0.4", "+gravity = [0.0, -150.0, 0.0]", "+air_drag = 2.0", "+particle_radius = 2.0",
+                 "+world_influence = 0.5", "+[wind]", "+strength = 300.0"):
+        assert line in diff, (line, diff)
+    assert sum(line.startswith("-") for line in diff) == 5, diff  # the five values replaced, the wind added
+    back = load_rig(rig_file, player.character.skeleton)
+    assert back.wind.strength == 300.0
+    np.testing.assert_allclose(back.chain_set.damping_ratio, player.rig.chain_set.damping_ratio, rtol=1e-6)
+
+
+def test_the_file_changed_on_disk_is_followed_live(player, rig_file):
+    solver, mane = segments_of(player, "mane[0]")
+    text = rig_file.read_text().replace("damping_ratio = 0.25\n", "damping_ratio = 0.45\n", 1)
+    rig_file.write_text(text)
+    player.step(1 / 30)
+    np.testing.assert_allclose(solver.chain_set.damping_ratio[mane], 0.45)
+    assert segments_of(player, "mane[0]")[0] is solver, "reloading must not reset the motion"
+    assert next(p for p in player.parameters if p.key == "damping:mane").value == pytest.approx(0.45)
+    assert any("changed on disk" in line for line in player.status())
+    rig_file.write_text(text.replace("damping_ratio = 0.45", "damping_ratio = -1.0"))  # mid-edit, broken
+    player.step(1 / 30)
+    np.testing.assert_allclose(solver.chain_set.damping_ratio[mane], 0.45)  # kept
+    assert any("does not read" in line and "damping_ratio" in line for line in player.status())
+
+
+def test_undo_and_revert(player, rig_file):
+    solver, tail = segments_of(player, "tail")
+    original = solver.chain_set.frequency[tail].copy()
+    player.set_parameter("frequency:tail", 3.3)
+    player.set_parameter("frequency:tail", 3.6)   # one drag: one edit
+    player.set_parameter("damping:tail", 0.6)
+    player.act("undo")
+    np.testing.assert_allclose(solver.chain_set.damping_ratio[tail], [0.3, 0.25, 0.2])
+    np.testing.assert_allclose(solver.chain_set.frequency[tail], original * 1.2)
+    player.act("undo")
+    np.testing.assert_allclose(solver.chain_set.frequency[tail], original)
+    assert next(p for p in player.parameters if p.key == "frequency:tail").value == pytest.approx(3.0)
+    with pytest.raises(ValueError, match="nothing to undo"):
+        player.act("undo")
+    player.set_parameter("wind:strength", 500.0)
+    player.set_parameter("air_drag:tail", 4.0)
+    assert player.act("revert") == "reverted to fox.toml"
+    np.testing.assert_allclose(solver.chain_set.air_drag[tail], 1.0)
+    assert player.rig.wind is None
+    assert segments_of(player, "tail")[0] is solver
+
+
+def test_a_collider_is_picked_by_clicking_and_edited(player, gl, rig_file):
+    with OffscreenTarget(gl, (320, 180), samples=0) as target:
+        player.draw(target.framebuffer, debug=True)
+    shapes = player.frame.colliders
+    head = shapes.spheres[shapes.sphere_names.index("head")]
+    clip = player.camera.view_projection(player.aspect) @ np.append(head[:3], 1.0)
+    x, y = (clip[0] / clip[3] + 1) / 2, (1 - clip[1] / clip[3]) / 2
+    player.click(x, y)
+    assert player.tuning.selected_collider == "head"
+    radius = next(p for p in player.parameters if p.key == "collider:radius")
+    assert radius.value == pytest.approx(11.0)
+    player.set_parameter("collider:radius", 8.0)
+    player.set_parameter("collider:offset_y", 3.0)
+    player.step(1 / 30)
+    assert player.frame.colliders.spheres[shapes.sphere_names.index("head")][3] == pytest.approx(8.0, rel=1e-3)
+    before = rig_file.read_text()
+    player.act("save")
+    assert changed_lines(before, rig_file.read_text()) == [
+        "-offset = [14.0, 2.0, 0.0]", "-radius = 11.0", "+offset = [14.0, 3.0, 0.0]", "+radius = 8.0"]
+    player.click(0.0, 0.0)   # nothing there: the pick stays
+    assert player.tuning.selected_collider == "head"
+
+
+def test_bad_edits_are_refused_whole(player, rig_file):
+    solver, tail = segments_of(player, "tail")
+    before = solver.chain_set.frequency.copy()
+    with pytest.raises(ValueError, match=r"tail: frequency\[0\] = 40.0 Hz .*unstable"):
+        player.set_parameter("frequency:tail", 40.0)
+    np.testing.assert_array_equal(solver.chain_set.frequency, before)
+    with pytest.raises(ValueError, match="gust_amplitude = 50.0 with strength = 0"):
+        player.set_parameter("wind:gust_amplitude", 50.0)
+    assert player.rig.wind is None
+    with pytest.raises(ValueError, match="radius = -1.0"):
+        player.set_parameter("collider:radius", -1.0)
+    text = rig_file.read_text()
+    player.act("save")
+    assert rig_file.read_text() == text, "refused edits leave nothing to save"
+
+
+def test_a_rig_without_its_own_toml_is_tuned_but_not_saved(gl):
+    from gpu_jiggle.app.viewer.session import Session
+    from types import SimpleNamespace
+
+    vrm = FOX.parents[1] / "vrm" / "Godette_vrm_v4.vrm"
+    if not vrm.is_file():
+        pytest.skip("no bundled VRM")
+    character, rig = open_character(vrm, None)
+    session = Session(gl, lambda ctx, _a: CharacterPlayer(ctx, character, rig, motion="idle"),
+                      SimpleNamespace(fps_cap=None, debug=False))
+    try:
+        save = next(a for a in session.demo.actions if a.key == "save")
+        assert not session.act(save)
+        assert "gpu-jiggle rig MODEL --out RIG.toml" in session.current_message()
+    finally:
+        session.release()
