@@ -187,6 +187,9 @@ def run_window(make_demo, args, window, gui_reason: str = "") -> int:
                 gui.draw(session)
             elif state["panel"]:
                 panel.draw(ctx.screen, session.panel_lines())
+            each_frame = getattr(args, "each_frame", None)
+            if each_frame is not None:  # a scripted session (tests, recordings): after the frame is drawn
+                each_frame(session)
             if args.screenshot and session.frames in shots:
                 save_screen(ctx, size, numbered(args.screenshot, session.frames))
             if args.frames is not None and session.frames >= args.frames:
