@@ -10,17 +10,22 @@ from gpu_jiggle.app.play import play
 play("data/fox/Fox.gltf", "rigs/fox.toml", animation="Run")   # returns the exit status
 ```
 
-The clip slider offers the file's clips and then the built-in motions (idle, turn, walk, shake; see
+The clip list offers the file's clips and then the built-in motions (idle, turn, walk, shake; see
 :mod:`gpu_jiggle.character.motion`), which a file without clips starts with.
+
+Every value of the rig can be tuned live, without resetting the motion
+(:mod:`gpu_jiggle.app.tuning`): per chain group its frequency, damping ratio, air drag, gravity,
+particle radius, max distance, world influence and cone limit; the wind; the colliders (click
+one in the debug view to pick it). **Save** (W) writes the values changed into the rig's TOML
+file, comments and order kept; **Revert** (R) reads the file again; a file changed on disk by
+another editor is followed live; **Undo** (U) takes the last edits back.
 
 Controls: drag with the left mouse button to orbit, scroll to zoom. Keys: Esc quits;
 P or Space pauses; N steps one frame; T teleports the character (the springs are carried
 across with their shape); D toggles the debug view (animated targets in magenta, simulated
-chains in yellow, colliders); F cycles the frame-rate cap (30, 60, 144, uncapped); S turns
-the springs off and on; M stops or restarts the travel; Up/Down pick a slider, Left/Right
-move it (the clip, and f and ζ of each chain, which take effect at once through
-:meth:`Pipeline.set_parameters <gpu_jiggle.character.pipeline.Pipeline.set_parameters>`, without
-resetting the motion).
+chains in yellow, colliders, the picked one in orange); F cycles the frame-rate cap (30, 60,
+144, uncapped); S turns the springs off and on; M stops or restarts the travel; W, R, U save,
+revert, undo; Up/Down pick a value, Left/Right move it.
 """
 from __future__ import annotations
 
@@ -259,8 +264,9 @@ def add_command(sub) -> None:
     p = sub.add_parser("play", help="a glTF character and its springs in a window (orbit, clips, live tuning)",
                        description="Open a window playing an animation through keyframes -> springs -> skinning. "
                                    "Drag to orbit, scroll to zoom; P pause, N step, T teleport, D debug view, "
-                                   "F frame-rate cap, S springs, M travel, arrows tune f and damping per chain "
-                                   "(live), Esc quits.")
+                                   "F frame-rate cap, S springs, M travel; every rig value tunes live (arrows or the "
+                                   "panel; click a collider to pick it), W saves it into the rig's TOML, R reverts, "
+                                   "U undoes; the rig's file is followed when it changes on disk. Esc quits.")
     p.add_argument("model", metavar="MODEL", help="the .gltf, .glb or .vrm file")
     p.add_argument("--rig", default=None, metavar="RIG",
                    help="the TOML rig (e.g. rigs/fox.toml); without one, a VRM's own spring bones, else no springs")
