@@ -38,7 +38,16 @@ GROUP_VALUES = (("frequency", "f (Hz)", "frequency", True, 1.1), ("damping", "da
                 ("particle_radius", "particle radius", "particle_radius", False, None),
                 ("max_distance", "max distance", "max_distance", False, None),
                 ("world_influence", "world influence", "world_influence", False, 0.05),
-                ("angle_limit", "cone limit (deg)", "angle_limit_deg", False, 5.0))
+                ("angle_limit", "cone limit (deg)", "angle_limit_deg", False, 5.0),
+                ("hinge_least", "hinge least (deg)", "hinge_limit_deg", False, 5.0),
+                ("hinge_greatest", "hinge greatest (deg)", "hinge_limit_deg", False, 5.0),
+                ("spherical_pitch", "spherical pitch (deg)", "spherical_limit_deg", False, 5.0),
+                ("spherical_yaw", "spherical yaw (deg)", "spherical_limit_deg", False, 5.0))
+#: Limits given as rows per segment: the kind → (the chain set's array, its column).
+ROW_LIMITS = {"hinge_least": ("hinge_limit", 0), "hinge_greatest": ("hinge_limit", 1),
+              "spherical_pitch": ("spherical_limit", 0), "spherical_yaw": ("spherical_limit", 1)}
+#: Angles move a chain's profile by the change at its root (a scale would flip signs).
+ANGLES = ("angle_limit",) + tuple(ROW_LIMITS)
 #: The wind's values: (key, label).
 WIND_VALUES = (("heading", "heading (deg)"), ("strength", "strength (length/s²)"),
                ("gust_amplitude", "gust amplitude (length/s²)"), ("gust_frequency", "gust frequency (Hz)"),
@@ -88,6 +97,8 @@ class RigTuning:
             self._base[i] = {"frequency": c.frequency, "damping_ratio": c.damping_ratio, "air_drag": c.air_drag,
                              "particle_radius": c.particle_radius, "max_distance": c.max_distance,
                              "angle_limit_deg": np.degrees(c.rig.chain_set.angle_limit[self._rows(i)]),
+                             "hinge_limit_deg": np.degrees(c.rig.chain_set.hinge_limit[self._rows(i)]),
+                             "spherical_limit_deg": np.degrees(c.rig.chain_set.spherical_limit[self._rows(i)]),
                              "gravity": c.gravity, "world_influence": c.world_influence}
 
     def _rows(self, i):
@@ -98,6 +109,8 @@ class RigTuning:
         base = self._base[self.groups[group][0]][key]
         if kind == "gravity":
             return float(np.linalg.norm(base))
+        if kind in ROW_LIMITS:
+            return float(base[0, ROW_LIMITS[kind][1]])
         return float(base) if np.ndim(base) == 0 else float(base[0])
 
     def _parameters(self) -> list:
@@ -105,8 +118,9 @@ class RigTuning:
         for group, members in self.groups.items():
             for kind, label, key, log, step in GROUP_VALUES:
                 value = self._group_value(kind, key, group)
-                if kind in ("max_distance", "angle_limit") and not math.isfinite(value):
-                    continue  # no limit in the rig: nothing to tune
+                if kind in ("max_distance",) + ANGLES and not math.isfinite(value) or (
+                        kind.startswith("spherical") and value >= 180.0):
+                    continue  # no such limit in the rig: nothing to tune
                 low, high = self._range(kind, value)
                 out.append(Parameter(f"{kind}:{group}", label, value, low, high, log=log,
                                      step=step if step else (high - low) / SLIDER_STEPS,
@@ -134,8 +148,10 @@ class RigTuning:
             return DAMPING_RANGE[0], max(DAMPING_RANGE[1], 2 * value)
         if kind == "world_influence":
             return 0.0, 1.0
-        if kind == "angle_limit":
+        if kind in ("angle_limit", "spherical_pitch", "spherical_yaw"):
             return 0.0, 180.0
+        if kind in ("hinge_least", "hinge_greatest"):
+            return -180.0, 180.0
         if kind == "wind_heading":
             return -180.0, 180.0
         if kind == "wind_gust_frequency":
@@ -202,9 +218,19 @@ class RigTuning:
     def _set_group(self, kind, group, value) -> None:
         key = next(k for kk, _, k, *_ in GROUP_VALUES if kk == kind)
         arrays = {}
+        if kind in ROW_LIMITS:
+            name, column = ROW_LIMITS[kind]
+            rows = np.array(getattr(self.rig.chain_set, name), np.float64)
+            for i in self.groups[group]:
+                base = self._base[i][key][:, column]
+                rows[self._rows(i), column] = np.radians(base + (value - base[0]))
+            self._pipeline().replace_parameters(**{name: rows})
+            return
         for i in self.groups[group]:
             base = self._base[i][key]
-            if kind == "gravity":
+            if kind == "angle_limit":
+                new = base + (value - base[0])
+            elif kind == "gravity":
                 n = np.linalg.norm(base)
                 new = value * (base / n if n > 0 else DOWN)
             elif kind == "world_influence":

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..extras import require
 from .rig_curves import curve_values, is_curve
+from .rig_limits import LIMIT_KEYS
 from .rig_specs import WIND_DEFAULTS
 
 __all__ = ["saved_rig_text", "same_layout", "SIGNIFICANT_DIGITS"]
@@ -24,6 +25,8 @@ SIGNIFICANT_DIGITS = 7
 SEGMENT_VALUES = {"frequency": ("frequency", 1.0), "damping_ratio": ("damping_ratio", 1.0),
                   "particle_radius": ("particle_radius", 1.0), "max_distance": ("max_distance", 1.0),
                   "air_drag": ("air_drag", 1.0), "angle_limit_deg": ("angle_limit", 180.0 / np.pi)}
+#: Limits a chain table gives as rows ([least, greatest], [pitch, yaw]) in degrees: the chain set's array.
+ROW_VALUES = {"hinge_limit_deg": "hinge_limit", "spherical_limit_deg": "spherical_limit"}
 CHAIN_VALUES = ("gravity", "world_influence")
 COLLIDER_VALUES = ("radius", "offset", "end", "normal")
 
@@ -79,6 +82,20 @@ def _in_form(given, key, new, old, springy):
     return [_number(x) for x in new]
 
 
+def _rows_in_form(given, key, new, springy):
+    """Rows ``new`` ((segments, 2), the segments that swing) as one row when the file gave one
+    and they are all equal, else a row per segment (the rigid ones keeping the file's)."""
+    if springy is not None and not springy.all():
+        row = LIMIT_KEYS[key][0] if given is None else given
+        full = np.array(given if isinstance(given, list) and given and isinstance(given[0], list)
+                        else [row] * len(springy), np.float64)
+        full[springy] = new
+        new = full
+    if not (isinstance(given, list) and given and isinstance(given[0], list)) and np.all(new == new[0]):
+        return [_number(x) for x in new[0]]
+    return [[_number(x) for x in row] for row in new]
+
+
 def _put(tomlkit, table, key, value) -> None:
     """``table[key] = value``, keeping the comment after the old value."""
     old = table.get(key)
@@ -97,6 +114,11 @@ def _chain_table_changes(table, chain, loaded_chain) -> dict:
         if not _same(new, old):
             springy = chain.springy if chain.kind == "joints" else None
             changes[key] = _in_form(table.get(key), key, new, old, springy)
+    for key, name in ROW_VALUES.items():
+        new, old = _segment_values(chain, name, 180.0 / np.pi), _segment_values(loaded_chain, name, 180.0 / np.pi)
+        if not _same(new, old):
+            springy = chain.springy if chain.kind == "joints" else None
+            changes[key] = _rows_in_form(table.get(key), key, new, springy)
     for key in CHAIN_VALUES:
         new, old = getattr(chain, key), getattr(loaded_chain, key)
         if not _same(new, old):

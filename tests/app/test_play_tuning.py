@@ -196,3 +196,83 @@ def test_a_rig_without_its_own_toml_is_tuned_but_not_saved(gl):
         assert "gpu-jiggle rig MODEL --out RIG.toml" in session.current_message()
     finally:
         session.release()
+
+
+WINDOW_SCRIPT = '''
+import json, sys
+from types import SimpleNamespace
+from gpu_jiggle.app.play import CharacterPlayer
+from gpu_jiggle.app.shared import open_character
+from gpu_jiggle.app.viewer.window import open_window, run_window
+
+fox, rig_path, out = sys.argv[1:4]
+character, rig = open_character(fox, rig_path)
+seen = {}
+
+def each_frame(session):
+    demo, n = session.demo, session.frames
+    by_key = {p.key: p for p in demo.parameters}
+    if n == 5:   # what the panel's slider calls
+        seen["set"] = session.set(by_key["frequency:tail"], 3.3)
+    elif n == 8:  # the Save button
+        seen["saved"] = session.act(next(a for a in demo.actions if a.key == "save"))
+        seen["message"] = session.current_message()
+    elif n == 10:  # another editor changes the file
+        text = open(rig_path).read()
+        open(rig_path, "w").write(text.replace("damping_ratio = 0.25\\n", "damping_ratio = 0.45\\n", 1))
+    elif n == 16:
+        solver, index = demo.pipeline.solver_of("mane[0]")
+        seen["panel_damping"] = by_key["damping:mane"].value
+        seen["solver_damping"] = float(solver.chain_set.damping_ratio[solver.chain_set.chain_slices()[index]][0])
+
+window, reason = open_window("tuning", (640, 360))
+assert window is not None, reason
+args = SimpleNamespace(fps_cap=None, samples=None, no_panel=False, frames=20, screenshot=None, screenshot_frames=[],
+                       debug=False, size=(640, 360), each_frame=each_frame)
+rc = run_window(lambda ctx, _a: CharacterPlayer(ctx, character, rig, "Run"), args, window, reason)
+json.dump(seen, open(out, "w"))
+sys.exit(rc)
+'''
+
+
+def test_in_a_real_window_a_slider_is_saved_and_the_file_followed(tmp_path, rig_file):
+    import json
+
+    from demo_support import run_window
+
+    script = tmp_path / "drive.py"
+    script.write_text(WINDOW_SCRIPT)
+    before = rig_file.read_text()
+    run_window([script, FOX, rig_file, tmp_path / "seen.json"], tmp_path, frames=20)
+    seen = json.loads((tmp_path / "seen.json").read_text())
+    assert seen["set"] and seen["saved"] and seen["message"].startswith("saved fox.toml"), seen
+    diff = changed_lines(before, rig_file.read_text())
+    assert diff == ["-frequency = [3.0, 2.5, 2.0]", "+frequency = [3.3, 2.75, 2.2]",
+                    "-damping_ratio = 0.25", "+damping_ratio = 0.45"], diff
+    assert seen["panel_damping"] == pytest.approx(0.45) and seen["solver_damping"] == pytest.approx(0.45), seen
+
+
+def test_hinge_and_cone_limits_change_live_and_are_saved_as_rows(gl, rig_file):
+    text = rig_file.read_text().replace("air_drag = 1.0\n", "air_drag = 1.0\nhinge_limit_deg = [-30.0, 45.0]\n", 1)
+    text = text.replace("frequency = 10.0\n", "frequency = 10.0\nangle_limit_deg = 40.0\n", 1)  # the mane
+    rig_file.write_text(text)
+    character, rig = open_character(FOX, rig_file)
+    player = CharacterPlayer(gl, character, rig, clip="Run")
+    try:
+        player.step(1 / 30)
+        keys = {p.key for p in player.parameters}
+        assert {"hinge_least:tail", "hinge_greatest:tail", "angle_limit:mane"} <= keys
+        assert "hinge_least:mane" not in keys and "angle_limit:tail" not in keys  # no such limit there
+        solver, tail = segments_of(player, "tail")
+        player.set_parameter("hinge_greatest:tail", 60.0)
+        player.set_parameter("angle_limit:mane", 35.0)
+        np.testing.assert_allclose(np.degrees(solver.chain_set.hinge_limit[tail]), [[-30.0, 60.0]] * 3)
+        with pytest.raises(ValueError, match="hinge"):
+            player.set_parameter("hinge_least:tail", 90.0)   # least above greatest
+        np.testing.assert_allclose(np.degrees(solver.chain_set.hinge_limit[tail]), [[-30.0, 60.0]] * 3)
+        player.act("save")
+        assert changed_lines(text, rig_file.read_text()) == [
+            "-hinge_limit_deg = [-30.0, 45.0]", "+hinge_limit_deg = [-30.0, 60.0]",
+            "-angle_limit_deg = 40.0", "+angle_limit_deg = 35.0"]
+    finally:
+        player.release()
