@@ -4,7 +4,7 @@ MP4, a GIF or a folder of PNGs.
 ```python
 from gpu_jiggle.app.render import render
 result = render("data/fox/Fox.gltf", "rigs/fox.toml", "Run", "out/fox.mp4", seconds=6, fps=30, compare=True)
-print(result.path, result.frames, result.seconds)
+print(result.path, result.frames, result.seconds, result.drawn, result.samples)
 render("model.glb", None, None, "out/idle.gif", motion="turn")   # no clips: a built-in motion, no springs
 ```
 
@@ -13,8 +13,11 @@ look-at, springs and skinning; a locomotion clip is carried forward at the speed
 give, see :mod:`gpu_jiggle.character.travel`) and draws it with
 :class:`~gpu_jiggle.render.scene.CharacterView`, the camera following the character. With
 ``compare`` the left half plays the keyframes alone and the right half with springs, each
-labelled. The frames go to :class:`~gpu_jiggle.render.video.FrameWriter`: the file appears
-whole when the render has finished, and not at all when it fails.
+labelled. Multisampling is the renderer's choice unless asked for: none on a software
+renderer (llvmpipe), where it costs more than the rest of the drawing, 4 samples on a GPU
+(:func:`~gpu_jiggle.gl.offscreen.choose_samples`). The frames go to
+:class:`~gpu_jiggle.render.video.FrameWriter`: the file appears whole when the render has
+finished, and not at all when it fails.
 """
 from __future__ import annotations
 
@@ -27,8 +30,9 @@ from pathlib import Path
 import numpy as np
 
 from ..extras import require
+from ..character.rig_specs import LookAtSpec, TwoBoneIKSpec
 from ..character.travel import make_pipeline
-from ..gl.offscreen import OffscreenTarget
+from ..gl.offscreen import OffscreenTarget, choose_samples
 from ..render.scene import CharacterView, Framing
 from ..render.video import FrameWriter, output_kind
 from .shared import add_clip_options, choose_clip, one_line, open_character, parse_travel
@@ -40,8 +44,9 @@ DIVIDER_WIDTH = 2            # px
 SIZE = (960, 540)            # px: the default image
 COMPARE_SIZE = (1280, 540)   # px: the default image of a compare (two halves)
 MIN_SIZE = 16                # px: the smallest width or height
-COMPARE_LABELS = ("keyframes only", "with springs")
-LOOK_AT_COMPARE_LABELS = ("keyframes + look-at", "with springs")
+COMPARE_LABELS = ("keyframes only", "with springs")  # the left half's is "keyframes + look-at" with a look-at
+NO_RIG = "no rig"                  # what a render without springs says of the rig
+NO_CHAINS = "the rig has no chains"
 LABEL_LINES_PER_IMAGE = 24   # a label's text is 1/24 of the image's height
 LABEL_MIN_FONT = 10          # px
 LABEL_BAND = (20, 24, 28, 160)    # RGBA: the dark band behind a label
@@ -75,8 +80,11 @@ class RenderResult:
     Attributes:
         path: the written file or folder. kind: ``"mp4"``, ``"gif"`` or ``"png"``.
         frames: frames written. size: (width, height) pixels. fps. seconds: wall-clock time
-        of the whole render. backend: the spring solver's backend. travel: the speed the
-        character moved at (length unit/s). clip: the animation's name.
+        of the whole render. backend: the spring solver's backend (None: no springs). travel:
+        the speed the character moved at (length unit/s). clip: the animation's name.
+        compare: side by side. samples: the MSAA samples drawn with (0: none). drawn: what the
+        image shows, in words: ``"with springs"``, ``"side by side (keyframes only | with
+        springs)"`` (the halves' labels), ``"as keyframed (no rig)"``, ...
     """
 
     path: Path
@@ -89,17 +97,43 @@ class RenderResult:
     travel: float
     clip: str
     compare: bool = False
+    samples: int = 0
+    drawn: str = ""
     extra: dict = field(default_factory=dict)
 
 
+def _check_drawable(rig, compare: bool, look_at: bool) -> None:
+    """ValueError for a compare without springs or a look-at without a target: nothing to show."""
+    if look_at and not (rig is not None and any(isinstance(c, LookAtSpec) for c in rig.constraints)):
+        raise ValueError(f"look_at: {'there is no rig' if rig is None else 'the rig has no [[look_at]] target'} "
+                         f"for the head to turn to")
+    if compare and not (rig is not None and rig.chains):
+        raise ValueError(f"compare: there are no springs to compare the keyframes with "
+                         f"({NO_RIG if rig is None else NO_CHAINS}); leave out compare or give a rig with chains")
+
+
+def _drawn(rig, compare: bool, constraints) -> tuple:
+    """``(the halves' labels, or [None], the words for what is drawn)`` for a render of ``rig``
+    (None: no rig) whose pipelines apply ``constraints`` (look-at, two-bone IK)."""
+    stages = [name for name, kind in (("look-at", LookAtSpec), ("IK", TwoBoneIKSpec))
+              if any(isinstance(c, kind) for c in constraints)]
+    keyed = " + ".join(["keyframes", *stages])
+    if compare:
+        labels = (keyed if stages else COMPARE_LABELS[0], COMPARE_LABELS[1])
+        return labels, f"side by side ({labels[0]} | {labels[1]})"
+    if rig is None or not rig.chains:
+        return [None], f"as {keyed.replace('keyframes', 'keyframed', 1)} ({NO_RIG if rig is None else NO_CHAINS})"
+    return [None], f"with {', '.join(stages)} and springs" if stages else "with springs"
+
+
 def render(model, rig, animation: str | None, out, seconds: float = 4.0, fps: float = 30.0, compare: bool = False,
-           size=None, backend: str = "auto", samples: int = 4, travel="auto", debug: bool = False,
+           size=None, backend: str = "auto", samples: int | None = None, travel="auto", debug: bool = False,
            progress: bool = True, azimuth_degrees: float | None = None, elevation_degrees: float | None = None,
            zoom: float = 1.0, look_at: bool = False, motion: str | None = None) -> RenderResult:
     """Render ``seconds`` of ``animation`` at ``fps`` headless (EGL) to ``out`` (an ``.mp4``,
     a ``.gif`` or a folder for PNGs, see :class:`~gpu_jiggle.render.video.FrameWriter`),
-    springs on; with ``compare`` the left half plays the keyframes alone and the right half
-    with springs, side by side, each labelled.
+    springs on (none without a rig: the clip as keyframed); with ``compare`` the left half
+    plays the keyframes alone and the right half with springs, side by side, each labelled.
 
     Args:
         model: a glTF path or a loaded Character. rig: a TOML rig path, a Rig, or None (no springs).
@@ -107,7 +141,9 @@ def render(model, rig, animation: str | None, out, seconds: float = 4.0, fps: fl
             (``idle``, ``turn``, ``walk``): see :func:`~gpu_jiggle.app.shared.choose_clip`.
         size: (width, height) pixels (rounded up to even numbers); default 960×540, or
             1280×540 with ``compare``.
-        backend: the spring solver's. samples: multisampling (0 for none).
+        backend: the spring solver's. samples: MSAA samples, an integer ≥ 0 (0 for none), or
+            None: 0 on a software renderer (llvmpipe), 4 on a GPU
+            (:func:`~gpu_jiggle.gl.offscreen.choose_samples`; capped at the context's most).
         travel: ``"auto"`` or a speed in length unit/s (see
             :func:`~gpu_jiggle.character.travel.make_pipeline`). debug: draw the debug view.
         progress: show a progress bar on stderr (tqdm).
@@ -117,8 +153,10 @@ def render(model, rig, animation: str | None, out, seconds: float = 4.0, fps: fl
 
     Raises:
         FileNotFoundError: a missing model or rig. ValueError: an invalid file, an unknown
-        clip (the message lists the clips) or motion, bad numbers, an unknown output kind.
-        RuntimeError: no OpenGL context.
+        clip (the message names the closest or lists the clips) or motion, bad numbers
+        (negative samples included), an unknown output kind, ``compare`` without springs to
+        compare, ``look_at`` without a rig's look-at target. TypeError: samples not an
+        integer. RuntimeError: no OpenGL context.
     """
     from ..gl.context import get_context
 
@@ -139,7 +177,9 @@ def render(model, rig, animation: str | None, out, seconds: float = 4.0, fps: fl
         raise ValueError(f"size = {tuple(size)}: expected at least {MIN_SIZE}x{MIN_SIZE} pixels")
     character, rig = open_character(model, rig)
     clip = choose_clip(character, animation, motion)
+    _check_drawable(rig, compare, look_at)
     ctx = get_context()
+    samples = choose_samples(ctx, samples)
     framing = Framing.of(character, zoom=float(zoom))
     if azimuth_degrees is not None:
         framing.azimuth = math.radians(float(azimuth_degrees))
@@ -148,12 +188,12 @@ def render(model, rig, animation: str | None, out, seconds: float = 4.0, fps: fl
     runs = [True] if not compare else [False, True]
     pipelines = [make_pipeline(character, rig, clip, springs=s, travel=travel, backend=backend, context=ctx,
                                look_at=look_at) for s in runs]
+    labels, drawn = _drawn(rig, compare, pipelines[0].constraints)
     view = CharacterView(ctx, character, rig, framing)
     panel = (width // 2 if compare else width, height)
     target = OffscreenTarget(ctx, panel, samples=samples)
     count = max(1, int(round(seconds * fps)))
     bar = _progress(count, progress, Path(out).name)
-    labels = (LOOK_AT_COMPARE_LABELS if look_at else COMPARE_LABELS) if compare else [None]
     left = panel[0] - DIVIDER_WIDTH // 2
     try:
         with FrameWriter(out, (width, height), fps) as writer:
@@ -178,7 +218,8 @@ def render(model, rig, animation: str | None, out, seconds: float = 4.0, fps: fl
         for p in pipelines:
             p.release()
     return RenderResult(Path(out), kind, writer.count, (width, height), fps, time.perf_counter() - started,
-                        backend_used, float(np.linalg.norm(pipelines[-1].velocity)), clip.name, compare)
+                        backend_used, float(np.linalg.norm(pipelines[-1].velocity)), clip.name, compare,
+                        target.samples, drawn)
 
 
 def _progress(total: int, enabled: bool, name: str):
@@ -207,10 +248,13 @@ def add_command(sub) -> None:
     p.add_argument("--fps", type=float, default=30.0, metavar="F", help="frames per second (default 30)")
     p.add_argument("--out", required=True, metavar="FILE",
                    help="output: .mp4 (H.264), .gif, or a folder (no suffix) for frame_NNNN.png")
-    p.add_argument("--compare", action="store_true", help="side by side: without springs (left), with (right)")
+    p.add_argument("--compare", action="store_true",
+                   help="side by side: without springs (left), with (right); needs a rig with chains")
     p.add_argument("--size", type=size, default=None, metavar="WxH",
                    help="image size in pixels (default 960x540, 1280x540 with --compare)")
-    p.add_argument("--samples", type=int, default=4, help="multisampling samples (default 4; 0 for none)")
+    p.add_argument("--samples", type=int, default=None,
+                   help="multisampling (antialiasing) samples, 0 for none; default 0 on a software renderer "
+                        "(llvmpipe), where it costs more than the rest of the drawing, else 4")
     p.add_argument("--travel", default="auto", metavar="SPEED",
                    help="'auto' (default): move a locomotion clip forward at the speed its feet give; "
                         "0 keeps it on the spot; or a speed in model units per second")
@@ -233,7 +277,7 @@ def run_command(args) -> int:
     try:
         if args.zoom <= 0 or not math.isfinite(args.zoom):
             raise ValueError(f"--zoom {args.zoom}: expected a value > 0")
-        if args.samples < 0:
+        if args.samples is not None and args.samples < 0:
             raise ValueError(f"--samples {args.samples}: expected 0 or more")
         travel = parse_travel(args.travel)
         result = render(args.model, args.rig, args.animation, args.out, seconds=args.seconds, fps=args.fps,
@@ -244,13 +288,11 @@ def run_command(args) -> int:
     except (OSError, ValueError, RuntimeError) as exc:
         print(f"gpu-jiggle render: {one_line(exc)}", file=sys.stderr)
         return 2
-    what = "side by side (keyframes only | with springs)" if result.compare else "with springs"
-    if result.backend is None:
-        what = "without springs"
     moving = f", travelling {result.travel:.0f} units/s" if result.travel > 0 else ", on the spot"
+    msaa = f"{result.samples}x MSAA" if result.samples else "no MSAA"
     backend = f" on the {result.backend} backend" if result.backend else ""
-    print(f"rendered {result.clip!r} {what}: {result.frames} frames ({result.frames / result.fps:g} s at "
-          f"{result.fps:g} fps, {result.size[0]}x{result.size[1]}{moving}){backend} in "
+    print(f"rendered {result.clip!r} {result.drawn}: {result.frames} frames ({result.frames / result.fps:g} s at "
+          f"{result.fps:g} fps, {result.size[0]}x{result.size[1]}, {msaa}{moving}){backend} in "
           f"{result.seconds:.1f} s ({1e3 * result.seconds / result.frames:.0f} ms/frame) -> {result.path}")
     return 0
 

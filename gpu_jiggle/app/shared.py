@@ -77,9 +77,23 @@ def add_clip_options(parser, verb: str) -> None:
                         help=f"the animation (clip) to {verb} (default: the file's first), or a .vrma file (a VRM "
                              f"animation on a VRM avatar's humanoid bones); 'none' {verb}s a built-in motion instead "
                              f"(--motion)")
-    parser.add_argument("--motion", choices=MOTIONS, default=None,
+    parser.add_argument("--motion", type=_motion, default=None, metavar="{" + ",".join(MOTIONS) + "}",
                         help=f"the built-in motion to {verb} when the file has no clips or with --animation none: "
                              f"idle sway, head turn, walk cycle or head shake (default idle)")
+
+
+def _motion(text: str) -> str:
+    """``--motion``: one of the built-in motions; an unknown one is refused naming the closest."""
+    import argparse
+
+    from ..character.motion import MOTIONS
+    from ..sim.validation import closest_name
+
+    if text not in MOTIONS:
+        close = closest_name(text, MOTIONS)
+        raise argparse.ArgumentTypeError(f"{text!r}: expected one of {', '.join(MOTIONS)}"
+                                         f"{f'; did you mean {close!r}?' if close else ''}")
+    return text
 
 
 def parse_travel(text: str):

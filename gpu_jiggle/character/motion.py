@@ -46,6 +46,7 @@ import re
 
 import numpy as np
 
+from ..sim.validation import closest_name
 from . import quat
 from .animation import Channel, Clip, Sampler
 from .morph import posed_positions
@@ -185,7 +186,9 @@ def builtin_motion(character, kind: str = "idle") -> Motion:
         ValueError: an unknown kind (listing them), or a file without nodes.
     """
     if kind not in MOTIONS:
-        raise ValueError(f"motion = {kind!r}: expected one of {', '.join(MOTIONS)}")
+        close = closest_name(kind, MOTIONS)
+        raise ValueError(f"motion = {kind!r}: expected one of {', '.join(MOTIONS)}"
+                         f"{f'; did you mean {close!r}?' if close else ''}")
     sk = character.skeleton
     if sk.node_count == 0:
         raise ValueError(f"{character.path.name}: the file has no nodes for a motion to move")

@@ -146,6 +146,77 @@ def test_render_mp4_from_the_command_line(gl, tmp_path, capsys):
     assert fox_orange(middle(frames[-1])).sum() > 300  # H.264 shifts colours a little; the fur stays orange
 
 
+# -- what a render says it drew --------------------------------------------------------------------
+def _render_cli(tmp_path, capsys, *args):
+    """``gpu-jiggle render`` of 0.1 s of the Fox's Run, small: (exit status, stdout, stderr)."""
+    rc = cli.main(["render", str(FOX), "--animation", "Run", "--seconds", "0.1", "--fps", "10", "--size", "64x48",
+                   "--no-progress", "--out", str(tmp_path / "x.gif"), *args])
+    captured = capsys.readouterr()
+    return rc, captured.out, captured.err
+
+
+def test_multisampling_is_off_by_default_on_a_software_renderer(gl, tmp_path, capsys):
+    """No --samples: none on llvmpipe (where it costs more than the rest of the drawing), 4 on
+    a GPU; the summary says which. An explicit count is kept."""
+    software = "llvmpipe" in gl.info["GL_RENDERER"].lower()
+    result = render(FOX, RIG, "Run", tmp_path / "a.gif", seconds=0.1, fps=10, size=(64, 48), progress=False)
+    assert result.samples == (0 if software else min(4, gl.max_samples))
+    rc, printed, _ = _render_cli(tmp_path, capsys, "--rig", str(RIG))
+    assert rc == 0 and ("no MSAA" if software else "4x MSAA") in printed
+    result = render(FOX, RIG, "Run", tmp_path / "b.gif", seconds=0.1, fps=10, size=(64, 48), samples=2,
+                    progress=False)
+    assert result.samples == 2
+    rc, printed, _ = _render_cli(tmp_path, capsys, "--rig", str(RIG), "--samples", "2")
+    assert rc == 0 and "2x MSAA" in printed
+
+
+@pytest.mark.parametrize("rig, says", [(None, "as keyframed (no rig)"),
+                                       ("[solver]\nsubstep = 0.008\n", "as keyframed (the rig has no chains)")])
+def test_without_springs_the_summary_says_the_clip_is_as_keyframed(gl, tmp_path, capsys, rig, says):
+    args = []
+    if rig is not None:
+        (tmp_path / "empty.toml").write_text(rig)
+        args = ["--rig", str(tmp_path / "empty.toml")]
+    rc, printed, err = _render_cli(tmp_path, capsys, *args)
+    assert rc == 0, err
+    assert printed.startswith(f"rendered 'Run' {says}: 1 frames") and "backend" not in printed
+    result = render(FOX, None, "Run", tmp_path / "c.gif", seconds=0.1, fps=10, size=(64, 48), progress=False)
+    assert result.backend is None and result.drawn == "as keyframed (no rig)"
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--compare"], "side by side (keyframes only | with springs)"),
+    (["--compare", "--look-at"], "side by side (keyframes + look-at | with springs)"),
+    (["--look-at"], "with look-at and springs"),
+    ([], "with springs"),
+])
+def test_the_summary_says_what_the_image_shows(gl, tmp_path, capsys, args, says):
+    rc, printed, err = _render_cli(tmp_path, capsys, "--rig", str(RIG), *args)
+    assert rc == 0, err
+    assert printed.startswith(f"rendered 'Run' {says}: ") and "on the gpu backend" in printed
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--compare"], "compare: there are no springs to compare the keyframes with (no rig)"),
+    (["--look-at"], "look_at: there is no rig for the head to turn to"),
+    (["--rig", str(RIG), "--samples", "-1"], "--samples -1: expected 0 or more"),
+    (["--rig", str(RIG), "--animation", "run"], "Fox.gltf: no animation called 'run'; did you mean 'Run'?"),
+    (["--animation", "none", "--motion", "idel"],
+     "'idel': expected one of idle, turn, walk, shake; did you mean 'idle'?"),
+])
+def test_nothing_to_show_and_misspellings_are_refused(tmp_path, capsys, args, message):
+    if "--motion" in args:
+        with pytest.raises(SystemExit) as exited:  # argparse refuses it, exit status 2
+            _render_cli(tmp_path, capsys, *args)
+        assert exited.value.code == 2
+        err = capsys.readouterr().err
+    else:
+        rc, _, err = _render_cli(tmp_path, capsys, *args)
+        assert rc == 2
+    assert message in err, err
+    assert not (tmp_path / "x.gif").exists()
+
+
 def test_output_kinds(tmp_path):
     assert output_kind(tmp_path / "a.mp4") == "mp4"
     assert output_kind(tmp_path / "a.GIF") == "gif"
