@@ -21,6 +21,8 @@ The context must be the solver's (``Solver(..., context=ctx)``).
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import moderngl
 import numpy as np
 
@@ -41,8 +43,8 @@ def relative_camera(camera: Camera, origin) -> Camera:
     """``camera`` moved into the frame of a solver's floating origin (3,) (float64 subtraction
     on the host, so that the float32 matrices stay precise far from the world origin)."""
     origin = np.zeros(3) if origin is None else np.asarray(origin, np.float64)
-    return Camera(np.asarray(camera.eye, np.float64) - origin, np.asarray(camera.target, np.float64) - origin,
-                  camera.fov_y_degrees, camera.near, camera.far)
+    return replace(camera, eye=np.asarray(camera.eye, np.float64) - origin,
+                   target=np.asarray(camera.target, np.float64) - origin)
 
 
 def _matrix(camera: Camera, framebuffer) -> bytes:

@@ -31,8 +31,8 @@ from .draw2d import rgba
 from ..gl.glsl import program
 from ..gl.offscreen import OffscreenTarget
 
-__all__ = ["Camera", "Renderer", "OffscreenTarget", "rgba", "look_at", "perspective", "unit_sphere_triangles",
-           "scalp_triangles"]
+__all__ = ["Camera", "FULL_AREA", "Renderer", "OffscreenTarget", "rgba", "look_at", "perspective",
+           "unit_sphere_triangles", "scalp_triangles"]
 
 # Mesh vertex: position (3 float32, world), normal (3, world, unit), colour (4, RGBA), tile (1,
 # length unit; > 0 checkers the surface on world xz).
@@ -46,6 +46,7 @@ STRAND_FORMAT = "3f 3f 1f 1f 4f"
 STRAND_ATTRIBUTES = ("in_position", "in_tangent", "in_offset", "in_along", "in_colour")
 
 UP = np.array([0.0, 1.0, 0.0])
+FULL_AREA = (0.0, 0.0, 1.0, 1.0)  # a camera's area covering the whole viewport
 
 
 # -- camera ------------------------------------------------------------------------------------------
@@ -89,6 +90,10 @@ class Camera:
     Attributes:
         eye: (3,) world position. target: (3,) world point it looks at.
         fov_y_degrees: vertical field of view. near, far: clip distances, length unit.
+        area: the part of the viewport the camera's picture fills, ``(x0, y0, x1, y1)`` as
+            fractions of its width and height from the top-left (default: all of it): the
+            field of view spans the area's height, the target lands at its centre (an
+            off-centre projection). A window's panel leaves such an area free.
     """
 
     eye: np.ndarray
@@ -96,6 +101,7 @@ class Camera:
     fov_y_degrees: float = 40.0
     near: float = 0.05
     far: float = 200.0
+    area: tuple = FULL_AREA
 
     @classmethod
     def orbit(cls, target, azimuth: float, elevation: float, distance: float, **kwargs) -> "Camera":
@@ -109,9 +115,32 @@ class Camera:
     def view(self) -> np.ndarray:
         return look_at(self.eye, self.target)
 
+    def projection(self, aspect: float) -> np.ndarray:
+        """(4, 4) float64: camera → clip space for a viewport of ``aspect`` = width / height,
+        the picture placed in :attr:`area`."""
+        x0, y0, x1, y1 = (float(v) for v in self.area)
+        if (x0, y0, x1, y1) == FULL_AREA:
+            return perspective(self.fov_y_degrees, aspect, self.near, self.far)
+        if not (0.0 <= x0 < x1 <= 1.0 and 0.0 <= y0 < y1 <= 1.0):
+            raise ValueError(f"area = {self.area!r}: expected 0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1")
+        shift = np.eye(4)  # the area's normalised device coordinates → the viewport's (y up)
+        shift[0, 0], shift[0, 3] = x1 - x0, x0 + x1 - 1.0
+        shift[1, 1], shift[1, 3] = y1 - y0, 1.0 - y0 - y1
+        return shift @ perspective(self.fov_y_degrees, aspect * (x1 - x0) / (y1 - y0), self.near, self.far)
+
     def view_projection(self, aspect: float) -> np.ndarray:
         """(4, 4) float64: world → clip space for a viewport of ``aspect`` = width / height."""
-        return perspective(self.fov_y_degrees, aspect, self.near, self.far) @ self.view()
+        return self.projection(aspect) @ self.view()
+
+    def project(self, points, aspect: float) -> np.ndarray:
+        """(N, 2) float64: world ``points`` (N, 3) on the viewport, as fractions of its width
+        and height from the top-left (outside [0, 1] off screen; points behind the camera
+        are left out)."""
+        p = np.asarray(points, np.float64).reshape(-1, 3)
+        clip = np.c_[p, np.ones(len(p))] @ self.view_projection(aspect).T
+        clip = clip[clip[:, 3] > 0]
+        ndc = clip[:, :2] / clip[:, 3:4]
+        return np.c_[(ndc[:, 0] + 1.0) / 2.0, (1.0 - ndc[:, 1]) / 2.0]
 
 
 # -- meshes generated on the host ----------------------------------------------------------------------
