@@ -1,13 +1,17 @@
 """The fixed-step clocks: an accumulator of frame time, a cap on substeps per frame, the time
 it had to drop, the path step of a capped frame (:class:`FixedStepClock`, :class:`StepPlan`),
 and the pair of clocks a solver runs, full rate and the half rate of level of detail "half"
-(:class:`FrameClock`, :class:`FramePlan`).
+(:class:`FrameClock`, :class:`FramePlan`), which also notices a frame time that looks like
+milliseconds (:meth:`FrameClock.milliseconds_hint`, :class:`FrameTimeWarning`).
 
 Source: ``SPEC.md`` section 2 ("Fixed steps, frames and targets").
 """
 from __future__ import annotations
 
 import math
+import os
+import sys
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,6 +24,18 @@ STEP_TOLERANCE = 1e-9
 #: The largest cap on substeps per frame a clock accepts: one frame's work stays bounded
 #: (raise it here for more).
 MAX_SUBSTEPS = 1000
+#: A frame time above this (s) on a clock whose earlier frames were all at most
+#: :data:`SHORT_FRAME_SECONDS` (or that has run none) looks like milliseconds given as seconds.
+SUSPECT_FRAME_SECONDS = 1.0
+#: The longest frame (s) of a run at an interactive or video rate: 10 frames a second.
+SHORT_FRAME_SECONDS = 0.1
+MS_PER_SECOND = 1e3
+
+
+class FrameTimeWarning(UserWarning):
+    """A frame time that looks like milliseconds (``advance(16)`` for a 60 Hz frame). The
+    frame is run as given; ``warnings.filterwarnings("ignore", category=FrameTimeWarning)``
+    silences it where long frames are meant."""
 
 
 @dataclass(frozen=True)
@@ -155,6 +171,8 @@ class FrameClock:
         self.half = FixedStepClock(2.0 * self.full.substep, max_substeps)
         self.half_pending = 0.0   # frame time of the skipped frame, added to the next half-rate frame
         self.frames = 0           # frames advanced; the half-rate chains run on odd ones
+        self.longest_frame = 0.0  # s, the longest frame time committed
+        self.hinted = False       # milliseconds_hint has spoken (once per clock)
 
     @property
     def substeps(self) -> tuple:
@@ -177,6 +195,31 @@ class FrameClock:
         self.half.commit(plan.half)
         self.half_pending = 0.0 if self.frames % 2 == 1 else self.half_pending + float(frame_dt)
         self.frames += 1
+        self.longest_frame = max(self.longest_frame, float(frame_dt))
+
+    def milliseconds_hint(self, frame_dt: float, call: str = "advance") -> str | None:
+        """Words for a :class:`FrameTimeWarning` when ``frame_dt`` (s, already checked) looks like
+        milliseconds, before it is committed; None otherwise. It looks so when it is above
+        :data:`SUSPECT_FRAME_SECONDS` and every earlier frame of this clock was at most
+        :data:`SHORT_FRAME_SECONDS`. A first frame counts (a caller that passes milliseconds
+        does so from its first frame); after a long frame, none does (long frames are meant).
+        Said once per clock: later calls return None."""
+        dt = float(frame_dt)
+        if self.hinted or dt <= SUSPECT_FRAME_SECONDS or self.longest_frame > SHORT_FRAME_SECONDS:
+            return None
+        self.hinted = True
+        before = (f"after frames of at most {self.longest_frame:.3g} s" if self.frames
+                  else "as the first frame")
+        return (f"{call}({dt:g}): a frame time of {dt:g} s {before}; frame times are in seconds "
+                f"({dt:g} ms = {dt / MS_PER_SECOND:g} s). The frame runs as given (what the substep cap "
+                f"leaves of it); this is said once per solver.")
+
+    def warn_if_milliseconds(self, frame_dt: float, call: str = "advance") -> None:
+        """Issue :meth:`milliseconds_hint` as a :class:`FrameTimeWarning` pointing at the first
+        caller outside the gpu_jiggle package (the program's ``advance`` or ``Pipeline.step``)."""
+        hint = self.milliseconds_hint(frame_dt, call)
+        if hint is not None:
+            warnings.warn(hint, FrameTimeWarning, stacklevel=_stacklevel_outside_package())
 
     def snapshot(self) -> tuple:
         """Everything that decides the next plans: (accumulator, substeps run, dropped time) of
@@ -190,3 +233,15 @@ class FrameClock:
         (self.full.accumulator, self.full.substeps_run, self.full.dropped_time,
          self.half.accumulator, self.half.substeps_run, self.half.dropped_time,
          self.half_pending, self.frames) = snapshot
+
+
+def _stacklevel_outside_package() -> int:
+    """The ``stacklevel`` for ``warnings.warn`` in this function's caller that names the first
+    frame outside the gpu_jiggle package."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep

@@ -216,10 +216,15 @@ class Solver(SavedState):
         Raises:
             ValueError: frame_dt negative or not finite. TypeError: not a number.
             RuntimeError: no pose was set yet.
+
+        Warns:
+            FrameTimeWarning, once per solver: a frame time that looks like milliseconds
+            (:meth:`~gpu_jiggle.sim.clock.FrameClock.milliseconds_hint`); it runs as given.
         """
         plan = self._clock.plan(frame_dt)
         if not self._has_pose():
             raise RuntimeError("advance() before set_pose(): give the solver a pose first")
+        self._clock.warn_if_milliseconds(frame_dt)
         self._upload_inputs()
         params = self._frame_buffer(plan)
         if self._timing is None:

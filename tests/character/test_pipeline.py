@@ -410,3 +410,17 @@ def test_teleport_carries_or_snaps_the_springs_and_snaps_the_colliders(fox, rig,
     assert off_pose(runs["snapped"][20]) < 0.2 * off_pose(runs["still"][20])
     with pytest.raises(TypeError, match="keep_shape: expected a bool, got str"):
         Pipeline(fox, rig, "Run").teleport(keep_shape="yes")
+
+
+def test_a_frame_time_in_milliseconds_warns_at_the_callers_line(fox, rig):
+    """Pipeline.step(t, 33) after frames of 1/30 s: the solver's FrameTimeWarning names this
+    file (the first caller outside the package), once."""
+    from gpu_jiggle.sim.clock import FrameTimeWarning
+
+    pipeline = Pipeline(fox, rig, "Run", backend="cpu")
+    with pipeline:
+        pipeline.step(0.0, 1 / FPS)
+        with pytest.warns(FrameTimeWarning, match=r"^advance\(33\): a frame time of 33 s after frames of at most "
+                                                  r"0\.0333 s") as hint:
+            pipeline.step(1 / FPS, 33.0)
+        assert len(hint) == 1 and hint[0].filename == __file__

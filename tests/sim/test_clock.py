@@ -80,3 +80,35 @@ def test_long_frames_in_a_row_are_each_accepted():
     assert clocks.half.dropped_time > 1.1 * MAX_FRAME_SECONDS
     with pytest.raises(ValueError, match="frame_dt"):
         clocks.plan(2 * MAX_FRAME_SECONDS)
+
+
+# -- frame times that look like milliseconds -----------------------------------------------------
+def _run(clock, frame_times):
+    """The hints of ``frame_times`` committed one after another on ``clock``."""
+    hints = []
+    for dt in frame_times:
+        hints.append(clock.milliseconds_hint(dt))
+        clock.commit(clock.plan(dt), dt)
+    return hints
+
+
+def test_a_long_frame_after_short_ones_is_taken_for_milliseconds_once():
+    hints = _run(FrameClock(1 / 120, 8), [1 / 30, 1 / 30, 16.0, 16.0, 33.0])
+    assert hints[:2] == [None, None] and hints[3:] == [None, None]
+    assert hints[2].startswith("advance(16): a frame time of 16 s after frames of at most 0.0333 s; frame times "
+                               "are in seconds (16 ms = 0.016 s).")
+
+
+def test_a_first_frame_of_milliseconds_is_noticed():
+    hints = _run(FrameClock(1 / 120, 8), [16.6667, 16.6667])
+    assert hints[0].startswith("advance(16.6667): a frame time of 16.6667 s as the first frame; ")
+    assert hints[1] is None
+
+
+@pytest.mark.parametrize("frame_times", [
+    [1 / 60] * 5,                    # a game's frames
+    [0.0, 0.1, 1.0, 0.02],           # a pause, 10 fps, a hitch of exactly 1 s: none above it
+    [1 / 60, 0.5, 3.0, 1 / 60],      # after a 0.5 s frame, long frames are meant (a slide show, a hitch)
+])
+def test_seconds_are_not_taken_for_milliseconds(frame_times):
+    assert _run(FrameClock(1 / 120, 8), frame_times) == [None] * len(frame_times)

@@ -1,10 +1,13 @@
 """Smaller parts of the public API: slices into the flat arrays, release, backend choice."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
 from gpu_jiggle import AngleChainSet, Solver
+from gpu_jiggle.sim.clock import FrameTimeWarning
 
 
 def test_slices_split_flat_arrays_per_chain(backend):
@@ -30,3 +33,22 @@ def test_release_frees_and_refuses_further_use(backend):
 
 def test_reported_backend(backend):
     assert Solver(AngleChainSet([1], 1.0, 2.0, 0.5), backend=backend).backend == backend
+
+
+def test_a_frame_time_in_milliseconds_warns_once_and_runs(backend):
+    """advance(16) after 60 Hz frames warns once, pointing at the caller's line, and runs the
+    frame (its substeps capped as for any long frame); the next long frames do not warn."""
+    s = Solver(AngleChainSet([2], 1.0, 2.0, 0.5), backend=backend, max_substeps=8)
+    s.set_pose([[0, 0]], [0.0], np.zeros(2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # normal frames: no warning at all
+        for _ in range(3):
+            s.advance(1 / 60)
+    with pytest.warns(FrameTimeWarning, match=r"^advance\(16\): a frame time of 16 s after frames of at most "
+                                              r"0\.0167 s; frame times are in seconds \(16 ms = 0\.016 s\)") as hint:
+        assert s.advance(16) == 8
+    assert len(hint) == 1 and hint[0].filename == __file__
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        s.advance(16)
+        s.advance(33)
