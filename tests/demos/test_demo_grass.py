@@ -154,6 +154,25 @@ def test_headless_run_writes_images_of_moving_grass(gl, demo, tmp_path, capsys):
     assert changed(images[4][90:], images[5][90:]) > 0.01, "the wind should move the grass between frames"
 
 
+def test_headless_run_writes_an_mp4_video(gl, demo, tmp_path, capsys):
+    """--video x.mp4: every frame as H.264 through imageio-ffmpeg, at --size and --fps."""
+    import imageio.v2 as imageio
+
+    video = tmp_path / "grass.mp4"
+    rc = demo.main(["--headless", "--frames", "5", "--blades", "1500", "--size", "160x96", "--fps", "30", "--out",
+                    str(tmp_path), "--no-panel", "--video", str(video)])
+    assert rc == 0 and f"video: {video}" in capsys.readouterr().out
+    reader = imageio.get_reader(video, format="ffmpeg")
+    try:
+        meta = reader.get_meta_data()
+        frames = [np.asarray(f) for f in reader]
+    finally:
+        reader.close()
+    assert meta["codec"] == "h264" and meta["fps"] == 30
+    assert len(frames) == 5 and frames[0].shape == (96, 160, 3)
+    assert grass_pixels(frames[-1][60:]).mean() > 0.3, "H.264 keeps the grass green"
+
+
 def test_window_under_xvfb(tmp_path):
     """The window opens, renders 30 frames and closes cleanly (``--frames`` closes it through
     the same flag as the close button); the screenshots have grass, and successive ones
