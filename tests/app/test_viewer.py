@@ -147,3 +147,21 @@ def test_importing_the_viewer_loads_no_window_library():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+def test_samples_are_the_renderers_choice_unless_given(gl, capsys):
+    """None: no MSAA on llvmpipe, 4 on a GPU; a count is kept; a negative one is refused, on
+    the demos' command line too (it was quietly taken as 0)."""
+    from gpu_jiggle.app.viewer import demo_parser, parse_demo_args
+    from gpu_jiggle.gl.offscreen import choose_samples
+
+    software = "llvmpipe" in gl.info["GL_RENDERER"].lower()
+    assert choose_samples(gl, None) == (0 if software else 4)
+    assert choose_samples(gl, 0) == 0 and choose_samples(gl, 8) == 8
+    with pytest.raises(ValueError, match=r"^samples = -1: expected 0 \(no multisampling\) or more$"):
+        choose_samples(gl, -1)
+    with pytest.raises(TypeError, match=r"^samples: expected an integer or None, got float$"):
+        choose_samples(gl, 2.0)
+    with pytest.raises(SystemExit):
+        parse_demo_args(demo_parser("A demo."), ["--samples", "-2"], "demo")
+    assert "--samples -2: expected 0 (no multisampling) or more" in capsys.readouterr().err
