@@ -68,6 +68,7 @@ class CharacterPlayer:
     """
 
     name = "play"
+    area = (0.0, 0.0, 1.0, 1.0)  # the part of the window the viewer's panel leaves free (set before each draw)
 
     def __init__(self, ctx, character, rig, clip: str | None = None, backend: str = "auto", travel="auto",
                  motion: str | None = None):
@@ -150,9 +151,21 @@ class CharacterPlayer:
         if self.frame is None:
             self.frame = self.pipeline.step(self.time, 0.0)
         self.view.selected_collider = self.tuning.selected_collider if self.tuning else None
-        self.camera = self.view.draw(framebuffer, self.frame, follow=self.follow(), debug=debug)
+        self.camera = self.view.draw(framebuffer, self.frame, follow=self.follow(), debug=debug, area=self.area)
         _, _, width, height = framebuffer.viewport
         self.aspect = width / height
+
+    def subject_box(self):
+        """The character's joints' bounds on the last drawn frame (x0, y0, x1, y1), fractions
+        from the top-left; None before a frame is drawn."""
+        if self.camera is None or self.frame is None:
+            return None
+        at = self.camera.project(self.frame.world_matrices[:, :3, 3], self.aspect)
+        return (*at.min(axis=0), *at.max(axis=0)) if len(at) else None
+
+    def solvers(self) -> list:
+        """The spring solver, whose dispatch the viewer times on its own."""
+        return self.pipeline.solvers() if self.pipeline is not None else []
 
     def set_parameter(self, key: str, value) -> None:
         if key == "clip":
@@ -200,7 +213,7 @@ class CharacterPlayer:
         clip = self.clip
         speed = float(np.linalg.norm(self.pipeline.velocity))
         lines = [f"clip {clip.name} ({clip.duration:.2f} s), t = {self.time:.2f} s",
-                 f"springs {'on (' + str(self.pipeline.backend or '-') + ')' if self.springs else 'off'}, "
+                 f"{self._springs_text()}, "
                  f"travel {speed:.0f} units/s"]
         lines.append("drag: orbit, scroll: zoom, S springs, M travel, T teleport")
         if self.tuning is not None:
@@ -208,6 +221,11 @@ class CharacterPlayer:
         if time.perf_counter() < self._notice_until:
             lines.append(self._notice)
         return lines
+
+    def _springs_text(self) -> str:
+        if self.rig is None or not self.rig.chains:
+            return "no springs (" + ("no rig" if self.rig is None else "the rig has no chains") + ")"
+        return f"springs on ({self.pipeline.backend or '-'})" if self.springs else "springs off [S]"
 
     def orbit(self, dx: float, dy: float) -> None:
         framing = self.view.framing

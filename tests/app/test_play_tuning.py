@@ -276,3 +276,16 @@ def test_hinge_and_cone_limits_change_live_and_are_saved_as_rows(gl, rig_file):
             "-angle_limit_deg = 40.0", "+angle_limit_deg = 35.0"]
     finally:
         player.release()
+
+
+def test_without_a_rig_the_status_says_there_are_no_springs(gl):
+    character, rig = open_character(FOX, None)
+    player = CharacterPlayer(gl, character, rig, clip="Run")
+    try:
+        player.step(1 / 30)
+        assert any("no springs (no rig)" in line for line in player.status())
+        assert player.tuning is None and player.actions == []
+        with pytest.raises(ValueError, match="no rig is being tuned"):
+            player.act("save")
+    finally:
+        player.release()
