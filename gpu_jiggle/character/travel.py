@@ -23,7 +23,8 @@ from .motion import Motion
 from .pipeline import Pipeline
 from .rig import LookAtSpec
 
-__all__ = ["ground_speed", "TravellingPipeline", "make_pipeline", "SPEED_SAMPLES_PER_SECOND", "MAX_SPEED_SAMPLES"]
+__all__ = ["ground_speed", "TravellingPipeline", "make_pipeline", "preview_constraints", "SPEED_SAMPLES_PER_SECOND",
+           "MAX_SPEED_SAMPLES"]
 
 SPEED_SAMPLES_PER_SECOND = 60.0  # how often ground_speed samples the clip
 MAX_SPEED_SAMPLES = 600          # at most this many samples: the first 10 s of a clip at 60 Hz
@@ -124,8 +125,8 @@ def make_pipeline(character, rig, clip, springs: bool = True, travel="auto", bac
     ≥ 0 in length unit/s along the direction the feet give (+z when they give none; other
     values raise ValueError; a :class:`~gpu_jiggle.character.motion.Motion` gives its own speed
     and direction for ``"auto"``). ``look_at``: turn on the rig's look-at constraints (enabled or
-    not in the file), their targets carried along with the character, so the head turns to
-    them after the keyframes and before the springs."""
+    not in the file; the rig's enabled two-bone IK stays on, :func:`preview_constraints`), their targets
+    carried along with the character, so the head turns to them after the keyframes and before the springs."""
     clip_obj = character.clip(clip) if isinstance(clip, str) else clip
     if isinstance(clip_obj, Motion):
         speed, direction = clip_obj.speed, (clip_obj.direction if clip_obj.speed > 0 else np.zeros(3))
@@ -138,12 +139,25 @@ def make_pipeline(character, rig, clip, springs: bool = True, travel="auto", bac
         speed, direction = value, (direction if speed > 0 else np.array(DEFAULT_DIRECTION))
     start = clip_obj.start if clip_obj is not None else 0.0
     velocity = speed * direction
-    constraints = None
-    if look_at and rig is not None:
-        constraints = [dataclasses.replace(spec, enabled=True, target_fn=_travelling_target(spec, velocity, start))
-                       for spec in rig.constraints if isinstance(spec, LookAtSpec)]
+    constraints = preview_constraints(rig, True, velocity, start) if look_at else None
     return TravellingPipeline(character, rig, clip=clip_obj, springs=springs, backend=backend, context=context,
                               velocity=velocity, start=start, constraints=constraints)
+
+
+def preview_constraints(rig, look_at: bool = False, velocity=(0.0, 0.0, 0.0), start: float = 0.0) -> list:
+    """The constraints a preview applies after the keyframes (what :func:`make_pipeline` gives
+    its pipeline, and what ``bake`` records): the rig's enabled ones, in file order; with
+    ``look_at`` every look-at of the rig too, whether enabled in the file or not, its target
+    carried at ``velocity`` ((3,) world, length unit/s) from time ``start`` (s). A list of
+    :class:`~gpu_jiggle.character.rig.LookAtSpec` / ``TwoBoneIKSpec``; ``[]`` for no rig."""
+    if rig is None:
+        return []
+    if not look_at:
+        return rig.enabled_constraints()
+    velocity = np.asarray(velocity, np.float64).reshape(3)
+    return [dataclasses.replace(spec, enabled=True, target_fn=_travelling_target(spec, velocity, start))
+            if isinstance(spec, LookAtSpec) else spec
+            for spec in rig.constraints if isinstance(spec, LookAtSpec) or spec.enabled]
 
 
 def _travelling_target(spec, velocity, start):
