@@ -323,7 +323,7 @@ class RigTuning:
         if new_text == text:
             return f"nothing changed: {path.name} kept"
         written = rig_from_dict(tomllib.loads(new_text), self.skeleton, str(path))  # reads back, before it is written
-        write_whole(path, new_text.encode("utf-8"))
+        write_whole(path.resolve(), new_text.encode("utf-8"))  # through a link (rigs/fox.toml), not over it
         self.loaded, self._file_state = written, self._stat()
         changed = sum(1 for a, b in zip(text.splitlines(), new_text.splitlines()) if a != b)
         return f"saved {path.name} ({changed + abs(len(new_text.splitlines()) - len(text.splitlines()))} lines changed)"
