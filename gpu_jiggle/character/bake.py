@@ -1,15 +1,22 @@
 """Bake spring motion into a copy of a glTF file as rotation keyframes.
 
 ``bake(character, rig, "Run", fps=None, out="fox_run.glb")`` plays the clip through the
-pipeline (keyframes → springs; the rig's constraints are not applied, since they would
-change joints whose channels must stay as they are), and writes a copy of the file in which
-that animation's rotation channels of the rig's spring-driven chain joints are replaced by
-LINEAR keyframes: the joints' local rotations after springs, as float32. A chain joint
-without a rotation channel gets one; a joint on a zero-length segment, which the springs
+pipeline (keyframes → constraints → springs, the constraints a preview applies:
+:func:`~gpu_jiggle.character.travel.preview_constraints`, the rig's enabled ones and with
+``look_at=True`` its look-ats too), and writes a copy of the file in which that animation's
+rotation channels of the rig's spring-driven chain joints, and of the joints the constraints
+turn (a look-at's joint, a two-bone IK's root and mid joints), are replaced by LINEAR
+keyframes: the joints' local rotations after constraints and springs, as float32. A baked
+joint without a rotation channel gets one; a joint on a zero-length segment, which the springs
 carry rigidly (:mod:`.rig`), keeps its channels. Everything else is copied as it was (see
 :mod:`.bake_gltf` for the few changes that keep the copy valid glTF: a baked joint's
 ``matrix`` as TRS, strides glTF forbids, embedded images): the JSON objects and every byte
-of the existing buffers. Procedural strands have no joints in the file and are not baked.
+of the existing buffers. Procedural strands have no joints in the file: ``strands="none"``
+(the default) leaves them out, ``strands="joints"`` adds each strand to the copy as a chain
+of new joints with a skin, a ribbon mesh and rotation keys (:mod:`.bake_strands`).
+:attr:`BakeResult.not_baked` lists what the bake leaves out: strands, and constraints that
+are off. A constraint's target that does not repeat with the clip (the Fox's look-at sweeps
+at 0.4 Hz) makes the baked clip's first and last keys of its joints differ.
 
 **Key times** (:func:`bake_schedule`), from the clip's ``start`` to its ``end`` (the
 earliest and latest key time of all its channels):
@@ -31,8 +38,9 @@ clip, ``P = round(preroll / dt)`` frames at the same times wrapped into the clip
 grid before ``end``: key ``k mod (n - 1)`` for k = -P .. -1), so the chains enter the first
 key in the steady swing they leave the last one with; the first and last baked keys are
 then the same instant of the loop. The baked values equal, bit for bit, those of a live
-:class:`~gpu_jiggle.character.pipeline.Pipeline` (``loop=False``, ``constraints=[]``, the
-same backend) stepped at ``schedule.sample_times`` with ``schedule.dt``.
+:class:`~gpu_jiggle.character.pipeline.Pipeline` (``loop=False``, ``constraints=
+preview_constraints(rig, look_at)``, the same backend) stepped at ``schedule.sample_times``
+with ``schedule.dt``.
 
 The output is a ``.glb`` (buffer 0 becomes the binary chunk and takes the images textures
 use, other buffers become ``data:`` URIs so the file stands alone) or a ``.gltf`` with every
@@ -50,15 +58,17 @@ import math
 import os
 import secrets
 import time as _time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from .bake_gltf import BakeError, data_uri, glb, with_keyframes  # noqa: F401
+from .bake_strands import STRAND_MODES, StrandJoints
 from .gltf import Character
 from .pipeline import Pipeline
-from .rig import Rig
+from .rig import LookAtSpec, Rig
+from .travel import preview_constraints
 
 DEFAULT_PREROLL = 4.0
 #: Keys per second of a bake resampled because ``fps`` is None and the clip's own key times
@@ -106,9 +116,12 @@ class BakeResult:
 
     Attributes:
         path: the written file. clip: the animation's name. times: (n,) float32 key times
-        (s). rotations: {node index: (n, 4) float32 local rotations (x, y, z, w)}.
-        backend: the solver backend. seconds: wall-clock time of simulation and writing.
-        schedule: the :class:`BakeSchedule`.
+        (s). rotations: {node index: (n, 4) float32 local rotations (x, y, z, w)}, the
+        chain joints' and the constrained joints'. backend: the solver backend. seconds:
+        wall-clock time of simulation and writing. schedule: the :class:`BakeSchedule`.
+        strands: the :class:`~gpu_jiggle.character.bake_strands.StrandJoints` written
+        (``strands="joints"``), else None. not_baked: what the rig has that the copy does
+        not carry, one line each, phrased for the command line (:func:`not_baked`).
     """
 
     path: Path
@@ -118,6 +131,8 @@ class BakeResult:
     backend: str
     seconds: float
     schedule: BakeSchedule | None = None
+    strands: StrandJoints | None = None
+    not_baked: list = field(default_factory=list)
 
 
 def source_times(clip) -> np.ndarray:
@@ -175,45 +190,90 @@ def bake_schedule(clip, fps: float | None = None, preroll: float = DEFAULT_PRERO
     return BakeSchedule(times, before, dt, bool(source))
 
 
-def bake_frames(character: Character, rig: Rig, clip, fps: float | None = None, preroll: float = DEFAULT_PREROLL,
-                backend: str = "auto", context=None, max_frames: int = MAX_BAKE_FRAMES):
-    """Run the pipeline for a bake; returns ``(schedule, {node: (n, 4) float32 local
-    rotations (x, y, z, w)}, backend name)`` (see the module docstring).
+def not_baked(rig: Rig, look_at: bool = False, strands: str = "none") -> list:
+    """What a bake of ``rig`` with these options leaves out, one line each (phrased for the
+    command line): strands with ``strands="none"``, look-ats that are off in the rig without
+    ``look_at``, two-bone IK that is off in the rig."""
+    out = []
+    if strands == "none" and rig.strand_chains:
+        groups = ", ".join(repr(g) for g in dict.fromkeys(c.group or c.name for c in rig.strand_chains))
+        out.append(f"strands {groups} (procedural; --strands joints bakes them as joints)")
+    off = [c for c in rig.constraints if not c.enabled and not (look_at and isinstance(c, LookAtSpec))]
+    looks = ", ".join(repr(c.name) for c in off if isinstance(c, LookAtSpec))
+    if looks:
+        out.append(f"look-at {looks} (off in the rig; --look-at bakes it)")
+    iks = ", ".join(repr(c.name) for c in off if not isinstance(c, LookAtSpec))
+    if iks:
+        out.append(f"two-bone IK {iks} (off in the rig)")
+    return out
 
-    Raises: ValueError for a bad fps or preroll, a rig without joint chains (or whose
-    chains are all rigid), or a bake of more than ``max_frames`` frames."""
-    if not rig.chain_joints:
-        raise ValueError(f"{rig.source}: the rig has no [[chain]] on skeleton joints that springs drive: nothing to "
-                         f"bake (procedural strands are not part of the file)")
+
+def constrained_joints(constraints) -> list:
+    """The nodes ``constraints`` turn, in order: a look-at's joint, a two-bone IK's root and mid."""
+    nodes = [n for c in constraints for n in ((c.node,) if isinstance(c, LookAtSpec) else (c.root, c.mid))]
+    return [int(n) for n in dict.fromkeys(nodes)]
+
+
+def bake_frames(character: Character, rig: Rig, clip, fps: float | None = None, preroll: float = DEFAULT_PREROLL,
+                backend: str = "auto", context=None, max_frames: int = MAX_BAKE_FRAMES, look_at: bool = False,
+                strands: str = "none"):
+    """Run the pipeline for a bake; returns ``(schedule, {node: (n, 4) float32 local
+    rotations (x, y, z, w)}, backend name, StrandJoints or None)`` (see the module
+    docstring): the rotations of the spring-driven chain joints, then of the joints the
+    constraints turn; the strands' joints with ``strands="joints"``.
+
+    Raises: ValueError for a bad fps or preroll, ``look_at`` not a bool, ``look_at`` with a
+    rig without look-ats, ``strands`` other than ``"none"`` or ``"joints"``, ``"joints"``
+    for a rig without strands, nothing to bake (no spring-driven chain joints, constraints or
+    strands baked as joints), or a bake of more than ``max_frames`` frames."""
+    if not isinstance(look_at, (bool, np.bool_)):
+        raise ValueError(f"look_at = {look_at!r}: expected True or False")
+    if strands not in STRAND_MODES:
+        raise ValueError(f"strands = {strands!r}: expected one of {', '.join(map(repr, STRAND_MODES))}")
+    if look_at and not any(isinstance(c, LookAtSpec) for c in rig.constraints):
+        raise ValueError(f"look_at = True: {rig.source} has no [[look_at]] constraint to turn on")
+    constraints = preview_constraints(rig, bool(look_at))
+    nodes = list(dict.fromkeys(rig.chain_joints + constrained_joints(constraints)))
+    if not nodes and strands == "none":
+        raise ValueError(f"{rig.source}: the rig has no [[chain]] on skeleton joints that springs drive and no "
+                         f"constraint on: nothing to bake (procedural strands are baked with --strands joints)")
     clip = character.clip(clip) if isinstance(clip, str) else clip
     schedule = bake_schedule(clip, fps, preroll, max_frames)
-    nodes = rig.chain_joints
     n = len(schedule.times)
     skip = len(schedule.preroll)
+    joints = StrandJoints.plan(character, rig, n) if strands == "joints" else None
     rotations = {node: np.empty((n, 4), np.float32) for node in nodes}
-    with Pipeline(character, rig, clip, loop=False, backend=backend, constraints=[], context=context) as pipeline:
+    sk = character.skeleton
+    with Pipeline(character, rig, clip, loop=False, backend=backend, constraints=constraints,
+                  context=context) as pipeline:
         for k, t in enumerate(schedule.sample_times):
             frame = pipeline.step(float(t), schedule.dt)
             if k >= skip:
                 for node in nodes:
                     rotations[node][k - skip] = frame.pose.rotation[node].astype(np.float32)
+                if joints is not None:
+                    joints.record(k - skip, frame, sk.world_rotations(frame.pose))
         used = pipeline.backend
-    return schedule, rotations, used
+    return schedule, rotations, used, joints
 
 
 def bake(character: Character, rig: Rig, clip: str, fps: float | None, out, preroll: float = DEFAULT_PREROLL,
-         backend: str = "auto", context=None, max_frames: int = MAX_BAKE_FRAMES) -> BakeResult:
+         backend: str = "auto", context=None, max_frames: int = MAX_BAKE_FRAMES, look_at: bool = False,
+         strands: str = "none") -> BakeResult:
     """Bake ``clip``'s spring motion into a copy of ``character``'s file at ``out``
     (``.glb``, ``.gltf``, or ``.vrm``: a binary glTF whose VRM extensions are kept as they
     are, like the rest of the file); ``fps`` None keeps the clip's own key times where it can (see
-    the module docstring).
+    the module docstring). ``look_at``: turn on the rig's look-ats as ``render --look-at``
+    does (their targets standing still: the copy does not travel) and bake their joints.
+    ``strands``: ``"none"`` (left out, listed in ``not_baked``) or ``"joints"`` (written as
+    skinned joints, :mod:`.bake_strands`).
 
     Raises:
-        ValueError: an unknown clip (listing the clips), fps ≤ 0, a bad preroll, a rig
-        without spring-driven joint chains, more than ``max_frames`` frames to simulate, an
-        output name that is not .glb, .gltf or .vrm, or (a :class:`BakeError`) a source the
-        copy cannot be made valid from: a baked joint's matrix with shear, an image of
-        unknown format.
+        ValueError: an unknown clip (listing the clips), fps ≤ 0, a bad preroll, a bad
+        ``look_at`` or ``strands`` (or one the rig has nothing for), nothing to bake, more
+        than ``max_frames`` frames to simulate, an output name that is not .glb, .gltf or
+        .vrm, or (a :class:`BakeError`) a source the copy cannot be made valid from: a baked
+        joint's matrix with shear, an image of unknown format.
         OSError: the output cannot be written (``out`` is then as it was).
     """
     started = _time.perf_counter()
@@ -224,15 +284,17 @@ def bake(character: Character, rig: Rig, clip: str, fps: float | None, out, prer
     binary = suffix in (".glb", ".vrm")  # a .vrm is a binary glTF
     name = clip if isinstance(clip, str) else clip.name
     index = character.clip_index(name)
-    schedule, rotations, used = bake_frames(character, rig, name, fps, preroll, backend, context, max_frames)
-    doc, blob = with_keyframes(character, index, schedule.times, rotations, binary=binary)
+    schedule, rotations, used, joints = bake_frames(character, rig, name, fps, preroll, backend, context, max_frames,
+                                                    look_at, strands)
+    doc, blob = with_keyframes(character, index, schedule.times, rotations, binary=binary, strands=joints)
     if binary:
         data = glb(doc, blob)
     else:
         doc["buffers"][0]["uri"] = data_uri(blob)
         data = json.dumps(doc, indent=2).encode("utf-8")
     write_whole(out, data)
-    return BakeResult(out, name, schedule.times, rotations, used, _time.perf_counter() - started, schedule)
+    return BakeResult(out, name, schedule.times, rotations, used, _time.perf_counter() - started, schedule,
+                      joints, not_baked(rig, look_at, strands))
 
 
 def _positive(name, value):

@@ -20,6 +20,10 @@ besides those fixed here).
   JPEG, WebP or KTX2 magic numbers, section 3.8.3; the declared one for other bytes), dropping external images no texture uses (the loader never read them) and
   renumbering texture sources.
 
+With ``strands`` (a :class:`~gpu_jiggle.character.bake_strands.StrandJoints`) it also adds
+the procedural strands as new joint nodes in a skin, a skinned ribbon mesh with its material,
+and the joints' channels (see :mod:`.bake_strands`), all after the existing objects.
+
 :func:`glb` packs the result as a binary glTF (section 4).
 """
 from __future__ import annotations
@@ -174,10 +178,12 @@ def unstride(character, doc: dict, append) -> None:
             accessors[i].pop("byteOffset", None)
 
 
-def with_keyframes(character, anim_index: int, times, rotations: dict, binary: bool = False):
+def with_keyframes(character, anim_index: int, times, rotations: dict, binary: bool = False, strands=None):
     """(the new JSON dict, buffer 0's new bytes) for ``times`` (n,) float32 seconds and
     ``rotations`` {node: (n, 4) float32 (x, y, z, w)}: see the module docstring; ``binary``:
-    for a ``.glb``, the images textures use go into buffer 0 (the binary chunk).
+    for a ``.glb``, the images textures use go into buffer 0 (the binary chunk); ``strands``:
+    a :class:`~gpu_jiggle.character.bake_strands.StrandJoints` whose joints, skin, mesh and
+    channels are added too (its ``write``), or None.
 
     Raises: BakeError for a baked node's matrix that is not a TRS, or an embedded image
     whose bytes are no known format."""
@@ -194,9 +200,11 @@ def with_keyframes(character, anim_index: int, times, rotations: dict, binary: b
     accessors = doc.setdefault("accessors", [])
     views = doc.setdefault("bufferViews", [])
 
-    def append_view(data: bytes) -> int:
+    def append_view(data: bytes, target=None) -> int:
         blob.extend(b"\0" * (-len(blob) % 4))
         views.append({"buffer": 0, "byteOffset": len(blob), "byteLength": len(data)})
+        if target is not None:
+            views[-1]["target"] = target
         blob.extend(data)
         return len(views) - 1
 
@@ -239,6 +247,8 @@ def with_keyframes(character, anim_index: int, times, rotations: dict, binary: b
             old = samplers[channel["sampler"]]
             for key in ("input", "output", "interpolation"):
                 old[key] = sampler[key]
+    if strands is not None:
+        strands.write(doc, append_view, time_accessor, anim, character)
     blob = bytes(blob)
     buffers[0]["byteLength"] = len(blob)
     return doc, blob
