@@ -6,7 +6,8 @@ describes the OpenGL context the GPU backend would run on (:mod:`gpu_jiggle.app.
 character with its springs to a video headless (:mod:`gpu_jiggle.app.render`), ``play`` shows
 it in a window (:mod:`gpu_jiggle.app.play`), ``bench`` measures the solver's speed on both paths
 (:mod:`gpu_jiggle.app.bench`), ``rig`` writes a VRM avatar's spring bones as a TOML rig
-(:mod:`gpu_jiggle.app.rig`). Each module offers ``add_command(subparsers)``,
+(:mod:`gpu_jiggle.app.rig`), ``spec`` prints the model specification the error messages cite
+(:mod:`gpu_jiggle.app.spec`). Each module offers ``add_command(subparsers)``,
 which registers the command and its ``run(args) -> exit status``.
 
 Exit status: 0 when everything passed (``info``: always, with or without a context), 1 when a
@@ -25,12 +26,12 @@ import threading
 import traceback
 
 from .. import __version__, extras
-from . import bake, bench, describe, info, play, render, rig, verify
+from . import bake, bench, describe, info, play, render, rig, spec, verify
 
 #: The exit status of a command that could not run.
 EXIT_COULD_NOT_RUN = 2
 #: The modules that register a command, in the order ``--help`` lists them.
-COMMANDS = (verify, info, describe, bake, render, play, bench, rig)
+COMMANDS = (verify, info, describe, bake, render, play, bench, rig, spec)
 
 
 def build_parser() -> argparse.ArgumentParser:

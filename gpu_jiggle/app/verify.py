@@ -52,8 +52,8 @@ def cmd_verify(args) -> int:
 
 def add_command(sub) -> None:
     """Register ``verify`` on an argparse subparsers object (see :mod:`gpu_jiggle.app.cli`)."""
-    p = sub.add_parser("verify", help="run the SPEC section 8 property checks, print a table, write plots",
-                       description="Run the SPEC section 8 property checks on angle chains and on point chains "
+    p = sub.add_parser("verify", help="run the docs/SPEC.md section 8 property checks, print a table, write plots",
+                       description="Run the docs/SPEC.md section 8 property checks on angle chains and on point chains "
                                    "(rows 'point ...', with gravity and wind on and off); prints a table and "
                                    "writes PNG plots. Exits 1 when a check fails.")
     p.add_argument("--backend", choices=("auto", "gpu", "cpu"), default="auto",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..extras import require
+from ..spec import cite
 from .rig_curves import curve_values, is_curve
 from .rig_limits import LIMIT_KEYS
 from .rig_specs import WIND_DEFAULTS
@@ -169,7 +170,7 @@ def _save_wind(tomlkit, doc, new, old) -> None:
         return
     if "wind" not in doc:
         table = tomlkit.table()
-        table.add(tomlkit.comment("the wind every chain feels (SPEC 4.1), world space; lengths/s², Hz"))
+        table.add(tomlkit.comment(f"the wind every chain feels ({cite(4.1)}), world space; lengths/s², Hz"))
         doc.add("wind", table)
     table = doc["wind"]
     for key in WIND_DEFAULTS:

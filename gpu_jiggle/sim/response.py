@@ -17,6 +17,7 @@ import numbers
 from dataclasses import dataclass
 
 from . import spring, validation
+from ..spec import cite
 
 __all__ = ["describe", "SpringResponse", "SETTLING_BAND"]
 
@@ -87,8 +88,8 @@ class SpringResponse:
                          ("decay error", _percent(self.semi_implicit_decay_error),
                           "% of the decay rate" if zeta < 1 else "% of the slow root's decay rate")]
             lines += [f"semi-implicit Euler, substep h = {h:.6g} s ({1 / h:.4g} substeps/s)"] + _table(rows)
-            lines += ['exact integrator (integrator="exact", SPEC 1): stable at any frequency; frequency and decay '
-                      'exact (errors 0)']
+            lines += [f'exact integrator (integrator="exact", {cite(1)}): stable at any frequency; frequency and '
+                      'decay exact (errors 0)']
         return "\n".join(lines)
 
     def __str__(self) -> str:

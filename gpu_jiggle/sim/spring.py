@@ -13,6 +13,7 @@ import numbers
 import numpy as np
 
 from . import validation
+from ..spec import cite
 
 __all__ = [
     "coefficients",
@@ -96,7 +97,7 @@ class UnstableSpringError(validation.InputError):
         names the substep and ``exact`` how to choose the exact integrator, in the caller's terms."""
         return (f"frequency{where} = {self.value!r} Hz with damping_ratio{where} = {self.damping_ratio!r} is unstable "
                 f"for the substep {self.substep!r} s{self.what}: the largest stable frequency for that damping ratio "
-                f"is {self.limit:.4g} Hz (SPEC section 1); lower the frequency or {remedy}, or choose the exact "
+                f"is {self.limit:.4g} Hz ({cite(1)}); lower the frequency or {remedy}, or choose the exact "
                 f"integrator ({exact}), which has no stability bound")
 
 
