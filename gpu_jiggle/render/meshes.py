@@ -78,7 +78,7 @@ class SkinnedMeshes:
     def __init__(self, ctx, character):
         self.ctx = ctx
         self.character = character
-        most_joints = max([len(s.joints) for s in character.skins] + [1])
+        self.most_joints = most_joints = max([len(s.joints) for s in character.skins] + [1])
         most_targets = max([len(m.morph_positions) for m in character.meshes if m.morph_positions is not None] + [1])
         self.program = program(ctx, "draw/skinned_mesh.vert", "draw/skinned_mesh.frag",
                                vertex_defines={"MAX_JOINTS": most_joints, "MAX_TARGETS": most_targets})
@@ -230,7 +230,10 @@ class SkinnedMeshes:
         skinned = part["share"] is not None
         prog["u_skinned"].value = skinned
         if skinned:
-            prog["u_joint_matrices"].write(_column_major(skins[mesh.skin]))
+            matrices = np.asarray(skins[mesh.skin])
+            if len(matrices) < self.most_joints:  # the uniform array is sized for the largest skin
+                matrices = np.concatenate([matrices, np.broadcast_to(np.eye(4), (self.most_joints - len(matrices), 4, 4))])
+            prog["u_joint_matrices"].write(_column_major(matrices))
         if "u_model" in prog:
             prog["u_model"].write(_column_major(world[mesh.node]))
         targets = 0 if mesh.morph_positions is None else len(mesh.morph_positions)
