@@ -20,8 +20,10 @@ ALLOWED = {
     "character": {"sim", "gl"},
     "render": {"character", "sim", "gl"},
     "app": {"render", "character", "verify", "bench", "sim", "gl"},
+    "data": set(),  # the bundled sample's files and their paths
 }
-TOP_LEVEL = {"extras", "__version__"}  # what every layer may take from gpu_jiggle/ itself
+# What every layer may take from gpu_jiggle/ itself (spec: the SPEC's citation and sections, stdlib only).
+TOP_LEVEL = {"extras", "spec", "__version__"}
 # Libraries that only the layers named may import (the core runs on numpy and moderngl).
 OPTIONAL_LIBRARIES = {"glfw": {"app"}, "imgui_bundle": {"app"}, "matplotlib": {"verify", "app", "bench"},
                       "PIL": {"render", "app", "character"}, "imageio": {"render", "app"},

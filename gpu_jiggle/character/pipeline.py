@@ -192,7 +192,8 @@ class Pipeline:
             changes: any of ``frequency`` (Hz, > 0), ``damping_ratio`` (≥ 0),
                 ``particle_radius`` (≥ 0) and ``max_distance`` (> 0), lengths in the model's
                 unit, each a scalar, one value per segment of the chain, or a curve table over
-                the chain's depth (:mod:`~gpu_jiggle.character.rig_curves`); ``world_influence``,
+                the chain's depth (:mod:`~gpu_jiggle.character.rig_curves`); ``air_drag`` (1/s,
+                ≥ 0) and ``angle_limit_deg`` (degrees, ≥ 0) the same way; ``world_influence``,
                 a scalar in [0, 1]; ``gravity``, (3,) world, length/s².
 
         The rig takes the new values too (``rig.chain_set``), so a :meth:`reset` (or another
