@@ -7,7 +7,8 @@ This module adds the character: :class:`CharacterPlayer`, the demo object the vi
 
 ```python
 from gpu_jiggle.app.play import play
-play("data/fox/Fox.gltf", "rigs/fox.toml", animation="Run")   # returns the exit status
+from gpu_jiggle.data import fox_path, fox_rig_path   # the bundled Fox (data/fox/Fox.gltf in a checkout)
+play(fox_path(), fox_rig_path(), animation="Run")   # returns the exit status
 ```
 
 The clip list offers the file's clips and then the built-in motions (idle, turn, walk, shake; see

@@ -3,7 +3,8 @@ MP4, a GIF or a folder of PNGs.
 
 ```python
 from gpu_jiggle.app.render import render
-result = render("data/fox/Fox.gltf", "rigs/fox.toml", "Run", "out/fox.mp4", seconds=6, fps=30, compare=True)
+from gpu_jiggle.data import fox_path, fox_rig_path  # the bundled Fox (data/fox/Fox.gltf in a checkout)
+result = render(fox_path(), fox_rig_path(), "Run", "out/fox.mp4", seconds=6, fps=30, compare=True)
 print(result.path, result.frames, result.seconds, result.drawn, result.samples)
 render("model.glb", None, None, "out/idle.gif", motion="turn")   # no clips: a built-in motion, no springs
 ```

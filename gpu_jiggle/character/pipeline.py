@@ -4,9 +4,10 @@
 from gpu_jiggle.character.gltf import Character
 from gpu_jiggle.character.rig import load_rig
 from gpu_jiggle.character.pipeline import Pipeline
+from gpu_jiggle.data import fox_path, fox_rig_path
 
-fox = Character.load("data/fox/Fox.gltf")
-rig = load_rig("rigs/fox.toml", fox.skeleton)
+fox = Character.load(fox_path())                     # the bundled Fox sample
+rig = load_rig(fox_rig_path(), fox.skeleton)
 pipeline = Pipeline(fox, rig, clip="Run", backend="auto")
 for frame in pipeline.play(fps=30, seconds=4):       # or pipeline.step(t, dt) by hand
     frame.world_matrices          # (N, 4, 4) float64, every node after springs
