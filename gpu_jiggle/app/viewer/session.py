@@ -1,34 +1,37 @@
 """The frame loop the demo window and the headless runs share: what a demo offers
 (:class:`Demo`, its :class:`Parameter` s), the :class:`Session` around its frames (pause,
-single step, debug view, frame-rate cap, the selected parameter, messages) and the timings
-(:class:`GpuTimer`, :class:`FrameLimiter`, :class:`Stats`).
+single step, debug view, frame-rate cap, the selected parameter, messages) and its timings
+(kept by :mod:`~gpu_jiggle.app.viewer.timing`).
 
-Timings are in milliseconds: the frame time, the solver's time on the CPU (pose and
-parameter upload, dispatch) and on the GPU (an OpenGL timer query around the solver's
-commands, read a few frames later so that it never stalls the pipeline), and the drawing's.
+Timings are in milliseconds, each labelled with what measured it. On a software renderer
+(llvmpipe), where the GPU is this machine's CPU and a timer query cannot tell the solver's
+work from the drawing rasterized at the same flush, the demo's step and its drawing are
+each bracketed by ``glFinish`` and timed by the wall clock ("CPU wall, finish"). On a GPU
+the solver is each solver's dispatch alone (:meth:`gpu_jiggle.Solver.measure_dispatch`: a
+timer query around the dispatch, of the solvers the demo offers), the step's host time
+beside it, and the drawing an OpenGL timer query around the demo's draw calls (read a few
+frames later, so that it never stalls).
 """
 from __future__ import annotations
 
-import math
 import time
-from collections import deque
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from ...gl.offscreen import choose_samples, is_software  # noqa: F401  (re-exported: the viewer's names)
+from ...gl.timing import TIMER_QUERY
+from .framing import FULL_AREA, free_area
+from .timing import MS_PER_SECOND, FrameLimiter, GpuTimer, Stats
 
 __all__ = ["Parameter", "Action", "Demo", "GpuTimer", "FrameLimiter", "Stats", "Session", "FPS_CAPS", "STEP_SECONDS",
-           "MS_PER_SECOND", "is_software", "choose_samples"]
+           "MS_PER_SECOND", "SOLVER_FINISH", "SOLVER_GPU", "SOLVER_HOST", "is_software", "choose_samples"]
 
 FPS_CAPS = (30, 60, 144, None)   # frame-rate caps offered, frames per second (None: uncapped)
 STEP_SECONDS = 1.0 / 60.0        # what one single step advances while paused
-PANEL_REFRESH_SECONDS = 0.25     # how often the numbers on the panel change (readable, cheap)
-CADENCE_RESTART_SECONDS = 0.1    # a frame this late restarts the frame-rate cap's cadence
 MESSAGE_SECONDS = 4.0            # how long a message stays on the panel
-MS_PER_SECOND = 1e3
-NS_PER_MS = 1e6
+# How the solver's time was measured, as the panel says it (Session.solver_kind):
+SOLVER_FINISH = "(CPU wall, finish)"   # a software renderer: the step between two glFinish, wall clock
+SOLVER_GPU = "GPU"                     # the solvers' dispatches, each by a timer query
+SOLVER_HOST = "CPU"                    # the step's host time (no timed dispatch to show)
 
 
 # -- what a demo offers ------------------------------------------------------------------------------
@@ -112,12 +115,17 @@ class Demo:
         name: file-name stem for outputs, e.g. ``"03_grass_field"``. title: window title.
         parameters: the :class:`Parameter` list shown on the panel, in order.
         actions: the :class:`Action` buttons shown above the parameters (save, revert, undo).
+        area: the part of the framebuffer the panel leaves free, ``(x0, y0, x1, y1)``
+            fractions from the top-left (see :mod:`~gpu_jiggle.app.viewer.framing`); the
+            session sets it before each ``draw`` (the whole framebuffer without a panel,
+            headless included), and a demo's camera frames its subject there.
     """
 
     name = "demo"
     title = "gpu_jiggle"
     parameters: list = []
     actions: list = []
+    area = FULL_AREA
 
     def value(self, key: str):
         """The current value of the parameter ``key`` (KeyError for an unknown one)."""
@@ -151,6 +159,16 @@ class Demo:
         """Extra lines for the panel (counts, levels of detail, ...)."""
         return []
 
+    def solvers(self) -> list:
+        """The :class:`gpu_jiggle.Solver` s whose dispatches are the demo's solver time: the
+        session has them time each dispatch on its own (``measure_dispatch``)."""
+        return []
+
+    def subject_box(self):
+        """Where the subject was in the last drawn frame: ``(x0, y0, x1, y1)`` fractions of
+        the framebuffer from the top-left (its projected bounds), or None when not known."""
+        return None
+
     def orbit(self, dx: float, dy: float) -> None:
         """Turn the camera by a mouse drag of (dx, dy) pixels."""
 
@@ -162,93 +180,6 @@ class Demo:
 
     def release(self) -> None:
         """Free GPU objects (the solver, programs, buffers)."""
-
-
-# -- timing ------------------------------------------------------------------------------------------
-class GpuTimer:
-    """GPU time of the commands issued inside :meth:`measure`, from OpenGL timer queries.
-
-    A ring of ``depth`` queries: each measurement reads the result of the query used
-    ``depth`` measurements ago, which the GPU has finished by then, so reading never waits.
-    :attr:`available` is False when the context has no timer queries; :attr:`last_ms` is
-    None until a result came back.
-    """
-
-    def __init__(self, ctx, depth: int = 3):
-        try:
-            self._queries = [ctx.query(time=True) for _ in range(depth)]
-        except Exception:  # no ARB_timer_query: moderngl raises its own error type
-            self._queries = []
-        self._count = 0
-        self.last_ms = None
-
-    @property
-    def available(self) -> bool:
-        return bool(self._queries)
-
-    @contextmanager
-    def measure(self):
-        if not self._queries:
-            yield
-            return
-        query = self._queries[self._count % len(self._queries)]
-        if self._count >= len(self._queries):
-            self.last_ms = query.elapsed / NS_PER_MS  # nanoseconds of its previous use
-        with query:
-            yield
-        self._count += 1
-
-    def release(self) -> None:
-        self._queries = []  # moderngl frees a query when it is collected
-
-
-class FrameLimiter:
-    """Sleeps so that frames start no more often than ``cap`` per second (None: never sleeps)."""
-
-    def __init__(self, cap=None):
-        self.cap = cap
-        self._next = None
-
-    def wait(self) -> None:
-        if self.cap is None:
-            self._next = None
-            return
-        now = time.perf_counter()
-        if self._next is None or now - self._next > CADENCE_RESTART_SECONDS:  # late by far: start again
-            self._next = now
-        if self._next > now:
-            time.sleep(self._next - now)
-        self._next += 1.0 / self.cap
-
-
-class Stats:
-    """Rolling means over the last ``window`` frames, in milliseconds: frame, solver (CPU and
-    GPU), drawing (CPU and GPU). :meth:`shown` gives values refreshed a few times a second."""
-
-    NAMES = ("frame", "solver_cpu", "solver_gpu", "draw_cpu", "draw_gpu")
-
-    def __init__(self, window: int = 60):
-        self.history = {name: deque(maxlen=window) for name in self.NAMES}
-        self._shown = {name: None for name in self.NAMES}
-        self._shown_at = -math.inf
-
-    def add(self, name: str, ms) -> None:
-        if ms is not None:
-            self.history[name].append(float(ms))
-
-    def mean(self, name: str):
-        h = self.history[name]
-        return sum(h) / len(h) if h else None
-
-    def shown(self) -> dict:
-        now = time.perf_counter()
-        if now - self._shown_at >= PANEL_REFRESH_SECONDS:
-            self._shown = {name: self.mean(name) for name in self.NAMES}
-            self._shown_at = now
-        return self._shown
-
-    def frame_times(self) -> np.ndarray:
-        return np.array(self.history["frame"], np.float32)
 
 
 def _ms(value) -> str:
@@ -275,36 +206,68 @@ class Session:
         self.selected = 0
         self.message, self._message_until = "", 0.0
         self.stats = Stats()
-        self.solver_timer = GpuTimer(ctx)
         self.draw_timer = GpuTimer(ctx)
-        # A software renderer (llvmpipe) rasterizes when the frame is flushed, not between the
-        # timer query's ends: its drawing "GPU time" means nothing, so it is not shown.
+        # A software renderer (llvmpipe) rasterizes when the frame is flushed, not between a
+        # timer query's ends: there the step and the drawing are bracketed by glFinish instead.
         self.software = is_software(ctx)
+        self.solver_kind = SOLVER_FINISH if self.software else SOLVER_HOST
+        self.panel_rect = None  # (x, y, width, height) px of the panel over the framebuffer, set by the window
         self.frames = 0
         self.quit = False
 
     def frame(self, framebuffer, dt: float) -> None:
-        """One frame: step the demo (unless paused) and draw it into ``framebuffer``."""
+        """One frame: step the demo (unless paused) and draw it into ``framebuffer``, framed
+        in the part :attr:`panel_rect` leaves free (:attr:`Demo.area`)."""
         run = not self.paused or self.step_once
         if run:
-            step = STEP_SECONDS if self.paused else dt
-            self.step_once = False
-            started = time.perf_counter()
-            with self.solver_timer.measure():
-                self.demo.step(step)
-            self.stats.add("solver_cpu", MS_PER_SECOND * (time.perf_counter() - started))
-            self.stats.add("solver_gpu", self.solver_timer.last_ms)
+            self._step(STEP_SECONDS if self.paused else dt)
+        elif self.software:
+            self.ctx.finish()  # the last frame's panel and swap: not timed with the drawing
+        _, _, width, height = framebuffer.viewport
+        self.demo.area = free_area((width, height), self.panel_rect)
         started = time.perf_counter()
         with self.draw_timer.measure():
             self.demo.draw(framebuffer, self.debug)
         if self.software:
-            # llvmpipe rasterizes on the CPU when the frame is flushed: finish here, or the
-            # next frame's solver dispatch would wait for it and be timed with it. (On a GPU
-            # that would only stall the pipeline; there the timer queries tell the split.)
-            self.ctx.finish()
-        self.stats.add("draw_cpu", MS_PER_SECOND * (time.perf_counter() - started))
-        self.stats.add("draw_gpu", self.draw_timer.last_ms)
+            self.ctx.finish()  # llvmpipe rasterizes when the commands are flushed: here, timed
+        host = MS_PER_SECOND * (time.perf_counter() - started)
+        self.stats.add("draw_cpu", host)
+        self.stats.add("draw", host if self.software else self.draw_timer.last_ms)
         self.frames += 1
+
+    def _step(self, dt: float) -> None:
+        """Step the demo by ``dt`` s and time it: on a software renderer between two
+        ``glFinish`` (the first lets the last frame's drawing, panel and swap finish
+        untimed), else the host's time, and each solver's dispatch on its own."""
+        self.step_once = False
+        self._timed_solvers()
+        if self.software:
+            self.ctx.finish()
+        started = time.perf_counter()
+        self.demo.step(dt)
+        if self.software:
+            self.ctx.finish()
+        host = MS_PER_SECOND * (time.perf_counter() - started)
+        timings = [t for t in (s.dispatch_timing for s in self._timed_solvers()) if t is not None and t.seconds >= 0]
+        dispatch = MS_PER_SECOND * sum(t.seconds for t in timings) if timings else None
+        self.stats.add("solver_cpu", host)
+        self.stats.add("dispatch", dispatch)
+        if self.software:
+            self.solver_kind = SOLVER_FINISH
+        elif timings and all(t.how == TIMER_QUERY for t in timings):
+            self.solver_kind = SOLVER_GPU
+        else:
+            self.solver_kind = SOLVER_HOST
+        self.stats.add("solver", dispatch if self.solver_kind == SOLVER_GPU else host)
+
+    def _timed_solvers(self) -> list:
+        """The demo's solvers (:meth:`Demo.solvers`), each timing its dispatches from now on."""
+        offered = getattr(self.demo, "solvers", None)
+        solvers = list(offered()) if offered is not None else []
+        for solver in solvers:
+            if solver.dispatch_timing is None:
+                solver.measure_dispatch(True)
+        return solvers
 
     # -- controls ----------------------------------------------------------------------------
     def set(self, parameter: Parameter, value) -> bool:
@@ -368,16 +331,23 @@ class Session:
 
     # -- text ----------------------------------------------------------------------------------
     def timing_lines(self, fresh: bool = False) -> list:
-        """Frame, solver and drawing times; ``fresh`` means now, else as last shown."""
+        """Frame, solver and drawing times, each saying how it was measured (see the module's
+        docstring); ``fresh`` means now, else as last shown."""
         s = {name: self.stats.mean(name) for name in Stats.NAMES} if fresh else self.stats.shown()
         fps = MS_PER_SECOND / s["frame"] if s["frame"] else None
         cap = "uncapped" if self.limiter.cap is None else f"cap {self.limiter.cap}"
-        gpu = "" if self.solver_timer.available else " (no GPU timer)"
-        draw = f"draw {_ms(s['draw_cpu'])} ms cpu"
-        if not self.software:
-            draw += f", {_ms(s['draw_gpu'])} ms gpu"
-        return [f"frame {_ms(s['frame'])} ms ({'-' if fps is None else f'{fps:.0f}'} fps, {cap})",
-                f"solver {_ms(s['solver_cpu'])} ms cpu, {_ms(s['solver_gpu'])} ms gpu{gpu}", draw]
+        solver = f"solver {_ms(s['solver'])} ms {self.solver_kind}"
+        if self.solver_kind == SOLVER_GPU:
+            solver += f", step {_ms(s['solver_cpu'])} ms CPU"
+        elif s["dispatch"] is not None:
+            solver += f", dispatch {_ms(s['dispatch'])} ms"
+        if self.software:
+            draw = f"draw {_ms(s['draw'])} ms {SOLVER_FINISH}"
+        elif self.draw_timer.available:
+            draw = f"draw {_ms(s['draw'])} ms GPU, {_ms(s['draw_cpu'])} ms CPU"
+        else:
+            draw = f"draw {_ms(s['draw_cpu'])} ms CPU (no GPU timer)"
+        return [f"frame {_ms(s['frame'])} ms ({'-' if fps is None else f'{fps:.0f}'} fps, {cap})", solver, draw]
 
     def panel_lines(self, with_parameters: bool = True) -> list:
         lines = [self.demo.title] + self.timing_lines() + list(self.demo.status())
@@ -399,6 +369,5 @@ class Session:
         return lines
 
     def release(self) -> None:
-        self.solver_timer.release()
         self.draw_timer.release()
         self.demo.release()
