@@ -1,17 +1,15 @@
 """The tuning panel over a demo's frames: a text panel (Pillow renders the lines into a
 texture, a screen-space quad shows it; used headless and as the window's fallback) and the
-Dear ImGui panel (through ``imgui-bundle``: timings, frame-rate cap, pause and step,
-teleport, debug view, a slider or checkbox per :class:`~gpu_jiggle.app.viewer.session.Parameter`).
+Dear ImGui panel (:mod:`~gpu_jiggle.app.viewer.imgui_panel`, through ``imgui-bundle``).
 
 ``imgui_bundle`` and ``glfw`` are imported only inside the functions that use them.
 """
 from __future__ import annotations
 
-import ctypes
 import os
 
 from ...gl.glsl import program
-from .session import FPS_CAPS, Parameter, Session
+from .imgui_panel import ImGuiPanel
 
 __all__ = ["TextPanel", "ImGuiPanel", "imgui_available"]
 
@@ -21,9 +19,6 @@ TEXT_PADDING = (8, 6)                   # px around the text, (x, y)
 TEXT_BACKGROUND = (20, 24, 28, 170)     # RGBA: dark, translucent
 TEXT_COLOUR = (240, 244, 240, 255)      # RGBA
 PANEL_ORIGIN = (8, 8)                   # px from the top-left corner of the framebuffer
-IMGUI_PANEL_WIDTH = 340                 # px (its height follows the contents)
-IMGUI_PLOT_HEIGHT = 40                  # px of the frame-time plot
-CAP_LABELS = ("30 fps", "60 fps", "144 fps", "uncapped")  # one per FPS_CAPS entry
 
 
 # -- a text panel drawn with Pillow into a texture -------------------------------------------------
@@ -39,6 +34,7 @@ class TextPanel:
         self.vao = ctx.vertex_array(self.program, [])
         self.texture = None
         self._text = None
+        self.rect = None  # (x, y, width, height) px of the panel last drawn
         try:
             self.font = ImageFont.load_default(size=font_size)
         except TypeError:  # Pillow without FreeType sizes
@@ -49,12 +45,14 @@ class TextPanel:
 
         text = "\n".join(lines)
         if not text:
+            self.rect = None
             return
         if text != self._text:
             self._upload(text)
         framebuffer.use()
         _, _, width, height = framebuffer.viewport
-        self.program["rectangle"].value = (float(origin[0]), float(origin[1]), *map(float, self.texture.size))
+        self.rect = (float(origin[0]), float(origin[1]), *map(float, self.texture.size))
+        self.program["rectangle"].value = self.rect
         self.program["viewport"].value = (float(width), float(height))
         self.program["panel"].value = 0
         self.texture.use(0)
@@ -107,100 +105,3 @@ def imgui_available():
     if wanted and loaded and os.path.realpath(wanted) != os.path.realpath(loaded):
         return False, f"glfw was loaded from {loaded} before imgui-bundle; the panel needs {wanted}"
     return True, ""
-
-
-class ImGuiPanel:
-    """The tuning panel as a Dear ImGui window over the scene (glfw + OpenGL 3 backends of
-    imgui-bundle, on the window's context). Install after the window's own glfw callbacks:
-    imgui's chain to them."""
-
-    def __init__(self, window):
-        from imgui_bundle import imgui
-
-        self.imgui = imgui
-        self.context = imgui.create_context()
-        io = imgui.get_io()
-        io.set_ini_filename("")  # no imgui.ini written next to the user's files
-        address = ctypes.cast(window, ctypes.c_void_p).value
-        imgui.backends.glfw_init_for_opengl(address, True)
-        imgui.backends.opengl3_init("#version 330")
-        self.visible = True
-
-    def wants_mouse(self) -> bool:
-        return self.visible and self.imgui.get_io().want_capture_mouse
-
-    def wants_keyboard(self) -> bool:
-        return self.visible and self.imgui.get_io().want_capture_keyboard
-
-    def draw(self, session: Session) -> None:
-        imgui = self.imgui
-        imgui.backends.opengl3_new_frame()
-        imgui.backends.glfw_new_frame()
-        imgui.new_frame()
-        if self.visible:
-            self._panel(session)
-        imgui.render()
-        imgui.backends.opengl3_render_draw_data(imgui.get_draw_data())
-
-    def _panel(self, session: Session) -> None:
-        imgui = self.imgui
-        demo = session.demo
-        imgui.set_next_window_pos(imgui.ImVec2(*PANEL_ORIGIN), imgui.Cond_.first_use_ever)
-        imgui.set_next_window_size(imgui.ImVec2(IMGUI_PANEL_WIDTH, 0), imgui.Cond_.first_use_ever)
-        imgui.begin(demo.title)
-        for line in session.timing_lines():
-            imgui.text(line)
-        times = session.stats.frame_times()
-        if times.size > 1:
-            imgui.plot_lines("frame ms", times, scale_min=0.0, graph_size=imgui.ImVec2(0, IMGUI_PLOT_HEIGHT))
-        for line in demo.status():
-            imgui.text(line)
-        cap = session.limiter.cap
-        current = FPS_CAPS.index(cap) if cap in FPS_CAPS else FPS_CAPS.index(None)
-        changed, chosen = imgui.combo("frame-rate cap", current, list(CAP_LABELS))
-        if changed:
-            session.limiter.cap = FPS_CAPS[chosen]
-        _, session.paused = imgui.checkbox("pause [P]", session.paused)
-        imgui.same_line()
-        if imgui.button("step [N]"):
-            session.paused, session.step_once = True, True
-        imgui.same_line()
-        if imgui.button("teleport [T]"):
-            session.teleport()
-        _, session.debug = imgui.checkbox("debug view [D]", session.debug)
-        imgui.separator()
-        for p in demo.parameters:
-            self._parameter(session, p)
-        message = session.current_message()
-        if message:
-            imgui.text_wrapped(message)
-        imgui.end()
-
-    def _parameter(self, session: Session, p: Parameter) -> None:
-        imgui = self.imgui
-        label = p.label + (f" [{p.letter}]" if p.letter else "")
-        if p.kind == "toggle":
-            changed, value = imgui.checkbox(label, bool(p.value))
-            if changed:
-                session.set(p, value)
-            return
-        flags = imgui.SliderFlags_.logarithmic if p.log else 0
-        shown = p.pending if p.pending is not None else p.value
-        if p.kind == "int":
-            changed, value = imgui.slider_int(label, int(shown), int(p.low), int(p.high), flags=flags)
-        else:
-            changed, value = imgui.slider_float(label, float(shown), float(p.low), float(p.high), p.fmt, flags)
-        if p.rebuild:  # applied on release: rebuilding a solver while dragging would crawl
-            if changed:
-                p.pending = value
-            if imgui.is_item_deactivated_after_edit() and p.pending is not None:
-                value, p.pending = p.pending, None
-                session.set(p, value)
-        elif changed:
-            session.set(p, value)
-
-    def release(self) -> None:
-        imgui = self.imgui
-        imgui.backends.opengl3_shutdown()
-        imgui.backends.glfw_shutdown()
-        imgui.destroy_context(self.context)

@@ -6,13 +6,19 @@ which opens the window when there is a display and falls back to the headless ru
 Keys: Esc quits; P or Space pauses; N or . steps one frame (1/60 s) while paused;
 T teleports; D toggles the debug view; F cycles the frame-rate cap; G hides the panel;
 Up/Down (or Tab) pick a parameter in the text panel, Left/Right change it; a demo's own
-toggles have their letter. Drag with the left mouse button to orbit, scroll to zoom.
+toggles have their letter. Drag with the left mouse button to orbit, scroll to zoom; a
+left click without a drag goes to the demo (``Demo.click``).
+
+With ``GPU_JIGGLE_LAYOUT=1`` in the environment, each screenshot gets a JSON file beside it
+(``NAME.layout.json``): the panel's measurements, the part of the window it leaves free, the
+subject's projected bounds and the timings, for tests and for checking a layout by eye.
 
 ``glfw`` (and, through the panel, ``imgui_bundle``) is imported only inside the functions
 that open or drive a window.
 """
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -26,9 +32,12 @@ from .headless import run_headless
 from .panel import ImGuiPanel, TextPanel, imgui_available
 from .session import MS_PER_SECOND, Session, choose_samples
 
-__all__ = ["open_window", "save_screen", "run_window", "run", "numbered", "MAX_FRAME_SECONDS"]
+__all__ = ["open_window", "save_screen", "save_layout", "layout_path", "run_window", "run", "numbered",
+           "MAX_FRAME_SECONDS", "LAYOUT_ENV"]
 
 MAX_FRAME_SECONDS = 0.1    # a stalled window (dragged, debugger) resumes instead of leaping ahead
+CLICK_SLOP = 3.0           # px the mouse may move between press and release and still click
+LAYOUT_ENV = "GPU_JIGGLE_LAYOUT"  # set: each screenshot gets its layout JSON beside it
 GL_VERSION = (4, 3)        # the core profile the solver's compute shaders need
 DEPTH_BITS = 24
 
@@ -89,6 +98,26 @@ def save_screen(ctx, size, path) -> None:
     write_image(path, pixels)
 
 
+def layout_path(path) -> Path:
+    """Where the layout JSON of the screenshot ``path`` goes: ``NAME.layout.json`` beside it."""
+    p = Path(path)
+    return p.with_name(p.stem + ".layout.json")
+
+
+def save_layout(session, gui, size, path) -> None:
+    """Write the layout of the frame just drawn (see the module's docstring) to ``path``."""
+    demo = session.demo
+    subject = getattr(demo, "subject_box", None)
+    box = subject() if subject is not None else None
+    data = {"size": list(size), "panel_rect": None if session.panel_rect is None else list(session.panel_rect),
+            "area": list(getattr(demo, "area", (0.0, 0.0, 1.0, 1.0))),
+            "subject": None if box is None else [float(v) for v in box],
+            "panel": gui.layout if gui is not None and gui.visible else None,
+            "solver_kind": session.solver_kind, "timing_lines": session.timing_lines(fresh=True),
+            "means_ms": {name: session.stats.mean(name) for name in session.stats.NAMES}}
+    Path(path).write_text(json.dumps(data, indent=1))
+
+
 def run_window(make_demo, args, window, gui_reason: str = "") -> int:
     """The real-time loop in ``window``: real frame times (at most :data:`MAX_FRAME_SECONDS`),
     the cap, the panel, keys and mouse; ends when the window is closed (or after
@@ -99,7 +128,7 @@ def run_window(make_demo, args, window, gui_reason: str = "") -> int:
     from ...gl.offscreen import OffscreenTarget
 
     session = panel = gui = target = None
-    drag = {"at": None}
+    drag = {"at": None, "from": None, "moved": 0.0}
     try:
         ctx = moderngl.create_context()  # the window's OpenGL 4.3 context: solver and drawing share it
         session = Session(ctx, make_demo, args)
@@ -139,15 +168,25 @@ def run_window(make_demo, args, window, gui_reason: str = "") -> int:
                 session.toggle(chr(key))
 
         def on_button(_window, button, action, _mods):
-            if button == glfw.MOUSE_BUTTON_LEFT:
-                grab = action == glfw.PRESS and not (gui is not None and gui.wants_mouse())
-                drag["at"] = glfw.get_cursor_pos(window) if grab else None
+            if button != glfw.MOUSE_BUTTON_LEFT:
+                return
+            if action == glfw.PRESS:
+                grab = not (gui is not None and gui.wants_mouse())
+                drag["at"] = drag["from"] = glfw.get_cursor_pos(window) if grab else None
+                drag["moved"] = 0.0
+            elif action == glfw.RELEASE:
+                if drag["from"] is not None and drag["moved"] <= CLICK_SLOP and hasattr(session.demo, "click"):
+                    x, y = glfw.get_cursor_pos(window)
+                    width, height = glfw.get_window_size(window)
+                    session.demo.click(min(max(x / max(width, 1), 0.0), 1.0), min(max(y / max(height, 1), 0.0), 1.0))
+                drag["at"] = drag["from"] = None
 
         def on_cursor(_window, x, y):
             if drag["at"] is not None:
                 x0, y0 = drag["at"]
                 session.demo.orbit(x - x0, y - y0)
                 drag["at"] = (x, y)
+                drag["moved"] = max(drag["moved"], abs(x - drag["from"][0]) + abs(y - drag["from"][1]))
             width, height = glfw.get_window_size(window)
             session.demo.pointer(min(max(x / max(width, 1), 0.0), 1.0), min(max(y / max(height, 1), 0.0), 1.0))
 
@@ -184,17 +223,24 @@ def run_window(make_demo, args, window, gui_reason: str = "") -> int:
             else:
                 session.frame(ctx.screen, dt)
             if gui is not None:
-                gui.draw(session)
+                gui.draw(session)  # it sets session.panel_rect: the next frame is framed beside it
             elif state["panel"]:
                 panel.draw(ctx.screen, session.panel_lines())
+                session.panel_rect = panel.rect
+            else:
+                session.panel_rect = None
             each_frame = getattr(args, "each_frame", None)
             if each_frame is not None:  # a scripted session (tests, recordings): after the frame is drawn
                 each_frame(session)
             if args.screenshot and session.frames in shots:
                 save_screen(ctx, size, numbered(args.screenshot, session.frames))
+                if os.environ.get(LAYOUT_ENV):
+                    save_layout(session, gui, size, layout_path(numbered(args.screenshot, session.frames)))
             if args.frames is not None and session.frames >= args.frames:
                 if args.screenshot:
                     save_screen(ctx, size, args.screenshot)
+                    if os.environ.get(LAYOUT_ENV):
+                        save_layout(session, gui, size, layout_path(args.screenshot))
                     print(f"{name}: screenshot after {session.frames} frames: {args.screenshot}")
                 glfw.set_window_should_close(window, True)  # the same way out as the close button
             glfw.swap_buffers(window)
