@@ -37,6 +37,7 @@ from gpu_jiggle.render.draw2d import Renderer
 from gpu_jiggle.character.ik import two_bone_fk_2d, two_bone_ik_2d
 from gpu_jiggle.character.keyframes import KeyframeTrack
 from gpu_jiggle.app.viewer import Demo, demo_parser, parse_demo_args, run, run_strip, spread_frames
+from gpu_jiggle.app.viewer.framing import view_2d
 
 # -- stage --------------------------------------------------------------------------------------
 VIEW = (0.0, 0.0, 800.0, 500.0)  # the visible world rectangle (x_min, y_min, x_max, y_max), px
@@ -237,12 +238,13 @@ def ellipse(centre, radii, count: int = 24) -> np.ndarray:
     return np.stack([centre[0] + radii[0] * np.cos(a), centre[1] + radii[1] * np.sin(a)], axis=1)
 
 
-def draw(renderer: Renderer, framebuffer, pose: BodyPose, arm: ArmPose, strands) -> None:
-    """Render one frame: ground, shadow, tail, legs, body, hair, head, arm, ribbon, firefly."""
-    x0, _, x1, _ = VIEW
-    renderer.polygon([[x0, 0.0], [x1, 0.0], [x1, GROUND_Y], [x0, GROUND_Y]], GROUND_COLOUR)
+def draw(renderer: Renderer, framebuffer, pose: BodyPose, arm: ArmPose, strands, view=VIEW) -> None:
+    """Render one frame, showing the world rectangle ``view``: ground, shadow, tail, legs,
+    body, hair, head, arm, ribbon, firefly."""
+    x0, y0, x1, _ = view
+    renderer.polygon([[x0, min(y0, 0.0)], [x1, min(y0, 0.0)], [x1, GROUND_Y], [x0, GROUND_Y]], GROUND_COLOUR)
     renderer.polyline([[x0, GROUND_Y], [x1, GROUND_Y]], 3.0, GROUND_LINE_COLOUR, round_joints=False)
-    for gx in np.arange(30.0, x1, 90.0):  # grass tufts
+    for gx in np.arange(30.0 + 90.0 * math.floor(x0 / 90.0), x1, 90.0):  # grass tufts
         renderer.polyline([[gx - 5, GROUND_Y], [gx - 8, GROUND_Y + 10]], 2.0, GROUND_LINE_COLOUR)
         renderer.polyline([[gx, GROUND_Y], [gx + 1, GROUND_Y + 13]], 2.0, GROUND_LINE_COLOUR)
         renderer.polyline([[gx + 5, GROUND_Y], [gx + 9, GROUND_Y + 9]], 2.0, GROUND_LINE_COLOUR)
@@ -279,7 +281,7 @@ def draw(renderer: Renderer, framebuffer, pose: BodyPose, arm: ArmPose, strands)
     glow = FIREFLY_COLOUR if arm.reachable else FIREFLY_OUT_OF_REACH_COLOUR
     renderer.circle(arm.target, 13.0, (1.0, 0.95, 0.3, 0.35))
     renderer.circle(arm.target, 5.0, glow)
-    renderer.render(framebuffer, VIEW, clear=SKY_COLOUR)
+    renderer.render(framebuffer, view, clear=SKY_COLOUR)
 
 
 # -- the scene: one frame = keyframes → IK → springs → draw ---------------------------------------
@@ -331,6 +333,7 @@ class TailDemo(Demo):
         self.renderer = Renderer(ctx)
         self.time = 0.0
         self.drawn = None  # (pose, arm, strands) of the last step
+        self.view = VIEW   # the world rectangle last drawn
 
     def step(self, dt: float) -> None:
         self.drawn = self.scene.step(self.time, dt)
@@ -339,7 +342,22 @@ class TailDemo(Demo):
     def draw(self, framebuffer, debug: bool) -> None:
         if self.drawn is None:
             self.step(0.0)
-        draw(self.renderer, framebuffer, *self.drawn)
+        _, _, width, height = framebuffer.viewport
+        self.view = view_2d(VIEW, self.area, (width, height))  # the stage beside the panel, in a window
+        draw(self.renderer, framebuffer, *self.drawn, view=self.view)
+
+    def subject_box(self):
+        """The creature's bounds (body, head, strands) on the last drawn frame, fractions from the top-left."""
+        pose, _, strands = self.drawn
+        x0, y0, x1, y1 = self.view
+        head = pose.to_world(HEAD_CENTRE)
+        points = np.vstack([pose.position - TORSO_RADIUS, pose.position + TORSO_RADIUS, head - HEAD_RADIUS,
+                            head + HEAD_RADIUS, *strands])
+        return ((points[:, 0].min() - x0) / (x1 - x0), (y1 - points[:, 1].max()) / (y1 - y0),
+                (points[:, 0].max() - x0) / (x1 - x0), (y1 - points[:, 1].min()) / (y1 - y0))
+
+    def solvers(self) -> list:
+        return [self.scene.solver]
 
     def teleport(self) -> None:
         self.scene.teleport(self.time)

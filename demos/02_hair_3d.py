@@ -38,7 +38,7 @@ from functools import partial
 import numpy as np
 
 from gpu_jiggle import PointChainSet, Solver
-from gpu_jiggle.render.draw3d import Camera, Renderer, scalp_triangles
+from gpu_jiggle.render.draw3d import FULL_AREA, Camera, Renderer, scalp_triangles
 from gpu_jiggle.character.groom import grow_strands, head_frame_obstacles, scalp_directions
 from gpu_jiggle.character.keyframes import KeyframeTrack
 from gpu_jiggle.app.viewer import Demo, demo_parser, parse_demo_args, run, run_strip, spread_frames
@@ -373,10 +373,11 @@ CAMERA_HEIGHT = 1.5      # m, the point looked at, above the figure's feet
 CAMERA_ORBIT = (0.6, 0.3, 1.7)  # headless: azimuth, elevation (rad) and distance (m)
 
 
-def follow_camera(pose: BodyPose, azimuth: float, elevation: float, distance: float) -> Camera:
-    """A camera orbiting the figure's upper body (the walk's bob is left out of the target)."""
+def follow_camera(pose: BodyPose, azimuth: float, elevation: float, distance: float, area=FULL_AREA) -> Camera:
+    """A camera orbiting the figure's upper body (the walk's bob is left out of the target),
+    framing it in ``area`` of the image (see :class:`Camera`)."""
     target = np.array([pose.position[0], CAMERA_HEIGHT, pose.position[2]])
-    return Camera.orbit(target, azimuth, elevation, distance, fov_y_degrees=38.0)
+    return Camera.orbit(target, azimuth, elevation, distance, fov_y_degrees=38.0, area=tuple(area))
 
 
 # -- the demo: window and headless (gpu_jiggle.app.viewer) ---------------------------------------------
@@ -413,6 +414,7 @@ class HairDemo(Demo):
         self.camera_angles = list(CAMERA_ORBIT)  # azimuth, elevation (rad), distance (m)
         self.time = 0.0
         self.frame = None
+        self.camera, self.aspect = None, 1.0  # the last drawn frame's
 
     def step(self, dt: float) -> None:
         self.frame = self.scene.step(self.time, dt)
@@ -421,7 +423,23 @@ class HairDemo(Demo):
     def draw(self, framebuffer, debug: bool) -> None:
         if self.frame is None:
             self.step(0.0)
-        draw(self.renderer, framebuffer, self.scene, self.frame, follow_camera(self.frame.pose, *self.camera_angles))
+        self.camera = follow_camera(self.frame.pose, *self.camera_angles, area=self.area)
+        _, _, width, height = framebuffer.viewport
+        self.aspect = width / height
+        draw(self.renderer, framebuffer, self.scene, self.frame, self.camera)
+
+    def subject_box(self):
+        """The figure's bounds on the last drawn frame (head, hair, feet), fractions from the top-left."""
+        if self.camera is None:
+            return None
+        f = self.frame
+        head = f.spheres[:, None, :3] + HEAD_RADIUS * np.vstack([np.eye(3), -np.eye(3)])
+        points = np.vstack([head.reshape(-1, 3), f.joints, [f.pose.position]])
+        at = self.camera.project(points, self.aspect)
+        return (*at.min(axis=0), *at.max(axis=0)) if len(at) else None
+
+    def solvers(self) -> list:
+        return [self.scene.solver]
 
     def caption(self) -> str:
         """The contact strip's caption: the time into the loop and what happens then."""

@@ -42,6 +42,7 @@ from gpu_jiggle.character import quat
 from gpu_jiggle.render.chain_draw import ChainDrawer
 from gpu_jiggle.render.draw3d import Camera, Renderer, unit_sphere_triangles
 from gpu_jiggle.app.viewer import Demo, Parameter, demo_parser, parse_demo_args, run
+from gpu_jiggle.app.viewer.framing import fitted
 
 # -- the field ------------------------------------------------------------------------------------
 DEFAULT_BLADES = 10000               # about 10 frames per second at 960x540 on llvmpipe with two cores
@@ -209,6 +210,7 @@ class GrassField(Demo):
         self.time = 0.0
         self.ball_time = 0.0
         self.ball_rotation = np.array([0.0, 0.0, 0.0, 1.0])
+        self.aspect = 16 / 9  # the last drawn frame's
         self._build(blades)
 
     # -- parameters ------------------------------------------------------------------------------
@@ -256,9 +258,12 @@ class GrassField(Demo):
 
     # -- the camera -----------------------------------------------------------------------------------
     def camera(self) -> Camera:
+        """The camera looking across the field; in a window, its whole picture shrunk into the
+        part the panel leaves free (the ball's loop reaches the picture's edges)."""
         azimuth, elevation, distance = self.camera_angles
         target = np.array([0.0, 0.2, 0.1 * self.field.side])
-        return Camera.orbit(target, azimuth, elevation, distance, fov_y_degrees=50.0, near=0.05, far=400.0)
+        return Camera.orbit(target, azimuth, elevation, distance, fov_y_degrees=50.0, near=0.05, far=400.0,
+                            area=fitted(self.area, self.aspect, (self.aspect, 1.0)))
 
     def orbit(self, dx, dy) -> None:
         self.camera_angles[0] -= 0.006 * dx
@@ -313,6 +318,8 @@ class GrassField(Demo):
 
     # -- drawing ---------------------------------------------------------------------------------------------
     def draw(self, framebuffer, debug: bool) -> None:
+        _, _, width, height = framebuffer.viewport
+        self.aspect = width / height
         camera = self.camera()
         side = self.field.side
         r = self.renderer
@@ -332,6 +339,16 @@ class GrassField(Demo):
             self.drawer.debug(framebuffer, self.solver, camera, most=DEBUG_LINES)
             r.sphere(centre, BALL_RADIUS + PARTICLE_RADIUS, (1.0, 0.2, 0.2, 0.35))
             r.render(framebuffer, camera, clear=None, light_direction=LIGHT, fog=FOG)
+
+    def solvers(self) -> list:
+        return [] if self.solver is None else [self.solver]
+
+    def subject_box(self):
+        """The ball's bounds on the screen (its sides, top and bottom), fractions from the top-left."""
+        centre = self.ball_centre()
+        at = self.camera().project([centre - (BALL_RADIUS, 0, 0), centre + (BALL_RADIUS, 0, 0),
+                                    centre + (0, BALL_RADIUS, 0), centre - (0, BALL_RADIUS, 0)], self.aspect)
+        return (*at.min(axis=0), *at.max(axis=0)) if len(at) else None
 
     def status(self) -> list:
         cs = self.chain_set

@@ -243,6 +243,7 @@ class HairHead(Demo):
         self.angles = np.zeros(3)                 # the head's (yaw, pitch, roll) now, rad
         self.looking = LagFollower(MOUSE_HALF_LIFE, self.angles, backend="cpu")
         self.pointer_at = None
+        self.aspect = 16 / 9  # the last drawn frame's
         self._build(strands)
 
     def _build(self, strands: int) -> None:
@@ -295,7 +296,8 @@ class HairHead(Demo):
     def camera(self) -> Camera:
         azimuth, elevation, distance = self.camera_angles
         target = np.array([0.0, 1.55, 0.0]) + self.offset
-        return Camera.orbit(target, azimuth, elevation, distance, fov_y_degrees=38.0, near=0.02, far=100.0)
+        return Camera.orbit(target, azimuth, elevation, distance, fov_y_degrees=38.0, near=0.02, far=100.0,
+                            area=tuple(self.area))  # beside the panel, in a window
 
     def orbit(self, dx, dy) -> None:
         self.camera_angles[0] -= 0.008 * dx
@@ -359,6 +361,8 @@ class HairHead(Demo):
     # -- drawing -----------------------------------------------------------------------------------------
     def draw(self, framebuffer, debug: bool) -> None:
         camera = self.camera()
+        _, _, width, height = framebuffer.viewport
+        self.aspect = width / height
         pose = self.pose
         o = self.offset
         r = self.renderer
@@ -387,6 +391,15 @@ class HairHead(Demo):
             for c in capsules:
                 r.capsule(c[0:3], c[3:6], c[6] + PARTICLE_RADIUS, clear)
             r.render(framebuffer, camera, clear=None, light_direction=LIGHT)
+
+    def solvers(self) -> list:
+        return [] if self.solver is None else [self.solver]
+
+    def subject_box(self):
+        """The head's bounds on the screen, fractions from the top-left."""
+        centre = self.pose.centre()
+        at = self.camera().project(centre + HEAD_RADIUS * np.vstack([np.eye(3), -np.eye(3)]), self.aspect)
+        return (*at.min(axis=0), *at.max(axis=0)) if len(at) else None
 
     def status(self) -> list:
         cs = self.chain_set

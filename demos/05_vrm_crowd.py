@@ -95,7 +95,7 @@ class VrmCrowd(Demo):
     def camera(self) -> Camera:
         azimuth, elevation, distance = self.camera_angles
         return Camera.orbit(np.array([0.0, 0.55, 0.0]), azimuth, elevation, max(distance * self.extent, 1.6),
-                            fov_y_degrees=38.0, near=0.05, far=200.0)
+                            fov_y_degrees=38.0, near=0.05, far=200.0, area=tuple(self.area))  # beside the panel
 
     def orbit(self, dx, dy) -> None:
         self.camera_angles[0] -= 0.008 * dx
@@ -124,6 +124,9 @@ class VrmCrowd(Demo):
                     for a, b in zip(joints[:-1], joints[1:]):
                         r.capsule(a, b, 0.004, "#ffd400")
             r.render(framebuffer, camera, clear=None, light_direction=light)
+
+    def solvers(self) -> list:
+        return [self.crowd.solver]
 
     def status(self) -> list:
         cs = self.crowd.chain_set
