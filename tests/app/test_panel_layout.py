@@ -229,3 +229,42 @@ def test_the_solver_is_timed_between_finishes_on_a_software_renderer(gl):
     finally:
         target.release()
         session.release()
+
+
+def test_on_a_gpu_the_solver_is_its_timed_dispatch(gl):
+    """Where the solvers' dispatches come back from timer queries (a GPU), the solver's time is
+    theirs, labelled GPU, with the step's host time beside it (a stand-in solver says how)."""
+    from gpu_jiggle.sim.timing import DispatchTiming
+
+    class TimedSolver:
+        dispatch_timing = None
+
+        def measure_dispatch(self, enabled=True):
+            self.dispatch_timing = DispatchTiming(float("nan"), "", 0)
+
+        def advance(self):
+            self.dispatch_timing = DispatchTiming(0.0003, "timer query", 64)
+
+    class GpuDemo(TuningDemo):
+        def __init__(self, ctx, args):
+            super().__init__(ctx, args)
+            self.solver = TimedSolver()
+
+        def step(self, dt):
+            self.solver.advance()
+
+        def solvers(self):
+            return [self.solver]
+
+    session = Session(gl, GpuDemo, SimpleNamespace(fps_cap=None, debug=False))
+    session.software = False  # as on a GPU: no glFinish brackets
+    target = OffscreenTarget(gl, (32, 24), samples=0)
+    try:
+        for _ in range(3):
+            session.frame(target.framebuffer, 1 / 60)
+        assert session.solver_kind == "GPU"
+        assert session.stats.mean("solver") == pytest.approx(0.3)
+        assert session.timing_lines(fresh=True)[1].startswith("solver 0.3 ms GPU, step ")
+    finally:
+        target.release()
+        session.release()
