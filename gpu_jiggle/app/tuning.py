@@ -216,28 +216,32 @@ class RigTuning:
                 self.undo_stack.append((key, before, picked))
 
     def _set_group(self, kind, group, value) -> None:
+        """Every chain of ``group`` moved with its first chain's first segment, which becomes
+        ``value``: scaled by value / that segment's value (angles: moved by the difference),
+        each chain keeping its own profile; set from scratch where that value is 0."""
         key = next(k for kk, _, k, *_ in GROUP_VALUES if kk == kind)
-        arrays = {}
+        members = self.groups[group]
+        reference = self._group_value(kind, key, group)
         if kind in ROW_LIMITS:
             name, column = ROW_LIMITS[kind]
             rows = np.array(getattr(self.rig.chain_set, name), np.float64)
-            for i in self.groups[group]:
-                base = self._base[i][key][:, column]
-                rows[self._rows(i), column] = np.radians(base + (value - base[0]))
+            for i in members:
+                rows[self._rows(i), column] = np.radians(self._base[i][key][:, column] + (value - reference))
             self._pipeline().replace_parameters(**{name: rows})
             return
-        for i in self.groups[group]:
+        scale = value / reference if reference > 0 and math.isfinite(reference) else None
+        arrays = {}
+        for i in members:
             base = self._base[i][key]
             if kind == "angle_limit":
-                new = base + (value - base[0])
-            elif kind == "gravity":
-                n = np.linalg.norm(base)
-                new = value * (base / n if n > 0 else DOWN)
+                new = base + (value - reference)
             elif kind == "world_influence":
                 new = value
+            elif kind == "gravity":
+                n = np.linalg.norm(base)
+                new = base * scale if scale is not None else value * (base / n if n > 0 else DOWN)
             else:
-                root = base[0]
-                new = base * (value / root) if root > 0 and math.isfinite(root) else np.full_like(base, value)
+                new = base * scale if scale is not None else np.full_like(base, value)
             arrays = self.rig.changed_parameters([i], {key: new}, arrays)
         self._pipeline().replace_parameters(**arrays)
 
