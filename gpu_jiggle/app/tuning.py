@@ -10,7 +10,7 @@ followed when the file changes on disk; **Undo** takes the last edits back.
 - The wind (``[wind]``, SPEC 4.1): heading about +y (degrees, 0 blowing toward +z), strength
   and gust amplitude (length/s²), gust frequency (Hz) and wavelength (length).
 - The colliders: one picked (from a list or by clicking it in the view), its radius and its
-  offset in its joint's space.
+  offset in its joint's space (a capsule's first end; its second end moves with it).
 
 Save writes only the values that changed (:func:`gpu_jiggle.character.rig_toml.saved_rig_text`),
 whole or not at all; the file's comments and order stay. A rig that did not come from a TOML
@@ -18,6 +18,7 @@ file (a VRM's own springs) is tuned live but not saved: ``gpu-jiggle rig`` write
 """
 from __future__ import annotations
 
+import difflib
 import math
 import os
 from pathlib import Path
@@ -57,6 +58,7 @@ DAMPING_RANGE = (0.0, 2.0)
 GUST_FREQUENCY_RANGE = (0.0, 5.0)  # Hz
 SLIDER_STEPS = 40                  # a key press moves a linear slider by its range / this
 DOWN = np.array([0.0, -1.0, 0.0])  # gravity's direction where a chain has none
+HEADING_DIGITS = 12               # decimals the wind's direction keeps from its heading
 CLICK_PIXELS = 40.0                # a click picks the collider whose centre is this close on screen
 WIND = "wind"
 COLLIDER = "collider"
@@ -248,7 +250,8 @@ class RigTuning:
     def _set_wind(self, name, value) -> None:
         if name == "heading":
             a = math.radians(value)
-            self._pipeline().set_wind(direction=[math.sin(a), 0.0, math.cos(a)])
+            # rounded: a heading of 90° blows along +x, not [1, 0, 6.1e-17]
+            self._pipeline().set_wind(direction=np.round([math.sin(a), 0.0, math.cos(a)], HEADING_DIGITS))
         else:
             self._pipeline().set_wind(**{name: value})
 
@@ -260,8 +263,13 @@ class RigTuning:
             self._pipeline().set_collider(collider.name, radius=value)
         else:
             offset = np.array(collider.offset, np.float64)
-            offset["xyz".index(name[-1])] = value
-            self._pipeline().set_collider(collider.name, offset=offset)
+            axis = "xyz".index(name[-1])
+            move = value - offset[axis]
+            offset[axis] = value
+            changes = {"offset": offset}
+            if collider.shape == "capsule":  # the whole capsule moves: its second end with the first
+                changes["end"] = np.array(collider.end, np.float64) + np.eye(3)[axis] * move
+            self._pipeline().set_collider(collider.name, **changes)
 
     def undo(self) -> str:
         """Take the last edit back; returns what was undone. ValueError when there is none."""
@@ -329,8 +337,9 @@ class RigTuning:
         written = rig_from_dict(tomllib.loads(new_text), self.skeleton, str(path))  # reads back, before it is written
         write_whole(path.resolve(), new_text.encode("utf-8"))  # through a link (rigs/fox.toml), not over it
         self.loaded, self._file_state = written, self._stat()
-        changed = sum(1 for a, b in zip(text.splitlines(), new_text.splitlines()) if a != b)
-        return f"saved {path.name} ({changed + abs(len(new_text.splitlines()) - len(text.splitlines()))} lines changed)"
+        changed = sum(1 for line in difflib.unified_diff(text.splitlines(), new_text.splitlines(), lineterm="", n=0)
+                      if line.startswith("+") and not line.startswith("+++"))
+        return f"saved {path.name} ({changed} line{'' if changed == 1 else 's'} written)"
 
     def revert(self) -> str:
         """Read the rig's file again and play its values (live when its chains are the same).

@@ -365,8 +365,8 @@ class Rig:
                                                                     int(cs.first_segment[i]) + chain.segments)
                 try:
                     current[rows] = _chain_values(key, value, chain.segments) * factor
-                except (TypeError, ValueError) as exc:
-                    raise type(exc)(f"{chain.name}: {exc}") from None
+                except (TypeError, ValueError) as exc:  # the base type: an InputError is not made from words
+                    raise (TypeError if isinstance(exc, TypeError) else ValueError)(f"{chain.name}: {exc}") from None
             new[name] = current
         return new
 
@@ -399,8 +399,10 @@ def load_rig(path, skeleton: Skeleton) -> Rig:
         :data:`MAX_RIG_FILE_BYTES`, or a bad rig.
     """
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise FileNotFoundError(f"{path}: no such rig file")
+    if not path.is_file():
+        raise RigError(f"{path}: not a regular file; a rig is a TOML file")
     with open(path, "rb") as f:
         raw = f.read(MAX_RIG_FILE_BYTES + 1)
     if len(raw) > MAX_RIG_FILE_BYTES:

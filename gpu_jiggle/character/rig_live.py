@@ -65,8 +65,8 @@ def changed_collider(collider: ColliderSpec, changes: dict) -> ColliderSpec:
                         raise ValueError(f"normal = {v.tolist()}: expected a nonzero vector")
                     v = v / length
                 values[key] = v
-        except (TypeError, ValueError) as exc:
-            raise type(exc)(f"{where}: {exc}") from None
+        except (TypeError, ValueError) as exc:  # the base type: an InputError is not made from words
+            raise (TypeError if isinstance(exc, TypeError) else ValueError)(f"{where}: {exc}") from None
     if collider.shape == "sphere" and "offset" in values:
         values["end"] = values["offset"].copy()  # a sphere's end is its centre
     return dataclasses.replace(collider, **values)

@@ -100,7 +100,11 @@ def _rows_in_form(given, key, new, springy):
 def _put(tomlkit, table, key, value) -> None:
     """``table[key] = value``, keeping the comment after the old value."""
     old = table.get(key)
-    item = tomlkit.item(value)
+    if isinstance(value, dict):  # a curve: inline, on its line, as the file writes them
+        item = tomlkit.inline_table()
+        item.update(value)
+    else:
+        item = tomlkit.item(value)
     if old is not None and hasattr(old, "trivia") and old.trivia.comment:
         item.trivia.comment_ws, item.trivia.comment = old.trivia.comment_ws, old.trivia.comment
     if isinstance(value, list) and len(value) > 1 and not isinstance(value[0], list):
@@ -168,6 +172,8 @@ def saved_rig_text(text: str, tuned, loaded) -> str:
 def _save_wind(tomlkit, doc, new, old) -> None:
     if new is None or (old is not None and all(_same(getattr(new, k), getattr(old, k)) for k in WIND_DEFAULTS)):
         return
+    if old is None and new.strength == 0 and new.gust_amplitude == 0:
+        return  # a file without wind, and still none blowing: nothing to add
     if "wind" not in doc:
         table = tomlkit.table()
         table.add(tomlkit.comment(f"the wind every chain feels ({cite(4.1)}), world space; lengths/s², Hz"))

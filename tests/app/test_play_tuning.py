@@ -289,3 +289,48 @@ def test_without_a_rig_the_status_says_there_are_no_springs(gl):
             player.act("save")
     finally:
         player.release()
+
+
+def test_a_curve_is_saved_as_a_curve_on_its_own_line(gl, rig_file):
+    text = rig_file.read_text().replace("frequency = [3.0, 2.5, 2.0]", "frequency = { root = 3.0, tip = 2.0 }", 1)
+    rig_file.write_text(text)
+    character, rig = open_character(FOX, rig_file)
+    player = CharacterPlayer(gl, character, rig, clip="Run")
+    try:
+        player.set_parameter("frequency:tail", 4.5)
+        assert player.act("save") == "saved fox.toml (1 line written)"
+        assert changed_lines(text, rig_file.read_text()) == ["-frequency = { root = 3.0, tip = 2.0 }",
+                                                             "+frequency = {root = 4.5, tip = 3.0}"]
+    finally:
+        player.release()
+
+
+def test_undone_edits_and_a_still_wind_leave_nothing_to_save(player, rig_file):
+    text = rig_file.read_text()
+    player.set_parameter("wind:strength", 100.0)
+    player.set_parameter("frequency:tail", 3.5)
+    player.act("undo")
+    player.act("undo")
+    assert player.act("save") == "nothing changed: fox.toml kept"
+    assert rig_file.read_text() == text
+    player.set_parameter("wind:strength", 100.0)
+    player.set_parameter("wind:heading", 90.0)
+    player.act("save")
+    assert "+direction = [1.0, 0.0, 0.0]" in changed_lines(text, rig_file.read_text())
+
+
+def test_a_capsule_moves_whole_and_non_finite_values_are_refused(player, rig_file):
+    names = [c.name for c in player.rig.colliders]
+    capsule = next(c for c in player.rig.colliders if c.shape == "capsule")
+    player.set_parameter("collider", names.index(capsule.name))
+    length = np.linalg.norm(capsule.end - capsule.offset)
+    player.set_parameter("collider:offset_x", float(capsule.offset[0]) + 2.0)
+    moved = player.rig.colliders[names.index(capsule.name)]
+    np.testing.assert_allclose(moved.end - moved.offset, capsule.end - capsule.offset)
+    assert np.linalg.norm(moved.end - moved.offset) == pytest.approx(length)
+    for bad in (float("inf"), float("nan")):
+        with pytest.raises(ValueError, match=f"collider {capsule.name!r}: radius"):
+            player.pipeline.set_collider(capsule.name, radius=bad)
+    with pytest.raises(ValueError, match="offset"):
+        player.pipeline.set_collider(capsule.name, offset=[0.0, float("nan"), 0.0])
+    assert player.rig.colliders[names.index(capsule.name)] is moved

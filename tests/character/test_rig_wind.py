@@ -78,3 +78,12 @@ def test_wind_and_colliders_change_live_and_refusals_change_nothing(fox, rig_dat
         frame = p.step(1 / 30, 1 / 30)
         assert p.solver is solver, "live changes keep the motion"
         assert 4.0 in np.round(frame.colliders.spheres[:, 3], 6)
+
+
+def test_a_rig_path_that_is_not_a_file_is_refused_as_such(fox, tmp_path):
+    from gpu_jiggle.character.rig import load_rig
+
+    with pytest.raises(RigError, match="not a regular file"):
+        load_rig(tmp_path, fox.skeleton)
+    with pytest.raises(FileNotFoundError, match="no such rig file"):
+        load_rig(tmp_path / "missing.toml", fox.skeleton)
