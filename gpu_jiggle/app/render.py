@@ -106,11 +106,11 @@ class RenderResult:
 def _check_drawable(rig, compare: bool, look_at: bool) -> None:
     """ValueError for a compare without springs or a look-at without a target: nothing to show."""
     if look_at and not (rig is not None and any(isinstance(c, LookAtSpec) for c in rig.constraints)):
-        raise ValueError(f"look_at: {'there is no rig' if rig is None else 'the rig has no [[look_at]] target'} "
+        raise ValueError(f"--look-at: {'there is no rig' if rig is None else 'the rig has no [[look_at]] target'} "
                          f"for the head to turn to")
     if compare and not (rig is not None and rig.chains):
-        raise ValueError(f"compare: there are no springs to compare the keyframes with "
-                         f"({NO_RIG if rig is None else NO_CHAINS}); leave out compare or give a rig with chains")
+        raise ValueError(f"--compare: there are no springs to compare the keyframes with "
+                         f"({NO_RIG if rig is None else NO_CHAINS}); leave out --compare or give a rig with chains")
 
 
 def _drawn(rig, compare: bool, constraints) -> tuple:
@@ -120,7 +120,9 @@ def _drawn(rig, compare: bool, constraints) -> tuple:
               if any(isinstance(c, kind) for c in constraints)]
     keyed = " + ".join(["keyframes", *stages])
     if compare:
-        labels = (keyed if stages else COMPARE_LABELS[0], COMPARE_LABELS[1])
+        # each half names what it shows: the constraints run in both, the springs on the right
+        labels = (keyed if stages else COMPARE_LABELS[0],
+                  " + ".join([*stages, "springs"]) if stages else COMPARE_LABELS[1])
         return labels, f"side by side ({labels[0]} | {labels[1]})"
     if rig is None or not rig.chains:
         return [None], f"as {keyed.replace('keyframes', 'keyframed', 1)} ({NO_RIG if rig is None else NO_CHAINS})"

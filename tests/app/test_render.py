@@ -186,7 +186,7 @@ def test_without_springs_the_summary_says_the_clip_is_as_keyframed(gl, tmp_path,
 
 @pytest.mark.parametrize("args, says", [
     (["--compare"], "side by side (keyframes only | with springs)"),
-    (["--compare", "--look-at"], "side by side (keyframes + look-at | with springs)"),
+    (["--compare", "--look-at"], "side by side (keyframes + look-at | look-at + springs)"),
     (["--look-at"], "with look-at and springs"),
     ([], "with springs"),
 ])
@@ -197,8 +197,8 @@ def test_the_summary_says_what_the_image_shows(gl, tmp_path, capsys, args, says)
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--compare"], "compare: there are no springs to compare the keyframes with (no rig)"),
-    (["--look-at"], "look_at: there is no rig for the head to turn to"),
+    (["--compare"], "--compare: there are no springs to compare the keyframes with (no rig)"),
+    (["--look-at"], "--look-at: there is no rig for the head to turn to"),
     (["--rig", str(RIG), "--samples", "-1"], "--samples -1: expected 0 or more"),
     (["--rig", str(RIG), "--animation", "run"], "Fox.gltf: no animation called 'run'; did you mean 'Run'?"),
     (["--animation", "none", "--motion", "idel"],

@@ -35,6 +35,7 @@ def play(solver, frame_times, motion=sway, start=0.0):
     return out
 
 
+@pytest.mark.filterwarnings("ignore::gpu_jiggle.sim.clock.FrameTimeWarning")  # long frames on purpose
 @pytest.mark.parametrize("hitch", [0.3, 1.0, 3.0])
 def test_long_frames_in_motion(backend, hitch):
     """A 0.3/1/3 s frame: nothing spins up, the dropped time is counted, and within a second
@@ -169,6 +170,7 @@ def test_changing_frequency_and_damping_mid_motion_keeps_the_state(backend):
     assert s.chain_set.frequency[0] == 4.5
 
 
+@pytest.mark.filterwarnings("ignore::gpu_jiggle.sim.clock.FrameTimeWarning")  # long frames on purpose
 def test_same_inputs_give_bit_identical_runs(backend):
     rng = np.random.default_rng(5)
     cs = random_angle_chain_set(rng, chains=40)

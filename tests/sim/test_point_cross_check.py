@@ -13,6 +13,7 @@ the median; both printed).
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from gpu_jiggle import Solver
 from gpu_jiggle.verify.scenarios import (RigidBodyStrands, body_path, moving_colliders, random_frame_times,
@@ -50,6 +51,7 @@ def test_one_substep_agrees_tightly(gl):
     np.testing.assert_allclose(gpu.segment_rotations(), cpu.segment_rotations(), rtol=0, atol=1e-5)
 
 
+@pytest.mark.filterwarnings("ignore::gpu_jiggle.sim.clock.FrameTimeWarning")  # long frames on purpose
 def test_600_random_frames_agree(gl):
     rng = np.random.default_rng(22)
     cs = random_point_chain_set(rng, chains=100)

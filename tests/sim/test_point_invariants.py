@@ -55,6 +55,7 @@ def test_no_particle_ends_a_substep_inside_a_collider(backend):
     assert touched > 50
 
 
+@pytest.mark.filterwarnings("ignore::gpu_jiggle.sim.clock.FrameTimeWarning")  # long frames on purpose
 def test_lengths_are_kept(backend):
     rng = np.random.default_rng(6)
     cs = random_point_chain_set(rng, chains=60)
