@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from ..character.rig import load_rig, rig_from_dict, tomllib
+from ..character.rig_live import changed_parameters
 from ..character.rig_toml import same_layout, saved_rig_text
 from ..sim.chains import PointChainSet
 from .viewer.session import Action, Parameter
@@ -244,7 +245,7 @@ class RigTuning:
                 new = base * scale if scale is not None else value * (base / n if n > 0 else DOWN)
             else:
                 new = base * scale if scale is not None else np.full_like(base, value)
-            arrays = self.rig.changed_parameters([i], {key: new}, arrays)
+            arrays = changed_parameters(self.rig, [i], {key: new}, arrays)
         self._pipeline().replace_parameters(**arrays)
 
     def _set_wind(self, name, value) -> None:

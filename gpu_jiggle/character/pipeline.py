@@ -58,13 +58,11 @@ import numpy as np
 
 from . import quat
 from .ik3d import look_at, two_bone_ik_3d
-from .rig_live import changed_collider, changed_wind, collider_named
+from .rig_live import LiveChanges
 from .chain_pose import posed_with_springs
-from .rig import LIVE_PARAMETERS, ColliderShapes, LookAtSpec, Rig, TwoBoneIKSpec
+from .rig import ColliderShapes, LookAtSpec, Rig, TwoBoneIKSpec
 from .skeleton import Pose
 from ..sim.solver import Solver
-from ..sim.spring import check_stable
-from ..sim.validation import InputError, unknown_name
 
 STAGES = ("keyframes", "constraints", "springs", "skinning")
 
@@ -108,7 +106,7 @@ class Frame:
     morph_weights: dict = field(default_factory=dict)
 
 
-class Pipeline:
+class Pipeline(LiveChanges):
     """Keyframes → IK/constraints → springs → skinning for one character (module docstring).
 
     Args:
@@ -182,84 +180,6 @@ class Pipeline:
         first step with springs. ValueError for an unknown name."""
         index = self._chain_indices(chain_name, groups=False)[0]
         return None if self._solver is None else (self._solver, index)
-
-    def set_parameters(self, chain_name: str, **changes) -> None:
-        """Change spring values of one rig chain, or of every strand of a strand group, from
-        the next step on, without resetting the motion (``Solver.set_parameters``).
-
-        Args:
-            chain_name: a chain's name (``"tail"``, ``"mane[2]"``) or a strand group's
-                (``"mane"``: all its strands).
-            changes: any of ``frequency`` (Hz, > 0), ``damping_ratio`` (≥ 0),
-                ``particle_radius`` (≥ 0) and ``max_distance`` (> 0), lengths in the model's
-                unit, each a scalar, one value per segment of the chain, or a curve table over
-                the chain's depth (:mod:`~gpu_jiggle.character.rig_curves`); ``air_drag`` (1/s,
-                ≥ 0) and ``angle_limit_deg`` (degrees, ≥ 0) the same way; ``world_influence``,
-                a scalar in [0, 1]; ``gravity``, (3,) world, length/s².
-
-        The rig takes the new values too (``rig.chain_set``), so a :meth:`reset` (or another
-        pipeline on the same rig, when it next makes its solver) keeps them. The values are
-        validated once, by the solver, and a refusal names the chain.
-
-        Raises:
-            ValueError: an unknown chain, a bad value, or f/ζ the rig's substep cannot keep
-                stable (the message names the chain and gives the largest stable f).
-            TypeError: an unknown parameter, or non-numbers. A refused change leaves the
-                rig and the solver as they were.
-        """
-        members = self._chain_indices(chain_name, groups=True)
-        unknown = [k for k in changes if k not in LIVE_PARAMETERS]
-        if unknown:
-            words = unknown_name("parameter", unknown[0], LIVE_PARAMETERS, listing="expected one of")
-            raise TypeError(f"set_parameters: {words}")
-        if not changes:
-            return
-        self.replace_parameters(**self.rig.changed_parameters(members, changes))
-
-    def replace_parameters(self, **arrays) -> None:
-        """Give the rig's chain set (all chains at once) new arrays, live: the names and shapes
-        of ``PointChainSet.replace`` (e.g. ``frequency`` (S,) Hz over every segment, ``gravity``
-        (C, 3)). Validated whole, stability included: a refusal (ValueError naming the chain
-        and the index within it) changes nothing. :meth:`set_parameters` is the per-chain form."""
-        try:
-            if self._solver is not None:
-                self._solver.set_parameters(**arrays)
-                chain_set = self._solver.chain_set
-            else:
-                chain_set = self.rig.chain_set.replace(**arrays)
-                check_stable(chain_set.frequency, chain_set.damping_ratio, self.rig.substep,
-                             integrator=self.rig.integrator)
-        except InputError as exc:
-            raise ValueError(self.rig.refusal(exc)) from None
-        self.rig.chain_set = chain_set
-
-    def set_wind(self, **changes) -> None:
-        """Change the rig's wind (SPEC 4.1) from the next step on, without resetting the
-        motion: any of ``direction`` ((3,) world), ``strength``, ``gust_amplitude``
-        (length/s²), ``gust_frequency`` (Hz) and ``gust_wavelength`` (length, 0: everywhere at
-        once); a rig without ``[wind]`` starts from no wind. The rig keeps the new wind
-        (``rig.wind``, a :class:`~gpu_jiggle.character.rig_specs.WindSpec`).
-
-        Raises: TypeError (an unknown key, with the closest one; non-numbers), ValueError (a
-        bad value); a refused change leaves the wind as it was."""
-        if self.rig is None:
-            raise ValueError("set_wind: this pipeline has no rig")
-        wind = changed_wind(self.rig.wind, changes)
-        if self._solver is not None:
-            self._solver.set_wind(**wind.solver_arguments())
-        self.rig.wind = wind
-
-    def set_collider(self, name: str, **changes) -> None:
-        """Change the rig's collider ``name`` from the next step on (its ``radius``,
-        ``offset``, ``end``, ``normal``: :func:`~gpu_jiggle.character.rig_live.changed_collider`),
-        without resetting the motion; it sweeps from where it was over the next frame.
-
-        Raises: ValueError (an unknown collider, naming the closest; a bad value), TypeError (a
-        key its shape has not); a refused change leaves the collider as it was."""
-        if self.rig is None:
-            raise ValueError("set_collider: this pipeline has no rig")
-        i = collider_named(self.rig.colliders, name)
-        self.rig.colliders[i] = changed_collider(self.rig.colliders[i], changes)
 
     def teleport(self, keep_shape: bool = True) -> None:
         """Say that the character jumps before the next step (SPEC 5): that step flags every

@@ -137,7 +137,7 @@ import numpy as np
 from ..extras import require
 from ..sim import validation
 from ..sim.chains import PointChainSet
-from .rig_curves import curve_values, is_curve
+from .rig_live import LIVE_PARAMETERS  # noqa: F401  (re-exported)
 from .rig_specs import ColliderShapes, ColliderSpec, LookAtSpec, TwoBoneIKSpec, WindSpec  # noqa: F401  (re-exported)
 from .skeleton import Skeleton
 
@@ -154,15 +154,6 @@ MAX_COLLIDER_GROUPS = 32
 MAX_RIG_SEGMENTS = 1_000_000
 #: The largest rig file read (bytes).
 MAX_RIG_FILE_BYTES = 16 * 1024 * 1024
-
-
-#: What ``Pipeline.set_parameters`` may change, per chain: these per segment, except the
-#: per-chain ones below (their shape per chain).
-LIVE_PARAMETERS = ("frequency", "damping_ratio", "particle_radius", "max_distance", "air_drag", "angle_limit_deg",
-                   "world_influence", "gravity")
-#: Live parameters given in another unit than the chain set's: its name and the factor.
-LIVE_UNITS = {"angle_limit_deg": ("angle_limit", np.pi / 180.0)}
-PER_CHAIN_PARAMETERS = {"world_influence": (), "gravity": (3,)}
 
 
 class RigError(ValueError):
@@ -346,48 +337,11 @@ class Rig:
         return {c.name: c.inside for c in self.colliders}
 
     # -- live changes ------------------------------------------------------------------------
-    def changed_parameters(self, members, changes: dict, arrays: dict | None = None) -> dict:
-        """The chain set's arrays with the chains ``members`` (indices) given ``changes``
-        (name → a scalar, one value per segment or a curve table over the chain's segments,
-        :mod:`.rig_curves`; per-chain names: their shape), for
-        ``chain_set.replace``; ``arrays``: arrays from an earlier call to change further
-        (their other values kept). Only shapes are checked here; the values are validated
-        once, by the chain set. Raises: ValueError/TypeError for a wrong shape or a
-        non-number, naming the chain."""
-        cs = self.chain_set
-        new = dict(arrays or {})
-        for key, value in changes.items():
-            name, factor = LIVE_UNITS.get(key, (key, 1.0))
-            current = np.array(new[name] if name in new else getattr(cs, name), dtype=np.float64)
-            for i in members:
-                chain = self.chains[i]
-                rows = i if key in PER_CHAIN_PARAMETERS else slice(int(cs.first_segment[i]),
-                                                                    int(cs.first_segment[i]) + chain.segments)
-                try:
-                    current[rows] = _chain_values(key, value, chain.segments) * factor
-                except (TypeError, ValueError) as exc:  # the base type: an InputError is not made from words
-                    raise (TypeError if isinstance(exc, TypeError) else ValueError)(f"{chain.name}: {exc}") from None
-            new[name] = current
-        return new
-
     def refusal(self, exc) -> str:
         """Words for the chain set's refusal ``exc`` (an InputError), naming the chain and the
         index within it: ``"tail: frequency[2] = 80.0 Hz ... is unstable ..."``."""
         chain, local = self.chain_set.locate(exc.argument, exc.index)
         return f"{self.chains[chain].name}: {exc.describe('' if local is None else f'[{local}]')}"
-
-
-def _chain_values(key, value, segments):
-    """``value`` for one chain: a scalar, one per segment or a curve table (per-chain keys:
-    their shape)."""
-    if key in PER_CHAIN_PARAMETERS:
-        return validation.float_array(key, value, PER_CHAIN_PARAMETERS[key], finite=False)
-    if is_curve(value):
-        return curve_values(key, value, segments)
-    a = validation.float_array(key, value, finite=False)
-    if a.ndim == 0 or a.shape == (segments,):
-        return a
-    raise ValueError(f"{key}: expected a scalar or one value per segment ({segments},), got shape {a.shape}")
 
 
 def load_rig(path, skeleton: Skeleton) -> Rig:

@@ -16,7 +16,7 @@ free to leave [0, 1] to overshoot). Where ``w = 1`` the value is ``tip`` exactly
 
 :func:`curve_values` is the one place curves are evaluated (the rig reader,
 :mod:`gpu_jiggle.character.rig_reader`, and the live changes of
-:meth:`gpu_jiggle.character.rig.Rig.changed_parameters`); it checks the table and says what
+:func:`gpu_jiggle.character.rig_live.changed_parameters`); it checks the table and says what
 is wrong in the rig's words (``frequency.curve[1] = [1.5, 0.8]: ...``). The values it gives
 are validated afterwards as lists are (f > 0 and the rest, SPEC section 7).
 """
