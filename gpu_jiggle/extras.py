@@ -6,9 +6,11 @@ the windows, videos and plots need extras (``pyproject.toml``):
 - ``[app]``: glfw and imgui-bundle (windows and their panel), Pillow (images), imageio and
   imageio-ffmpeg (videos), tqdm (progress bars), matplotlib (verify's plots);
 - ``[draco]``: DracoPy (glTF meshes compressed with ``KHR_draco_mesh_compression``);
+- ``[batch]``: dask[distributed], for ``gpu-jiggle bake-many`` (a library baked on a Dask
+  cluster, a local one by default);
 - ``[bench]``: numba and warp-lang, for ``gpu-jiggle bench --peers`` (the same step written
   with them, timed beside ours; not part of ``[all]``);
-- ``[all]``: all three.
+- ``[all]``: character, app, draco and batch.
 
 Modules import an optional package through :func:`require`, where it is used, so that a
 missing one is reported as the extra to install.
@@ -31,6 +33,8 @@ OPTIONAL = {
     "matplotlib": ("app", "matplotlib"),
     "numba": ("bench", "numba"),
     "warp": ("bench", "warp-lang"),
+    "dask": ("batch", "dask[distributed]"),
+    "distributed": ("batch", "dask[distributed]"),
 }
 
 

@@ -28,7 +28,8 @@ TOP_LEVEL = {"extras", "spec", "__version__"}
 OPTIONAL_LIBRARIES = {"glfw": {"app"}, "imgui_bundle": {"app"}, "matplotlib": {"verify", "app", "bench"},
                       "PIL": {"render", "app", "character"}, "imageio": {"render", "app"},
                       "imageio_ffmpeg": {"render", "app"}, "tqdm": {"app"},
-                      "tomli": {"character"}, "DracoPy": {"character"}, "numba": {"bench"}, "warp": {"bench"}}
+                      "tomli": {"character"}, "DracoPy": {"character"}, "numba": {"bench"}, "warp": {"bench"},
+                      "dask": {"app"}, "distributed": {"app"}}
 
 
 def imports_of(path: Path):

@@ -2,8 +2,10 @@
 
 Commands: ``verify`` runs the SPEC section 8 checks (:mod:`gpu_jiggle.app.verify`), ``info``
 describes the OpenGL context the GPU backend would run on (:mod:`gpu_jiggle.app.info`),
-``bake`` writes spring motion into a glTF copy (:mod:`gpu_jiggle.app.bake`), ``render`` draws a
-character with its springs to a video headless (:mod:`gpu_jiggle.app.render`), ``play`` shows
+``bake`` writes spring motion into a glTF copy (:mod:`gpu_jiggle.app.bake`), ``bake-many``
+bakes a manifest's characters × clips on a Dask cluster (:mod:`gpu_jiggle.app.bake_many`),
+``render`` draws a character with its springs to a video headless
+(:mod:`gpu_jiggle.app.render`), ``play`` shows
 it in a window (:mod:`gpu_jiggle.app.play`), ``bench`` measures the solver's speed on both paths
 (:mod:`gpu_jiggle.app.bench`), ``rig`` writes a VRM avatar's spring bones as a TOML rig
 (:mod:`gpu_jiggle.app.rig`), ``spec`` prints the model specification the error messages cite
@@ -26,12 +28,12 @@ import threading
 import traceback
 
 from .. import __version__, extras
-from . import bake, bench, describe, info, play, render, rig, spec, verify
+from . import bake, bake_many, bench, describe, info, play, render, rig, spec, verify
 
 #: The exit status of a command that could not run.
 EXIT_COULD_NOT_RUN = 2
 #: The modules that register a command, in the order ``--help`` lists them.
-COMMANDS = (verify, info, describe, bake, render, play, bench, rig, spec)
+COMMANDS = (verify, info, describe, bake, bake_many, render, play, bench, rig, spec)
 
 
 def build_parser() -> argparse.ArgumentParser:
