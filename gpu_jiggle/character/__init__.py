@@ -12,7 +12,8 @@ IK, spring rigs, the per-frame pipeline, root motion, baking, and groomed strand
 - :mod:`.rig` (:mod:`.rig_reader`): TOML spring rigs checked against a skeleton.
 - :mod:`.pipeline`: keyframes → constraints → springs → skinning; :mod:`.travel`: carrying a
   character through the world; :mod:`.bake` (:mod:`.bake_gltf`): the springs written back as
-  keyframes into a valid copy.
+  keyframes into a valid copy; :mod:`.bake_manifest`, :mod:`.bake_inputs`: the manifest of
+  ``gpu-jiggle bake-many`` and the digests that let it skip what is up to date.
 - :mod:`.groom`: hair strands grown on a head.
 
 TOML rigs need the ``[character]`` extra on Python 3.10 (tomli); decoding textures needs

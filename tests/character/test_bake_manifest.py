@@ -166,3 +166,19 @@ def test_a_digest_follows_the_contents_of_every_input_and_the_settings(tmp_path)
         other = read_manifest(write_manifest(tmp_path, JOB + 'clips = ["Run"]\n' + settings))[0]
         changed.append(bake_digest(other, "auto", digests.character(job.character), digests.file(job.rig)))
     assert len({base, bake_digest(job, "auto", "c", "r"), *changed}) == len(changed) + 2
+
+
+def test_the_readme_manifest_reads_as_it_says(tmp_path):
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## Bake a library\n", 1)[1].split("\n## ", 1)[0]
+    text = section.split("```toml\n", 1)[1].split("```", 1)[0]
+    for folder, name, source in (("characters", "fox.glb", FOX), ("rigs", "fox.toml", FOX_RIG),
+                                 ("avatars", "godette.vrm", VRM_FOLDER / "Godette_vrm_v4.vrm"),
+                                 ("motions", "wave.vrma", VRM_FOLDER / "test.vrma")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / name).write_bytes(source.read_bytes())
+    (tmp_path / "library.toml").write_text(text)
+    jobs = read_manifest(tmp_path / "library.toml")
+    assert [(j.job, j.output, j.fps, j.preroll, j.rig is None) for j in jobs] == [
+        ("foxes", "foxes/fox_Survey.glb", 30.0, 4.0, False), ("foxes", "foxes/fox_Walk.glb", 30.0, 4.0, False),
+        ("foxes", "foxes/fox_Run.glb", 30.0, 4.0, False), ("avatars", "avatars/godette_wave.vrm", None, 4.0, True)]
