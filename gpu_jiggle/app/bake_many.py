@@ -8,7 +8,8 @@ an interrupted run resumes. The other bakes go to the cluster, grouped by charac
 task each (:func:`gpu_jiggle.app.bake_workers.run_bake`):
 
 - without ``--scheduler``, a ``LocalCluster`` on this machine with ``--workers`` worker
-  processes (default: one per core), one thread each, a worker that dies restarted, and a
+  processes (default: one per NVIDIA GPU, worker k on EGL device k, for the GPU backend;
+  else one per core), one thread each, a worker that dies restarted, and a
   bake whose worker died retried on another at most :data:`MAX_RETRIES` times (the
   scheduler's ``allowed-failures``);
 - with ``--scheduler ADDRESS``, that cluster's workers (started with ``dask scheduler`` and
@@ -62,7 +63,8 @@ def add_command(sub) -> None:
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="a running Dask scheduler (tcp://host:8786); default: a LocalCluster on this machine")
     p.add_argument("--workers", type=_count, default=None, metavar="N",
-                   help="worker processes of the LocalCluster (default: one per core); not with --scheduler")
+                   help="worker processes of the LocalCluster (default: one per NVIDIA GPU for the GPU backend, "
+                        "else one per core); not with --scheduler")
     p.add_argument("--backend", choices=("auto", "gpu", "cpu"), default="auto",
                    help="spring solver on the workers: gpu (GLSL compute), cpu (numpy reference) or auto (default)")
     p.add_argument("--dashboard", default=DEFAULT_DASHBOARD, metavar="ADDRESS",
@@ -86,12 +88,24 @@ def _count(text: str) -> int:
     return value
 
 
-def default_workers() -> int:
-    """Worker processes of the LocalCluster by default: the cores this process may run on."""
+def default_workers(backend: str = "auto") -> int:
+    """Worker processes of the LocalCluster by default: one per GPU (NVIDIA, for the GPU
+    backend: each worker's context then on its own device, :func:`local_devices`), else the
+    cores this process may run on."""
+    if local_devices(backend):
+        return local_devices(backend)
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not Linux
         return os.cpu_count() or 1
+
+
+def local_devices(backend: str) -> int:
+    """The GPUs the local cluster's workers share out (one each, by worker number), 0 for the
+    numpy backend or a machine without NVIDIA GPUs."""
+    from ..gl.context import nvidia_gpu_count
+
+    return 0 if backend == "cpu" else nvidia_gpu_count()
 
 
 def run_command(args) -> int:
@@ -107,12 +121,13 @@ def run_command(args) -> int:
         jobs = read_manifest(args.manifest)
     except ManifestError as exc:
         return _refuse(str(exc))
-    rows, tasks = plan(jobs, out, args.backend)
+    rows, tasks = plan(jobs, out, args.backend, devices=local_devices(args.backend) if args.scheduler is None else 0)
     row_of = {row["output"]: row for row in rows if row["status"] is None}
     where = None
     if tasks:
         try:
-            with connect(args.scheduler, args.workers or default_workers(), args.dashboard) as (client, where):
+            with connect(args.scheduler, args.workers or default_workers(args.backend), args.dashboard) as (client,
+                                                                                                          where):
                 _say_where(client, where, local=args.scheduler is None)
                 for task, record in run_tasks(client, tasks, progress=not args.no_progress):
                     row_of[task.job.output].update(record)
@@ -139,11 +154,11 @@ def _refuse(message: str) -> int:
     return 2
 
 
-def plan(jobs: list, out: Path, backend: str):
+def plan(jobs: list, out: Path, backend: str, devices: int = 0):
     """``(rows, tasks)``: one report row per job, in the manifest's order (status set for those
     failed before running and those up to date), and the
     :class:`~gpu_jiggle.app.bake_workers.BakeTask` s to run, grouped by character in the
-    order each character first appears."""
+    order each character first appears; ``devices``: the GPUs a local cluster's workers share."""
     from .bake_workers import BakeTask
 
     digests, rows, tasks, run = Digests(), [], [], secrets.token_hex(4)
@@ -168,7 +183,7 @@ def plan(jobs: list, out: Path, backend: str):
         if record is not None:
             row.update(status=UP_TO_DATE, frames=record.get("frames"), backend=record.get("backend"))
             continue
-        tasks.append(BakeTask(job, backend, digest, character, str(out), run))
+        tasks.append(BakeTask(job, backend, digest, character, str(out), run, devices))
     first = {}
     for task in tasks:
         first.setdefault(str(task.job.character), len(first))

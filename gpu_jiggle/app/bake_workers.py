@@ -30,6 +30,7 @@ from ..character.bake_inputs import forget, write_record
 from ..character.bake_manifest import BakeJob
 from ..character.motion import with_motion
 from ..character.vrma import vrma_clip
+from ..gl.context import choose_device
 from .shared import one_line, open_character
 
 #: The Dask event topic on which each bake says that it starts (:func:`run_bake`).
@@ -47,7 +48,8 @@ class BakeTask:
         ``"gpu"`` or ``"cpu"``. digest: the inputs' digest recorded beside the output.
         character_digest: the character's content digest (the cache key with its path).
         out_dir: the output folder, absolute, as the worker sees it. run: the run's id, in
-        the start events.
+        the start events. devices: the GPUs a local cluster's workers share out, one each by
+        worker number (:func:`device_of`), or 0 (a worker keeps the default device).
     """
 
     job: BakeJob
@@ -56,6 +58,7 @@ class BakeTask:
     character_digest: str
     out_dir: str
     run: str = ""
+    devices: int = 0
 
     @property
     def output(self) -> Path:
@@ -71,7 +74,22 @@ def run_bake(task: BakeTask) -> dict:
     worker = get_worker()
     worker.log_event(TOPIC, {"event": "start", "run": task.run, "output": task.job.output,
                              "worker": worker.address, "pid": os.getpid()})
+    device = device_of(worker.name, task.devices)
+    if device is not None:  # before this process's first context: the local cluster's worker k on GPU k
+        choose_device(device)
     return workshop().bake(task, worker.address)
+
+
+def device_of(worker_name, devices: int):
+    """The GPU of the local cluster's worker ``worker_name`` (LocalCluster numbers them 0, 1,
+    ...) when ``devices`` GPUs are shared out: its number modulo ``devices``; None for no
+    devices or a worker not named by a number."""
+    if devices < 1:
+        return None
+    try:
+        return int(worker_name) % devices
+    except (TypeError, ValueError):
+        return None
 
 
 class Workshop:

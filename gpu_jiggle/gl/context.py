@@ -20,8 +20,36 @@ HOW_TO_GET_ONE = (
     "numpy reference instead."
 )
 
+#: Where the NVIDIA driver lists a machine's GPUs (Linux), one entry per GPU.
+NVIDIA_GPU_FOLDER = "/proc/driver/nvidia/gpus"
+#: The variable moderngl's context library reads to pick the EGL device of a new context.
+DEVICE_VARIABLE = "GLCONTEXT_DEVICE_INDEX"
+
 _context = None
 _failure = None
+
+
+def nvidia_gpu_count(folder: str = NVIDIA_GPU_FOLDER) -> int:
+    """The NVIDIA GPUs the driver lists on this machine (entries of ``folder``); 0 without
+    the driver (no GPU, another vendor, not Linux)."""
+    import os
+
+    try:
+        return len(os.listdir(folder))
+    except OSError:
+        return 0
+
+
+def choose_device(index: int) -> bool:
+    """Make this process's headless context, when it is made, on EGL device ``index`` (sets
+    :data:`DEVICE_VARIABLE`); False, changing nothing, when the variable is already set (the
+    user's choice stands) or the context exists already."""
+    import os
+
+    if DEVICE_VARIABLE in os.environ or _context is not None:
+        return False
+    os.environ[DEVICE_VARIABLE] = str(int(index))
+    return True
 
 
 def get_context() -> "moderngl.Context":

@@ -305,3 +305,27 @@ def test_a_bad_manifest_stops_the_command_before_anything_runs(tmp_path, capsys)
     assert not (tmp_path / "out").exists()
     assert bake_many(manifest, "--out", tmp_path / "out", "--scheduler", "tcp://127.0.0.1:1", "--workers", 2) == 2
     assert "--workers sizes the local cluster" in capsys.readouterr().err
+
+
+def test_the_local_cluster_gives_each_gpu_a_worker_and_each_worker_its_gpu(tmp_path, monkeypatch):
+    from gpu_jiggle.app import bake_many
+    from gpu_jiggle.app.bake_workers import device_of
+    from gpu_jiggle.gl import context
+
+    gpus = tmp_path / "gpus"
+    assert context.nvidia_gpu_count(str(gpus)) == 0  # no driver: no GPUs
+    for bus in ("0000:17:00.0", "0000:65:00.0", "0000:ca:00.0"):
+        (gpus / bus).mkdir(parents=True)
+    assert context.nvidia_gpu_count(str(gpus)) == 3
+    monkeypatch.setattr(context, "NVIDIA_GPU_FOLDER", str(gpus))
+    monkeypatch.setattr(context.nvidia_gpu_count, "__defaults__", (str(gpus),))
+    assert bake_many.default_workers("auto") == 3 and bake_many.local_devices("gpu") == 3
+    assert bake_many.local_devices("cpu") == 0 and bake_many.default_workers("cpu") == len(os.sched_getaffinity(0))
+    assert [device_of(name, 3) for name in (0, 1, 2, 3, "4")] == [0, 1, 2, 0, 1]
+    assert device_of("tcp://10.0.0.1:4001", 3) is None and device_of(0, 0) is None
+    monkeypatch.setenv(context.DEVICE_VARIABLE, "2")   # the user's choice stands
+    assert not context.choose_device(1) and os.environ[context.DEVICE_VARIABLE] == "2"
+    monkeypatch.delenv(context.DEVICE_VARIABLE)
+    monkeypatch.setattr(context, "_context", None)
+    assert context.choose_device(1) and os.environ[context.DEVICE_VARIABLE] == "1"
+    monkeypatch.delenv(context.DEVICE_VARIABLE)
