@@ -42,6 +42,7 @@ from ..character.travel import make_pipeline
 from ..render.scene import CharacterView
 from .shared import add_clip_options, choose_clip, one_line, open_character, parse_travel
 from .tuning import RigTuning
+from .viewer.imgui_dock import DOCK_SIDES
 from .viewer.session import FPS_CAPS, Parameter
 
 __all__ = ["CharacterPlayer", "play", "add_command", "run_command"]
@@ -250,9 +251,9 @@ class CharacterPlayer:
 # -- entry points ------------------------------------------------------------------------------------
 def play(model, rig, animation: str | None = None, size=(1280, 720), fps_cap=60, backend: str = "auto",
          travel="auto", debug: bool = False, frames: int | None = None, screenshot=None, screenshot_frames=(),
-         samples: int | None = None, panel: bool = True, motion: str | None = None) -> int:
+         samples: int | None = None, panel: bool = True, motion: str | None = None, dock: str | None = None) -> int:
     """Open the window and run until it is closed (or for ``frames`` frames, then save
-    ``screenshot``); returns 0.
+    ``screenshot``); returns 0. ``dock``: "left" or "right" starts with the panel docked there.
 
     Raises:
         FileNotFoundError, ValueError: a missing or invalid model or rig, an unknown clip
@@ -262,13 +263,15 @@ def play(model, rig, animation: str | None = None, size=(1280, 720), fps_cap=60,
 
     if fps_cap not in FPS_CAPS:
         raise ValueError(f"fps_cap = {fps_cap!r}: expected one of 30, 60, 144 or None (uncapped)")
+    if dock is not None and dock not in DOCK_SIDES:
+        raise ValueError(f"dock = {dock!r}: expected one of {', '.join(DOCK_SIDES)} or None")
     character, rig = open_character(model, rig)
     choose_clip(character, animation, motion)  # unknown: ValueError listing the clips, before any window opens
     window, reason = open_window(f"gpu-jiggle play: {character.path.name}", size)
     if window is None:
         raise RuntimeError(f"no window: {reason}; 'gpu-jiggle render' works without a display")
     args = SimpleNamespace(fps_cap=fps_cap, samples=samples, no_panel=not panel, frames=frames, screenshot=screenshot,
-                           screenshot_frames=sorted(set(screenshot_frames)), debug=debug, size=size)
+                           screenshot_frames=sorted(set(screenshot_frames)), debug=debug, size=size, dock=dock)
     if args.screenshot and args.frames is None:
         args.frames = max([60] + args.screenshot_frames)
     return run_window(lambda ctx, _args: CharacterPlayer(ctx, character, rig, animation, backend, travel, motion), args,
@@ -297,6 +300,8 @@ def add_command(sub) -> None:
                    help="'auto' (default): move a locomotion clip forward at the speed its feet give; 0: on the spot")
     p.add_argument("--debug", action="store_true", help="start with the debug view on (D toggles it)")
     p.add_argument("--no-panel", action="store_true", help="no tuning panel over the scene")
+    p.add_argument("--dock", choices=DOCK_SIDES, default=None,
+                   help="window: start with the panel docked to this side (it docks by dragging its title to an edge too)")
     p.add_argument("--samples", type=int, default=None,
                    help="multisampling samples (default 4, or 0 on a software renderer)")
     p.add_argument("--backend", choices=("auto", "gpu", "cpu"), default="auto",
@@ -319,7 +324,7 @@ def run_command(args) -> int:
         return play(args.model, args.rig, animation=args.animation, size=args.size, fps_cap=args.fps_cap,
                     backend=args.backend, travel=travel, debug=args.debug, frames=args.frames,
                     screenshot=args.screenshot, screenshot_frames=args.screenshot_frames, samples=args.samples,
-                    panel=not args.no_panel, motion=args.motion)
+                    panel=not args.no_panel, motion=args.motion, dock=args.dock)
     except (OSError, ValueError, RuntimeError) as exc:
         print(f"gpu-jiggle play: {one_line(exc)}", file=sys.stderr)
         return 2

@@ -142,6 +142,64 @@ def test_the_user_can_drag_the_panel_wider_and_it_stays(panel, session):
     assert_nothing_cut(after)
 
 
+def drag(panel, session, size, start, end, steps: int = 8) -> None:
+    """Press the left button at ``start`` (px), move to ``end`` in ``steps`` frames, release."""
+    io = panel.imgui.get_io()
+    path = [(start, None), (start, True)]
+    path += [((start[0] + (end[0] - start[0]) * k / steps, start[1] + (end[1] - start[1]) * k / steps), None)
+             for k in range(1, steps + 1)]
+    path += [(end, None), (end, False), (end, None)]
+    for at, button in path:
+        io.add_mouse_pos_event(*at)
+        if button is not None:
+            io.add_mouse_button_event(0, button)
+        panel.draw(session, size)
+
+
+def test_the_panel_docks_when_its_title_is_dragged_to_the_window_edge(panel, session):
+    size = (1280, 720)
+    x, y, w, h = frames(panel, session, size)["panel"]
+    assert not panel.docked
+    drag(panel, session, size, (x + 60, y + 8), (10, size[1] / 2))  # onto the dock target at the left edge
+    layout = frames(panel, session, size)
+    assert layout["docked"] and panel.docked
+    dx, dy, dw, dh = layout["panel"]
+    assert (dx, dy, dh) == (0, 0, size[1]), "it fills the window's left side"
+    assert_nothing_cut(layout)
+    assert free_area(size, session.panel_rect)[0] == pytest.approx(dw / size[0]), "the scene is framed right of it"
+
+
+def test_docked_it_keeps_its_fitted_width_and_refits_when_the_window_resizes(panel, session):
+    floating = frames(panel, session, (1280, 720))["panel"][2]
+    panel.dock("right")
+    layout = frames(panel, session, (1280, 720))
+    x, y, w, h = layout["panel"]
+    assert layout["docked"] and x + w == 1280 and (y, h) == (0, 720)
+    assert w == pytest.approx(floating, abs=2.0), "docked at the width it fits its content with"
+    assert free_area((1280, 720), session.panel_rect)[2] == pytest.approx(x / 1280), "the scene left of it"
+    small = frames(panel, session, (800, 600))
+    x, y, w, h = small["panel"]
+    assert small["docked"] and x + w == 800 and h == 600
+    assert w <= max(240, PANEL_MAX_FRACTION * 800) + 2.0, "refitted to the smaller window"
+    assert_nothing_cut(small)
+    panel.dock(None)
+    assert not frames(panel, session, (800, 600))["docked"]
+
+
+def test_a_docked_panel_the_user_widened_keeps_their_width(panel, session):
+    panel.dock("left")
+    x, y, w, h = frames(panel, session, (1280, 720))["panel"]
+    drag(panel, session, (1280, 720), (w + 1, 360), (w + 101, 360))  # the splitter between panel and scene
+    widened = frames(panel, session, (1280, 720))["panel"][2]
+    assert widened == pytest.approx(w + 100, abs=3.0)
+    assert frames(panel, session, (1100, 700))["panel"][2] == pytest.approx(widened, abs=1.0)
+
+
+def test_dock_names_the_sides_it_takes(panel):
+    with pytest.raises(ValueError, match="side = 'top': expected one of left, right or None"):
+        panel.dock("top")
+
+
 def test_choices_are_a_combo_box_and_buttons_act(panel, session):
     layout = frames(panel, session, (1280, 720))
     combo = [item for item in layout["items"] if item["text"] == "clip"]

@@ -2,7 +2,8 @@
 01 at its size, no label is cut, the panel fits its content and the window, the subject is
 framed beside it (its projected bounds clear of the panel), and on a software renderer the
 solver's time is the finish-bracketed wall time, far less than the frame's (numbers of the same
-run). The layout comes from the JSON the window writes beside its screenshot."""
+run); a window resized while it runs draws whole, the panel (floating or docked) refitted.
+The layout comes from the JSON the window writes beside its screenshot."""
 from __future__ import annotations
 
 import json
@@ -87,3 +88,58 @@ def test_demo_01_panel_fits_and_frames_the_creature_beside_it(tmp_path, monkeypa
     clear_of_the_panel(layout)
     assert layout["panel"]["scroll_max_y"] == 0, "the demo's few controls fit without scrolling"
     assert layout["area"][0] > 0 and np.isclose(layout["area"][2], 1.0), "framed to the right of the panel"
+
+
+RESIZE_SCRIPT = '''
+import sys
+from types import SimpleNamespace
+from gpu_jiggle.app.play import CharacterPlayer
+from gpu_jiggle.app.shared import open_character
+from gpu_jiggle.app.viewer.window import open_window, run_window
+
+fox, rig_path, dock, samples = sys.argv[1:5]
+character, rig = open_character(fox, rig_path)
+
+def each_frame(session):
+    import glfw  # after the panel chose its glfw library
+    if session.frames == 10:  # what dragging the window's corner does
+        glfw.set_window_size(glfw.get_current_context(), 1024, 576)
+
+window, reason = open_window("resize", (640, 360))
+assert window is not None, reason
+args = SimpleNamespace(fps_cap=None, samples=int(samples), no_panel=False, frames=30, screenshot="shot.png", screenshot_frames=[8],
+                       debug=False, size=(640, 360), each_frame=each_frame, dock=None if dock == "none" else dock)
+sys.exit(run_window(lambda ctx, _a: CharacterPlayer(ctx, character, rig, "Run"), args, window, reason))
+'''
+
+
+@pytest.mark.parametrize("dock, samples", [("none", 0), ("right", 0), ("left", 4)])
+def test_a_resized_window_is_drawn_whole_with_the_panel_refitted(tmp_path, monkeypatch, dock, samples):
+    """Also with multisampling, drawn offscreen and resolved into the window: the panel drawn
+    after that lands in the window, not in the offscreen target."""
+    monkeypatch.setenv(LAYOUT_ENV, "1")
+    script = tmp_path / "resize.py"
+    script.write_text(RESIZE_SCRIPT)
+    result = run_window([script, FOX, FOX_RIG, dock, str(samples)], tmp_path, frames=30, screen=SCREEN)
+    assert f"{samples or 'no'} multisampling" in result.stdout
+    before = json.loads(layout_path(tmp_path / "shot_0008.png").read_text())
+    after = json.loads(layout_path(tmp_path / "shot.png").read_text())
+    assert before["size"] == [640, 360] and after["size"] == [1024, 576]
+    pixels = rgb(tmp_path / "shot.png")
+    assert pixels.shape == (576, 1024, 3), "the screenshot is the resized window"
+    for layout in (before, after):
+        check_panel(layout)
+        clear_of_the_panel(layout)
+        assert layout["panel"]["docked"] == (dock != "none")
+    x, y, w, h = after["panel_rect"]
+    shown = pixels[round(y) + 30:round(y + h) - 10, round(x) + 10:round(x + w) - 10]
+    assert shown.mean() < 90, f"the panel (dark) is drawn over the scene: mean {shown.mean():.0f}"
+    if dock == "right":
+        assert x + w == 1024 and h == 576, "still docked along the whole right side"
+    assert w > before["panel_rect"][2], "refitted to the larger window"
+    free = pixels[:, :round(x)] if dock == "right" else pixels[:, round(x + w):]
+    assert fox_orange(free).sum() > 0.01 * free.shape[0] * free.shape[1], "the fox is drawn in the part left free"
+    ys, xs = np.nonzero(fox_orange(pixels))  # drawn over the whole new size: where the layout says the fox is
+    centre = (xs.min() + xs.max()) / 2 / 1024, (ys.min() + ys.max()) / 2 / 576
+    sx0, sy0, sx1, sy1 = after["subject"]
+    assert sx0 < centre[0] < sx1 and sy0 < centre[1] < sy1, f"the fox's pixels centred at {centre}, not in {after['subject']}"

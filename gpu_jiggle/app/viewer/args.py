@@ -8,6 +8,7 @@ import math
 from pathlib import Path
 
 from ...render.video import VIDEO_SUFFIXES
+from .imgui_dock import DOCK_SIDES
 from .session import FPS_CAPS
 
 __all__ = ["parse_size", "parse_fps_cap", "parse_frame_list", "argument_type", "add_arguments", "demo_parser",
@@ -112,6 +113,8 @@ def add_arguments(parser, default_frames=DEFAULT_FRAMES, size=DEFAULT_SIZE, stri
     parser.add_argument("--no-panel", action="store_true", help="no timing/tuning panel over the image")
     parser.add_argument("--text-panel", action="store_true",
                         help="window: the text panel and keys instead of the Dear ImGui panel")
+    parser.add_argument("--dock", choices=DOCK_SIDES, default=None,
+                        help="window: start with the panel docked to this side (it docks by dragging its title to an edge too)")
     parser.add_argument("--debug", action="store_true", help="start with the debug view on (D toggles it)")
     parser.add_argument("--screenshot", default=None,
                         help="window: save the last of --frames frames to this PNG, then close the window")

@@ -9,6 +9,8 @@ slider of :data:`SLIDER_WIDTH` needs (measured with ``imgui.calc_text_size``), a
 below :data:`MIN_SLIDER_WIDTH` every label goes on a line of its own above its slider, so
 that no label is ever cut. Its height is its content's, at most the window's (it scrolls
 beyond). The user may drag it larger or smaller, or move it; it keeps what they chose.
+It docks (:mod:`~gpu_jiggle.app.viewer.imgui_dock`): dragged by its title to a window edge,
+or with :meth:`ImGuiPanel.dock`, it fills that side; the splitter beside it resizes it.
 Each frame it tells the session where it is (``Session.panel_rect``), so that the demo
 frames its subject beside it, and keeps its measurements in :attr:`ImGuiPanel.layout`.
 
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import ctypes
 
+from .imgui_dock import PANEL_WINDOW, PanelDock
 from .session import FPS_CAPS, Parameter, Session
 
 __all__ = ["ImGuiPanel", "panel_title", "PANEL_ORIGIN", "PANEL_MAX_FRACTION", "SLIDER_WIDTH", "MIN_SLIDER_WIDTH"]
@@ -53,7 +56,8 @@ class ImGuiPanel:
     Attributes:
         visible: G hides the panel. layout: the last frame's measurements (display and
             panel rectangles, each label's text width and the extent of its widget, the
-            content's right edge, whether labels sit above their sliders), px.
+            content's right edge, whether labels sit above their sliders, whether docked), px.
+        docked: the panel sat in the dock space last frame.
     """
 
     def __init__(self, window=None):
@@ -63,6 +67,7 @@ class ImGuiPanel:
         self.context = imgui.create_context()
         io = imgui.get_io()
         io.set_ini_filename("")  # no imgui.ini written next to the user's files
+        io.config_flags |= imgui.ConfigFlags_.docking_enable
         self.window = window
         if window is not None:
             address = ctypes.cast(window, ctypes.c_void_p).value
@@ -76,6 +81,19 @@ class ImGuiPanel:
         self._chosen = [None, None]          # width and height the user dragged the panel to
         self._content_height = None          # px the last frame's content needed
         self._items = []
+        self._dock = PanelDock(imgui)
+
+    @property
+    def docked(self) -> bool:
+        return self._dock.docked
+
+    def dock(self, side) -> None:
+        """Dock the panel to the window's ``side`` (one of :data:`~gpu_jiggle.app.viewer.imgui_dock.DOCK_SIDES`) at its fitted
+        width, from the next frame on; None undocks it (it floats again).
+
+        Raises:
+            ValueError: another ``side``."""
+        self._dock.ask(side)
 
     def wants_mouse(self) -> bool:
         return self.visible and self.imgui.get_io().want_capture_mouse
@@ -96,6 +114,9 @@ class ImGuiPanel:
             io.display_size = imgui.ImVec2(*map(float, display_size))
             io.delta_time = 1.0 / 60.0
         imgui.new_frame()
+        if self.visible:
+            title = panel_title(session.demo.title)
+            self._dock.frame(lambda: self._size(session, title, docked=True)[0], self.layout.get("panel", [0] * 4)[2])
         rect = self._panel(session) if self.visible else None
         imgui.render()
         if self.window is not None:
@@ -106,8 +127,9 @@ class ImGuiPanel:
         session.panel_rect = rect
 
     # -- the window and its size -------------------------------------------------------------------
-    def _size(self, session, title: str) -> tuple:
-        """(width, height) px to give the panel this frame."""
+    def _size(self, session, title: str, docked: bool = False) -> tuple:
+        """(width, height) px to give the panel this frame (``docked``: its fitted width, for
+        the dock node, whatever the user chose while it floated)."""
         imgui = self.imgui
         style = imgui.get_style()
         display = imgui.get_io().display_size
@@ -126,7 +148,8 @@ class ImGuiPanel:
         wanted = max(needs) + 2 * style.window_padding.x + style.scrollbar_size
         room_x = max(display.x - PANEL_ORIGIN[0] - PANEL_MARGIN, 1.0)
         room_y = max(display.y - PANEL_ORIGIN[1] - PANEL_MARGIN, 1.0)
-        width = self._chosen[0] or min(wanted, max(PANEL_MIN_WIDTH, PANEL_MAX_FRACTION * display.x))
+        fitted = min(wanted, max(PANEL_MIN_WIDTH, PANEL_MAX_FRACTION * display.x))
+        width = fitted if docked else (self._chosen[0] or fitted)
         height = self._chosen[1] or self._content_height or room_y
         return min(width, room_x), min(height, room_y)
 
@@ -138,15 +161,17 @@ class ImGuiPanel:
         title = panel_title(demo.title)
         width, height = self._size(session, title)
         imgui.set_next_window_pos(imgui.ImVec2(*PANEL_ORIGIN), imgui.Cond_.first_use_ever)
-        imgui.set_next_window_size(imgui.ImVec2(width, height), imgui.Cond_.always)
-        imgui.begin(f"{title}###panel")
+        if not self.docked:  # a docked panel has its dock node's size
+            imgui.set_next_window_size(imgui.ImVec2(width, height), imgui.Cond_.always)
+        imgui.begin(f"{title}{PANEL_WINDOW}")
         pos, size = imgui.get_window_pos(), imgui.get_window_size()
         rect = (pos.x, pos.y, size.x, size.y)
+        was_docked = self._dock.seen()
         if imgui.is_window_collapsed():
             imgui.end()
             return rect
         for axis, (asked, got) in enumerate(zip((width, height), (size.x, size.y))):
-            if self._shown and abs(got - asked) > 0.5:  # the user dragged an edge
+            if self._shown and not (was_docked or self.docked) and abs(got - asked) > 0.5:  # the user dragged an edge
                 self._chosen[axis] = got
         self._shown = True
         self._left = left = imgui.get_cursor_screen_pos().x
@@ -160,6 +185,7 @@ class ImGuiPanel:
                        "content_right": self._right, "sections": self._columns,
                        "title": {"text": title, "width": imgui.calc_text_size(title).x, "room": title_room},
                        "scroll_max_y": imgui.get_scroll_max_y(), "content_height": self._content_height,
+                       "docked": self.docked,
                        "items": self._items}
         imgui.end()
         return rect

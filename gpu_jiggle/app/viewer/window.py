@@ -7,7 +7,9 @@ Keys: Esc quits; P or Space pauses; N or . steps one frame (1/60 s) while paused
 T teleports; D toggles the debug view; F cycles the frame-rate cap; G hides the panel;
 Up/Down (or Tab) pick a parameter in the text panel, Left/Right change it; a demo's own
 toggles have their letter. Drag with the left mouse button to orbit, scroll to zoom; a
-left click without a drag goes to the demo (``Demo.click``).
+left click without a drag goes to the demo (``Demo.click``). The window may be resized
+(``--size`` is where it starts): the picture, the panel and the framing follow the new size
+from the next frame; a minimised window waits, neither stepping nor drawing.
 
 With ``GPU_JIGGLE_LAYOUT=1`` in the environment, each screenshot gets a JSON file beside it
 (``NAME.layout.json``): the panel's measurements, the part of the window it leaves free, the
@@ -33,6 +35,7 @@ from .panel import ImGuiPanel, TextPanel, imgui_available
 from .session import MS_PER_SECOND, Session, choose_samples
 
 __all__ = ["open_window", "save_screen", "save_layout", "layout_path", "run_window", "run", "numbered",
+           "fit_framebuffers",
            "MAX_FRAME_SECONDS", "LAYOUT_ENV"]
 
 MAX_FRAME_SECONDS = 0.1    # a stalled window (dragged, debugger) resumes instead of leaping ahead
@@ -50,7 +53,7 @@ def numbered(path, frame: int) -> Path:
 
 
 def open_window(title: str, size):
-    """A glfw window of ``size`` (width, height) px, not resizable, with an OpenGL 4.3 core
+    """A resizable glfw window of ``size`` (width, height) px, with an OpenGL 4.3 core
     context and a depth buffer, made current.
 
     Returns ``(window, gui_reason)``, gui_reason "" when the Dear ImGui panel can be used
@@ -68,7 +71,7 @@ def open_window(title: str, size):
     glfw.window_hint(glfw.CONTEXT_VERSION_MINOR, GL_VERSION[1])
     glfw.window_hint(glfw.OPENGL_PROFILE, glfw.OPENGL_CORE_PROFILE)
     glfw.window_hint(glfw.OPENGL_FORWARD_COMPAT, True)
-    glfw.window_hint(glfw.RESIZABLE, False)
+    glfw.window_hint(glfw.RESIZABLE, True)
     glfw.window_hint(glfw.DEPTH_BITS, DEPTH_BITS)
     glfw.window_hint(glfw.SAMPLES, 0)  # multisampling happens in an offscreen target (see run_window)
     window = glfw.create_window(int(size[0]), int(size[1]), title, None, None)
@@ -125,18 +128,14 @@ def run_window(make_demo, args, window, gui_reason: str = "") -> int:
     glfw = require("glfw", "a window")
     import moderngl
 
-    from ...gl.offscreen import OffscreenTarget
-
     session = panel = gui = target = None
     drag = {"at": None, "from": None, "moved": 0.0}
     try:
         ctx = moderngl.create_context()  # the window's OpenGL 4.3 context: solver and drawing share it
         session = Session(ctx, make_demo, args)
         samples = choose_samples(ctx, args.samples)
-        if samples:  # draw multisampled offscreen, resolve into the window
-            target = OffscreenTarget(ctx, glfw.get_framebuffer_size(window), samples=samples)
         name = session.demo.name
-        size = glfw.get_framebuffer_size(window)
+        size = None  # the framebuffer's (width, height) px, followed each frame: the window resizes
 
         def on_key(_window, key, _scancode, action, _mods):
             if action not in (glfw.PRESS, glfw.REPEAT) or (gui is not None and gui.wants_keyboard()):
@@ -203,6 +202,8 @@ def run_window(make_demo, args, window, gui_reason: str = "") -> int:
             gui_reason = "--text-panel"
         if not args.no_panel and not gui_reason:
             gui = ImGuiPanel(window)  # after our callbacks: imgui chains to them
+            if getattr(args, "dock", None):
+                gui.dock(args.dock)
         else:
             panel = TextPanel(ctx)
         ui = "Dear ImGui panel" if gui is not None else "text panel and keys"
@@ -217,9 +218,16 @@ def run_window(make_demo, args, window, gui_reason: str = "") -> int:
             if session.frames:  # the first frame has no frame before it to time
                 session.stats.add("frame", MS_PER_SECOND * (now - last))
             dt, last = min(now - last, MAX_FRAME_SECONDS), now
+            if tuple(glfw.get_framebuffer_size(window)) != size:
+                size = tuple(glfw.get_framebuffer_size(window))
+                target = fit_framebuffers(ctx, size, samples, target)
+            if min(size) <= 0:  # minimised: nothing steps or draws until it is back
+                glfw.wait_events_timeout(MAX_FRAME_SECONDS)
+                continue
             if target is not None:
                 session.frame(target.framebuffer, dt)
                 ctx.copy_framebuffer(ctx.screen, target.framebuffer)
+                ctx.screen.use()  # the copy leaves the target bound: the panel draws into the window
             else:
                 session.frame(ctx.screen, dt)
             if gui is not None:
@@ -261,6 +269,22 @@ def run_window(make_demo, args, window, gui_reason: str = "") -> int:
         glfw.destroy_window(window)
         glfw.terminate()
     return 0
+
+
+def fit_framebuffers(ctx, size, samples: int, target):
+    """Fit the window's drawing to its framebuffer's new ``size`` (width, height) px: the
+    default framebuffer's viewport, and the multisampled offscreen target (``samples`` > 0,
+    made anew; ``target`` the last one, released). Returns the target (None without MSAA,
+    or while the window is minimised)."""
+    from ...gl.offscreen import OffscreenTarget
+
+    if target is not None:
+        target.release()
+    width, height = size
+    if width <= 0 or height <= 0:
+        return None
+    ctx.screen.viewport = (0, 0, width, height)
+    return OffscreenTarget(ctx, size, samples=samples) if samples else None
 
 
 def run(make_demo, args, default_frames: int = DEFAULT_FRAMES, headless=None) -> int:
