@@ -21,7 +21,7 @@ from ..sim.chains import PointChainSet
 from ..sim.clock import MAX_SUBSTEPS
 from ..sim.integrator import INTEGRATORS
 from ..sim.spring import UnstableSpringError, check_stable
-from ..sim.validation import InputError, choice, unknown_name
+from ..sim.validation import COORDINATE_LIMIT, InputError, choice, unknown_name
 
 SPRING_KEYS = ("frequency", "damping_ratio", "gravity", "particle_radius", "max_distance", "air_drag",
                "angle_limit_deg", "hinge_limit_deg", "spherical_limit_deg", "limit_axis", "world_influence",
@@ -38,6 +38,7 @@ DRAW_STYLES = ("lines", "ribbons")
 #: A chain segment is of zero length when its joints are this fraction of the chain's longest
 #: segment apart, or closer, in the rest pose (two joints at the same place).
 ZERO_SEGMENT = 1e-6
+LENGTH_EXPECTED = f"a value > 0 and at most {COORDINATE_LIMIT:.3g} (the solver's coordinate range)"
 
 log = logging.getLogger(__name__)
 
@@ -242,7 +243,8 @@ class RigReader(RigValues):
                              f"to take the bone axis from")
         axis = axis / np.linalg.norm(axis)
         if "tip_length" in table:
-            tip_length = float(self.number(where, table, "tip_length", check=lambda x: x > 0, expected="a value > 0"))
+            tip_length = float(self.number(where, table, "tip_length", check=lambda x: 0 < x <= COORDINATE_LIMIT,
+                                           expected=LENGTH_EXPECTED))
         elif len(nodes) > 1:
             tip_length = previous
             scale = float(np.linalg.norm(rest[last, :3, :3] @ axis))
@@ -286,7 +288,7 @@ class RigReader(RigValues):
         segments = int(self.number(where, table, "segments", None, lambda x: 1 <= x <= MAX_RIG_SEGMENTS,
                                    f"an integer in [1, {MAX_RIG_SEGMENTS}]", integer=True))
         self.count_segments(where, count * segments)
-        length = float(self.number(where, table, "length", None, lambda x: x > 0, "a value > 0"))
+        length = float(self.number(where, table, "length", None, lambda x: 0 < x <= COORDINATE_LIMIT, LENGTH_EXPECTED))
         root = self.vector(where, table, "root", (0.0, 0.0, 0.0))
         root_end = self.vector(where, table, "root_end") if "root_end" in table else None
         direction = self.vector(where, table, "direction", nonzero=True)

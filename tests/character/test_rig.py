@@ -140,6 +140,8 @@ def test_a_joint_in_two_chains(fox, data):
     ("chain", "group", 3, r"chain 'tail': group = 3: expected a name \(a non-empty string\)"),
     ("strands", "segments", 0, r"strands 'ear_tuft_left': segments = 0: expected an integer in \[1, 1000000\]"),
     ("strands", "length", -7.0, r"length = -7.0: expected a value > 0"),
+    ("strands", "length", 1e20, r"strands 'ear_tuft_left': length = 1e\+20: expected a value > 0 and at most 1e\+15"),
+    ("chain", "tip_length", 1e16, r"chain 'tail': tip_length = 1e\+16: expected a value > 0 and at most 1e\+15"),
     ("strands", "direction", [0.0, 0.0, 0.0], r"direction = \[0.0, 0.0, 0.0\]: expected a direction"),
     ("strands", "draw", "tubes", r"draw = 'tubes': expected one of lines, ribbons"),
     ("strands", "joint", "b_Ear", r"unknown joint 'b_Ear'; the skeleton's joints are"),
