@@ -69,7 +69,7 @@ def add_command(sub) -> None:
                    help="spring solver on the workers: gpu (GLSL compute), cpu (numpy reference) or auto (default)")
     p.add_argument("--dashboard", default=DEFAULT_DASHBOARD, metavar="ADDRESS",
                    help=f"where the LocalCluster serves Dask's dashboard (default {DEFAULT_DASHBOARD}; ':0' any free "
-                        f"port; its pages need bokeh)")
+                        f"port)")
     p.add_argument("--report", default=None, metavar="FILE",
                    help=f"the JSON report (default DIR/{REPORT_NAME})")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")

@@ -329,3 +329,17 @@ def test_the_local_cluster_gives_each_gpu_a_worker_and_each_worker_its_gpu(tmp_p
     monkeypatch.setattr(context, "_context", None)
     assert context.choose_device(1) and os.environ[context.DEVICE_VARIABLE] == "1"
     monkeypatch.delenv(context.DEVICE_VARIABLE)
+
+
+def test_the_local_cluster_serves_its_dashboard(capsys):
+    """With the [batch] extra (dask's diagnostics: bokeh) the dashboard bake-many prints answers."""
+    from urllib.request import urlopen
+
+    from gpu_jiggle.app.bake_many import _say_where, connect
+
+    with connect(None, 1, ":0") as (client, where):
+        _say_where(client, where, local=True)
+        printed = capsys.readouterr().out
+        assert f"dashboard: {client.dashboard_link}\n" in printed, printed
+        with urlopen(client.dashboard_link, timeout=30) as page:
+            assert page.status == 200 and b"Dask" in page.read()
