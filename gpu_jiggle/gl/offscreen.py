@@ -15,7 +15,7 @@ import numbers
 
 import numpy as np
 
-__all__ = ["OffscreenTarget", "is_software", "choose_samples", "DEFAULT_SAMPLES"]
+__all__ = ["OffscreenTarget", "is_software", "choose_samples", "check_samples", "DEFAULT_SAMPLES"]
 
 DEFAULT_SAMPLES = 4  # multisampling on a hardware renderer
 SOFTWARE_RENDERERS = ("llvmpipe", "softpipe", "swiftshader", "software rasterizer")
@@ -28,20 +28,33 @@ def is_software(ctx) -> bool:
 
 
 def choose_samples(ctx, requested) -> int:
-    """MSAA samples: ``requested`` when given (an integer ≥ 0; 0 for none), else 0 on a
+    """MSAA samples: ``requested`` when given (see :func:`check_samples`), else 0 on a
     software renderer, where multisampling costs several times the drawing, and
-    :data:`DEFAULT_SAMPLES` elsewhere.
+    :data:`DEFAULT_SAMPLES` elsewhere (OpenGL 3.0 and later take at least 4).
 
-    Raises:
-        ValueError: a negative ``requested``. TypeError: one that is not an integer.
+    Raises what :func:`check_samples` raises.
     """
     if requested is None:
         return 0 if is_software(ctx) else DEFAULT_SAMPLES
-    if isinstance(requested, bool) or not isinstance(requested, numbers.Integral):
-        raise TypeError(f"samples: expected an integer or None, got {type(requested).__name__}")
-    if requested < 0:
-        raise ValueError(f"samples = {requested!r}: expected 0 (no multisampling) or more")
-    return int(requested)
+    return check_samples(ctx, requested)
+
+
+def check_samples(ctx, samples) -> int:
+    """``samples`` as an int when ``ctx`` draws with that many: 0 (or 1) for no multisampling,
+    else a power of two up to the context's ``GL_MAX_SAMPLES``.
+
+    Raises:
+        ValueError: another count, naming it and the most this renderer takes (it is not
+            lowered quietly). TypeError: ``samples`` is not an integer.
+    """
+    if isinstance(samples, bool) or not isinstance(samples, numbers.Integral):
+        raise TypeError(f"samples: expected an integer or None, got {type(samples).__name__}")
+    most = int(ctx.max_samples)
+    if samples < 0 or samples > most or samples & (samples - 1):
+        renderer = str(ctx.info.get("GL_RENDERER", "this renderer")).split(" (")[0]
+        raise ValueError(f"samples = {samples!r}: expected 0 (no multisampling) or a power of two up to {most} "
+                         f"(the most {renderer} takes)")
+    return int(samples)
 
 
 class OffscreenTarget:
@@ -50,7 +63,8 @@ class OffscreenTarget:
 
     Args:
         ctx: a moderngl context. size: (width, height) in pixels.
-        samples: MSAA samples (clamped to what the context supports; 0 or 1 for none).
+        samples: MSAA samples: 0 or 1 for none, else a power of two the context takes
+            (:func:`check_samples`, whose errors it raises).
         depth: attach a depth buffer (3D drawing needs one; 2D drawing does not).
 
     :attr:`framebuffer` is what a renderer draws into; :meth:`pixels`
@@ -64,7 +78,7 @@ class OffscreenTarget:
             raise ValueError(f"size = {tuple(size)}: expected positive (width, height)")
         self.ctx = ctx
         self.size = (width, height)
-        usable = min(int(samples), int(ctx.max_samples))
+        usable = check_samples(ctx, samples)
         self.samples = usable if usable > 1 else 0
         self._colour = ctx.renderbuffer(self.size, components=4, samples=self.samples)
         self._depth = ctx.depth_renderbuffer(self.size, samples=self.samples) if depth else None

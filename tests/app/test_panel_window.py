@@ -121,7 +121,7 @@ def test_a_resized_window_is_drawn_whole_with_the_panel_refitted(tmp_path, monke
     script = tmp_path / "resize.py"
     script.write_text(RESIZE_SCRIPT)
     result = run_window([script, FOX, FOX_RIG, dock, str(samples)], tmp_path, frames=30, screen=SCREEN)
-    assert f"{samples or 'no'} multisampling" in result.stdout
+    assert (f"{samples}x MSAA" if samples else "no MSAA") in result.stdout
     before = json.loads(layout_path(tmp_path / "shot_0008.png").read_text())
     after = json.loads(layout_path(tmp_path / "shot.png").read_text())
     assert before["size"] == [640, 360] and after["size"] == [1024, 576]

@@ -150,18 +150,26 @@ def test_importing_the_viewer_loads_no_window_library():
 
 
 def test_samples_are_the_renderers_choice_unless_given(gl, capsys):
-    """None: no MSAA on llvmpipe, 4 on a GPU; a count is kept; a negative one is refused, on
-    the demos' command line too (it was quietly taken as 0)."""
+    """None: no MSAA on llvmpipe, 4 on a GPU; a count the renderer takes is kept; a negative
+    one, one that is not a power of two, or more than the renderer takes is refused, on the
+    demos' command line too (negative ones were quietly taken as 0, too many lowered, and 3
+    failed inside moderngl)."""
     from gpu_jiggle.app.viewer import demo_parser, parse_demo_args
-    from gpu_jiggle.gl.offscreen import choose_samples
+    from gpu_jiggle.gl.offscreen import OffscreenTarget, choose_samples
 
     software = "llvmpipe" in gl.info["GL_RENDERER"].lower()
     assert choose_samples(gl, None) == (0 if software else 4)
-    assert choose_samples(gl, 0) == 0 and choose_samples(gl, 8) == 8
-    with pytest.raises(ValueError, match=r"^samples = -1: expected 0 \(no multisampling\) or more$"):
-        choose_samples(gl, -1)
+    most = gl.max_samples
+    assert choose_samples(gl, 0) == 0 and choose_samples(gl, 2) == 2 and choose_samples(gl, most) == most
+    for wrong in (-1, 3, 2 * most):  # refused, naming the count and the most it takes: never lowered quietly
+        with pytest.raises(ValueError, match=rf"^samples = {wrong}: expected 0 \(no multisampling\) or a power of two "
+                                             rf"up to {most} \(the most .+ takes\)$"):
+            choose_samples(gl, wrong)
+        with pytest.raises(ValueError, match=rf"^samples = {wrong}: "):
+            OffscreenTarget(gl, (8, 8), samples=wrong)
     with pytest.raises(TypeError, match=r"^samples: expected an integer or None, got float$"):
         choose_samples(gl, 2.0)
-    with pytest.raises(SystemExit):
-        parse_demo_args(demo_parser("A demo."), ["--samples", "-2"], "demo")
-    assert "--samples -2: expected 0 (no multisampling) or more" in capsys.readouterr().err
+    for wrong in ("-2", "3"):
+        with pytest.raises(SystemExit):
+            parse_demo_args(demo_parser("A demo."), ["--samples", wrong], "demo")
+        assert f"--samples {wrong}: expected 0 (no multisampling) or a power of two" in capsys.readouterr().err

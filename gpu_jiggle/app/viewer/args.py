@@ -157,8 +157,8 @@ def check_arguments(parser, args, screenshot_after: int = SCREENSHOT_AFTER_FRAME
         parser.error(f"--fps {args.fps}: expected a positive number")
     if getattr(args, "png_every", 0) < 0:
         parser.error(f"--png-every {args.png_every}: expected 0 or more")
-    if args.samples is not None and args.samples < 0:
-        parser.error(f"--samples {args.samples}: expected 0 (no multisampling) or more")
+    if args.samples is not None and (args.samples < 0 or args.samples & (args.samples - 1)):
+        parser.error(f"--samples {args.samples}: expected 0 (no multisampling) or a power of two (2, 4, ...)")
     args.screenshot_frames = sorted(set(args.screenshot_frames))
     if args.screenshot and args.frames is None:
         args.frames = max([screenshot_after] + args.screenshot_frames)

@@ -209,7 +209,7 @@ def run_window(make_demo, args, window, gui_reason: str = "") -> int:
         ui = "Dear ImGui panel" if gui is not None else "text panel and keys"
         if gui is None and gui_reason:
             ui += f" ({gui_reason})"
-        print(f"{name}: window on {ctx.info['GL_RENDERER']}, {ui}, {samples or 'no'} multisampling")
+        print(f"{name}: window on {ctx.info['GL_RENDERER']}, {ui}, {f'{samples}x MSAA' if samples else 'no MSAA'}")
         last = glfw.get_time()
         shots = set(args.screenshot_frames)
         while not glfw.window_should_close(window):
