@@ -83,6 +83,7 @@ class RigTuning:
         self.loaded = load_rig(self.path, skeleton) if self.path else None  # the file as last read or written
         self._file_state = self._stat()
         self.undo_stack = []     # (key, value before, collider picked), consecutive edits of one key merged
+        self._merging = None     # (key, collider picked) of the edit the next one of that key joins
         self.groups = {}
         for i, chain in enumerate(rig.chains):
             self.groups.setdefault(chain.group, []).append(i)
@@ -213,10 +214,12 @@ class RigTuning:
             self._set_collider(name, float(value))
         else:
             self._set_group(kind, name, float(value))
+        self.parameter(key).value = value  # as the panel's Session.set does: the next edit's "before"
         if record:
             picked = self.parameter(COLLIDER).value if self.rig.colliders else None
-            if not (self.undo_stack and self.undo_stack[-1][::2] == (key, picked)):  # a drag is one edit
+            if self._merging != (key, picked):  # a drag is one edit, not one per frame
                 self.undo_stack.append((key, before, picked))
+            self._merging = (key, picked)
 
     def _set_group(self, kind, group, value) -> None:
         """Every chain of ``group`` moved with its first chain's first segment, which becomes
@@ -277,6 +280,7 @@ class RigTuning:
         if not self.undo_stack:
             raise ValueError("nothing to undo")
         key, value, picked = self.undo_stack.pop()
+        self._merging = None
         p = self.parameter(key)
         if key.startswith(COLLIDER + ":"):
             self._show_collider(int(picked))  # the collider that was edited, picked again
@@ -338,6 +342,7 @@ class RigTuning:
         written = rig_from_dict(tomllib.loads(new_text), self.skeleton, str(path))  # reads back, before it is written
         write_whole(path.resolve(), new_text.encode("utf-8"))  # through a link (rigs/fox.toml), not over it
         self.loaded, self._file_state = written, self._stat()
+        self._merging = None  # an edit after the save is undone back to the saved value, not past it
         changed = sum(1 for line in difflib.unified_diff(text.splitlines(), new_text.splitlines(), lineterm="", n=0)
                       if line.startswith("+") and not line.startswith("+++"))
         return f"saved {path.name} ({changed} line{'' if changed == 1 else 's'} written)"
@@ -387,5 +392,6 @@ class RigTuning:
         if self.rig.colliders:
             self._show_collider(picked)
         self.undo_stack.clear()
+        self._merging = None
         return said
 

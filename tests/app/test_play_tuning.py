@@ -141,6 +141,20 @@ def test_undo_and_revert(player, rig_file):
     assert segments_of(player, "tail")[0] is solver
 
 
+def test_undo_after_a_save_goes_back_to_the_saved_value_not_past_it(player, rig_file):
+    """Edits of one value merge into one undo step (a drag), but not across a Save: the edit
+    after it is undone to what the file now holds."""
+    player.set_parameter("frequency:tail", 3.3)
+    player.set_parameter("frequency:tail", 3.6)
+    player.act("save")
+    player.set_parameter("frequency:tail", 4.2)
+    player.set_parameter("frequency:tail", 4.8)
+    assert player.act("undo") == "undid tail f (Hz) = 3.6"
+    assert next(p for p in player.parameters if p.key == "frequency:tail").value == pytest.approx(3.6)
+    player.act("undo")  # and the step before the save
+    assert next(p for p in player.parameters if p.key == "frequency:tail").value == pytest.approx(3.0)
+
+
 def test_a_collider_is_picked_by_clicking_and_edited(player, gl, rig_file):
     with OffscreenTarget(gl, (320, 180), samples=0) as target:
         player.draw(target.framebuffer, debug=True)
