@@ -200,6 +200,23 @@ def test_dock_names_the_sides_it_takes(panel):
         panel.dock("top")
 
 
+def test_the_arrow_keys_start_on_a_slider_and_show_what_they_tune(panel, session):
+    """The first selection is the first slider (not the clip list); Up/Down to a parameter in
+    a closed section open it and scroll it into the panel."""
+    assert session.selected_parameter().key == "tail:frequency (Hz)"
+    layout = frames(panel, session, (1280, 480))
+    assert "mane" not in layout["sections"] and layout["scroll_max_y"] > 0
+    target = next(i for i, p in enumerate(session.demo.parameters) if p.key == "ear_tuft_left:damping ratio")
+    session.select(target - session.selected)  # as the Down key does, several times
+    layout = frames(panel, session, (1280, 480))
+    assert "ear_tuft_left" in layout["sections"], "its section opened"
+    items = layout["items"]
+    header = next(i for i, item in enumerate(items) if item["text"] == "ear_tuft_left")
+    row = next(item for item in items[header:] if item["text"] == "damping ratio")
+    x, y, w, h = layout["panel"]
+    assert y + 20 <= row["top"] and row["bottom"] <= y + h, f"scrolled into the panel {layout['panel']}: {row}"
+
+
 def test_choices_are_a_combo_box_and_buttons_act(panel, session):
     layout = frames(panel, session, (1280, 720))
     combo = [item for item in layout["items"] if item["text"] == "clip"]

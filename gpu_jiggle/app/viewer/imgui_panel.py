@@ -9,6 +9,8 @@ slider of :data:`SLIDER_WIDTH` needs (measured with ``imgui.calc_text_size``), a
 below :data:`MIN_SLIDER_WIDTH` every label goes on a line of its own above its slider, so
 that no label is ever cut. Its height is its content's, at most the window's (it scrolls
 beyond). The user may drag it larger or smaller, or move it; it keeps what they chose.
+The parameter the arrow keys tune has its label in :data:`SELECTED_COLOUR`; Up/Down open
+its section and scroll it into view.
 It docks (:mod:`~gpu_jiggle.app.viewer.imgui_dock`): dragged by its title to a window edge,
 or with :meth:`ImGuiPanel.dock`, it fills that side; the splitter beside it resizes it.
 Each frame it tells the session where it is (``Session.panel_rect``), so that the demo
@@ -37,6 +39,7 @@ FULL_WIDTH = -1.0              # ImGui item width: to the right edge
 CAP_LABELS = ("30 fps", "60 fps", "144 fps", "uncapped")  # one per FPS_CAPS entry
 CONTROL_BUTTONS = (False, True, True, False)  # the control row: pause (a checkbox), step, teleport, debug view
 PLOTS = ("frame", "solver", "draw")  # the Stats plotted, each over the last seconds
+SELECTED_COLOUR = (1.0, 0.78, 0.3, 1.0)  # RGBA of the label the arrow keys tune (Session.selected)
 
 
 def panel_title(title: str) -> str:
@@ -82,6 +85,8 @@ class ImGuiPanel:
         self._content_height = None          # px the last frame's content needed
         self._items = []
         self._dock = PanelDock(imgui)
+        self._selected = None                # the session's selection shown last frame
+        self._reveal = False                 # it changed: open its section, scroll to it
 
     @property
     def docked(self) -> bool:
@@ -240,10 +245,15 @@ class ImGuiPanel:
                 self._note(label)
         imgui.separator()
         first_named = True
+        selected = session.selected_parameter()
+        self._reveal = self._selected not in (None, session.selected)  # the arrow keys moved: show where to
+        self._selected = session.selected
         for section, parameters in sections.items():
             if section is not None:
                 open_ = len(demo.parameters) <= SECTIONS_OPEN_UP_TO or first_named
                 first_named = False
+                if self._reveal and any(q is selected for q in parameters):
+                    imgui.set_next_item_open(True)
                 expanded = imgui.collapsing_header(f"{section}###section:{section}",
                                                    imgui.TreeNodeFlags_.default_open if open_ else 0)
                 # a header spans the window, padding included: its text (after the arrow) must fit
@@ -259,6 +269,18 @@ class ImGuiPanel:
             self._text(message)
 
     def _parameter(self, session: Session, p: Parameter) -> None:
+        selected = session.selected_parameter() is p
+        if selected:
+            self.imgui.push_style_color(self.imgui.Col_.text, self.imgui.ImVec4(*SELECTED_COLOUR))
+        try:
+            self._widget(session, p)
+        finally:
+            if selected:
+                self.imgui.pop_style_color()
+        if selected and self._reveal:
+            self.imgui.set_scroll_here_y(0.5)
+
+    def _widget(self, session: Session, p: Parameter) -> None:
         imgui = self.imgui
         label = self._label(p)
         if p.kind == "toggle":

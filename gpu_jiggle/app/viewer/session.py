@@ -203,7 +203,8 @@ class Session:
         self.step_once = False
         self.debug = bool(getattr(args, "debug", False))
         self.limiter = FrameLimiter(args.fps_cap)
-        self.selected = 0
+        # the parameter Up/Down select and Left/Right change: at first the first slider
+        self.selected = next((i for i, p in enumerate(self.demo.parameters) if p.kind in ("float", "int")), 0)
         self.message, self._message_until = "", 0.0
         self.stats = Stats()
         self.draw_timer = GpuTimer(ctx)
@@ -287,6 +288,11 @@ class Session:
         if params:
             p = params[self.selected % len(params)]
             self.set(p, p.nudged(direction))
+
+    def selected_parameter(self):
+        """The :class:`Parameter` the arrow keys change (None when the demo has none)."""
+        params = self.demo.parameters
+        return params[self.selected % len(params)] if params else None
 
     def select(self, direction: int) -> None:
         if self.demo.parameters:
