@@ -144,9 +144,9 @@ def render(model, rig, animation: str | None, out, seconds: float = 4.0, fps: fl
             (``idle``, ``turn``, ``walk``): see :func:`~gpu_jiggle.app.shared.choose_clip`.
         size: (width, height) pixels (rounded up to even numbers); default 960×540, or
             1280×540 with ``compare``.
-        backend: the spring solver's. samples: MSAA samples, an integer ≥ 0 (0 for none), or
-            None: 0 on a software renderer (llvmpipe), 4 on a GPU
-            (:func:`~gpu_jiggle.gl.offscreen.choose_samples`; capped at the context's most).
+        backend: the spring solver's. samples: MSAA samples, 0 for none or a power of two up
+            to the context's most, or None: 0 on a software renderer (llvmpipe), 4 on a GPU
+            (:func:`~gpu_jiggle.gl.offscreen.choose_samples`; another count: ValueError).
         travel: ``"auto"`` or a speed in length unit/s (see
             :func:`~gpu_jiggle.character.travel.make_pipeline`). debug: draw the debug view.
         progress: show a progress bar on stderr (tqdm).
@@ -157,7 +157,7 @@ def render(model, rig, animation: str | None, out, seconds: float = 4.0, fps: fl
     Raises:
         FileNotFoundError: a missing model or rig. ValueError: an invalid file, an unknown
         clip (the message names the closest or lists the clips) or motion, bad numbers
-        (negative samples included), an unknown output kind, ``compare`` without springs to
+        (samples the renderer cannot take included), an unknown output kind, ``compare`` without springs to
         compare, ``look_at`` without a rig's look-at target. TypeError: samples not an
         integer. RuntimeError: no OpenGL context.
     """
