@@ -83,14 +83,20 @@ def sections(text: str | None = None) -> list[Section]:
 
 def find_section(name: str, text: str | None = None) -> Section:
     """The section whose heading number is ``name`` (``"4"``, ``"4.2"``; a trailing dot is
-    allowed), or whose unnumbered heading is ``name`` (case ignored).
+    allowed), or whose unnumbered heading is ``name`` (case ignored), else the one section
+    whose title starts with ``name`` (case ignored: ``"what changed"``, ``"colliders"``).
 
-    Raises: KeyError naming ``name`` and listing the sections."""
+    Raises: KeyError naming ``name`` and listing the sections (those it starts, when several)."""
     all_sections = sections(text)
     wanted = str(name).strip().rstrip(".")
     for section in all_sections:
         if section.number == wanted or (section.number is None and section.title.lower() == wanted.lower()):
             return section
+    starting = [s for s in all_sections if wanted and s.title.lower().startswith(wanted.lower())]
+    if len(starting) == 1:
+        return starting[0]
+    if starting:
+        raise KeyError(f"{name!r} starts several {SPEC_FILE} sections: {'; '.join(s.label for s in starting)}")
     listing = "; ".join(section.label for section in all_sections)
     parent = next((s.number for s in reversed(all_sections) if s.number and wanted.startswith(s.number + ".")), None)
     hint = f" (section {parent} may hold it)" if parent else ""

@@ -40,6 +40,6 @@ def add_command(sub) -> None:
                                    "'docs/SPEC.md section N': the whole file, or the section whose heading "
                                    "number is SECTION (with its subsections: 4 includes 4.1 and 4.2).")
     p.add_argument("section", nargs="?", metavar="SECTION",
-                   help="a heading number, e.g. 1 or 4.2 (or an unnumbered heading's title)")
+                   help="a heading number, e.g. 1 or 4.2, or the start of a heading's title (e.g. \"what changed\")")
     p.add_argument("--path", action="store_true", help="print where the shipped SPEC.md is instead")
     p.set_defaults(run=run_command)

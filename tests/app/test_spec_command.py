@@ -79,6 +79,15 @@ def test_sections_ignore_headings_in_code_and_end_at_the_same_level():
         spec.find_section("3", text)
 
 
+def test_a_section_is_found_by_the_start_of_its_title():
+    text = "# T\n## What changed from v1\nw\n## 1. Point chains\np\n### 1.1 Colliders\nc\n### 1.2 Collisions\nd\n"
+    assert spec.find_section("what changed", text).title == "What changed from v1"
+    assert spec.find_section("POINT", text).number == "1"
+    assert spec.find_section("collide", text).number == "1.1"
+    with pytest.raises(KeyError, match=r"'coll' starts several docs/SPEC.md sections: 1.1 Colliders; 1.2 Collisions"):
+        spec.find_section("coll", text)
+
+
 def test_messages_cite_the_file_a_user_has():
     assert spec.cite(1) == "docs/SPEC.md section 1" and spec.cite("4.2") == "docs/SPEC.md section 4.2"
     with pytest.raises(ValueError, match=r"34\.57 Hz \(docs/SPEC\.md section 1\); lower the frequency"):
