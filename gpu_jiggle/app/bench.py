@@ -172,7 +172,8 @@ def add_command(sub) -> None:
     p.add_argument("--quick", action="store_true",
                    help="a smoke run: 1k and 10k segments, chains of 8, 2 substeps (seconds; with --kind, "
                         "--features and --colliders, not --sizes, --chain-lengths or --substeps)")
-    p.add_argument("--kind", nargs="+", choices=("angle", "point"), default=["angle", "point"])
+    p.add_argument("--kind", nargs="+", choices=("angle", "point"), default=["angle", "point"],
+                   help="which chains to time: angle (2D) and/or point (3D) chains (default both)")
     p.add_argument("--sizes", nargs="+", type=int, default=None, metavar="SEGMENTS",
                    help="total segments per case (default: 1k 10k 100k 1M 4M)")
     p.add_argument("--chain-lengths", nargs="+", type=int, default=None, metavar="N",

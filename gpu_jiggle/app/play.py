@@ -297,7 +297,8 @@ def add_command(sub) -> None:
                    help="frame-rate cap: 30, 60, 144 or uncapped (default 60; F cycles them)")
     p.add_argument("--size", type=size, default=(1280, 720), metavar="WxH", help="window size (default 1280x720)")
     p.add_argument("--travel", default="auto", metavar="SPEED",
-                   help="'auto' (default): move a locomotion clip forward at the speed its feet give; 0: on the spot")
+                   help="'auto' (default): move a locomotion clip forward at the speed its feet give; "
+                        "0 keeps it on the spot; or a speed in model units per second")
     p.add_argument("--debug", action="store_true", help="start with the debug view on (D toggles it)")
     p.add_argument("--no-panel", action="store_true", help="no tuning panel over the scene")
     p.add_argument("--dock", choices=DOCK_SIDES, default=None,
