@@ -199,6 +199,7 @@ def connect(scheduler: str | None, workers: int, dashboard: str = DEFAULT_DASHBO
     which, for the summary. Dask's own log says only warnings meanwhile. Raises OSError or
     TimeoutError when the scheduler does not answer."""
     import logging
+    import warnings
 
     import dask
     from distributed import Client, LocalCluster
@@ -211,7 +212,9 @@ def connect(scheduler: str | None, workers: int, dashboard: str = DEFAULT_DASHBO
             with Client(scheduler, set_as_default=False) as client:
                 yield client, scheduler
             return
-        with dask.config.set({"distributed.scheduler.allowed-failures": MAX_RETRIES}):
+        with dask.config.set({"distributed.scheduler.allowed-failures": MAX_RETRIES}), warnings.catch_warnings():
+            # a dashboard port in use: Dask takes another, and the dashboard line printed says which
+            warnings.filterwarnings("ignore", message=r"\s*Port \d+ is already in use", category=UserWarning)
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                    dashboard_address=dashboard)
         try:
