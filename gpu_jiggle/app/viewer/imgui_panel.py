@@ -93,8 +93,9 @@ class ImGuiPanel:
         return self._dock.docked
 
     def dock(self, side) -> None:
-        """Dock the panel to the window's ``side`` (one of :data:`~gpu_jiggle.app.viewer.imgui_dock.DOCK_SIDES`) at its fitted
-        width, from the next frame on; None undocks it (it floats again).
+        """Dock the panel to the window's ``side`` ("left" or "right",
+        :data:`~gpu_jiggle.app.viewer.imgui_dock.DOCK_SIDES`) at its fitted width, from the
+        next frame on; None undocks it (it floats again).
 
         Raises:
             ValueError: another ``side``."""
