@@ -280,7 +280,7 @@ def play(model, rig, animation: str | None = None, size=(1280, 720), fps_cap=60,
 
 def add_command(sub) -> None:
     """Register ``play`` on an argparse subparsers object (see :mod:`gpu_jiggle.app.cli`)."""
-    from .viewer.args import argument_type, parse_fps_cap, parse_frame_list, parse_size
+    from .viewer.args import DOCK_HELP, argument_type, parse_fps_cap, parse_frame_list, parse_size
 
     size, cap, frame_list = (argument_type(f) for f in (parse_size, parse_fps_cap, parse_frame_list))
     p = sub.add_parser("play", help="a glTF character and its springs in a window (orbit, clips, live tuning)",
@@ -301,8 +301,7 @@ def add_command(sub) -> None:
                         "0 keeps it on the spot; or a speed in model units per second")
     p.add_argument("--debug", action="store_true", help="start with the debug view on (D toggles it)")
     p.add_argument("--no-panel", action="store_true", help="no tuning panel over the scene")
-    p.add_argument("--dock", choices=DOCK_SIDES, default=None,
-                   help="window: start with the panel docked to this side (it docks by dragging its title to an edge too)")
+    p.add_argument("--dock", choices=DOCK_SIDES, default=None, help=DOCK_HELP)
     p.add_argument("--samples", type=int, default=None,
                    help="multisampling samples (default 4, or 0 on a software renderer)")
     p.add_argument("--backend", choices=("auto", "gpu", "cpu"), default="auto",

@@ -11,6 +11,8 @@ from ...render.video import VIDEO_SUFFIXES
 from .imgui_dock import DOCK_SIDES
 from .session import FPS_CAPS
 
+DOCK_HELP = "window: start with the panel docked to this side (it docks by dragging its title to an edge too)"
+
 __all__ = ["parse_size", "parse_fps_cap", "parse_frame_list", "argument_type", "add_arguments", "demo_parser",
            "parse_demo_args", "check_arguments", "MIN_SIZE", "DEFAULT_FRAMES"]
 
@@ -113,8 +115,7 @@ def add_arguments(parser, default_frames=DEFAULT_FRAMES, size=DEFAULT_SIZE, stri
     parser.add_argument("--no-panel", action="store_true", help="no timing/tuning panel over the image")
     parser.add_argument("--text-panel", action="store_true",
                         help="window: the text panel and keys instead of the Dear ImGui panel")
-    parser.add_argument("--dock", choices=DOCK_SIDES, default=None,
-                        help="window: start with the panel docked to this side (it docks by dragging its title to an edge too)")
+    parser.add_argument("--dock", choices=DOCK_SIDES, default=None, help=DOCK_HELP)
     parser.add_argument("--debug", action="store_true", help="start with the debug view on (D toggles it)")
     parser.add_argument("--screenshot", default=None,
                         help="window: save the last of --frames frames to this PNG, then close the window")
