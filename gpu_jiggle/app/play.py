@@ -42,7 +42,7 @@ from ..character.travel import make_pipeline
 from ..render.scene import CharacterView
 from .shared import add_clip_options, choose_clip, one_line, open_character, parse_travel
 from .tuning import RigTuning
-from .viewer.imgui_dock import DOCK_SIDES
+from .viewer.imgui_dock import DOCK_SIDES, check_dock_side
 from .viewer.session import FPS_CAPS, Parameter
 
 __all__ = ["CharacterPlayer", "play", "add_command", "run_command"]
@@ -263,8 +263,7 @@ def play(model, rig, animation: str | None = None, size=(1280, 720), fps_cap=60,
 
     if fps_cap not in FPS_CAPS:
         raise ValueError(f"fps_cap = {fps_cap!r}: expected one of 30, 60, 144 or None (uncapped)")
-    if dock is not None and dock not in DOCK_SIDES:
-        raise ValueError(f"dock = {dock!r}: expected one of {', '.join(DOCK_SIDES)} or None")
+    check_dock_side(dock, "dock")  # before any window opens
     character, rig = open_character(model, rig)
     choose_clip(character, animation, motion)  # unknown: ValueError listing the clips, before any window opens
     window, reason = open_window(f"gpu-jiggle play: {character.path.name}", size)

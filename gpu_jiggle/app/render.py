@@ -157,8 +157,8 @@ def render(model, rig, animation: str | None, out, seconds: float = 4.0, fps: fl
     Raises:
         FileNotFoundError: a missing model or rig. ValueError: an invalid file, an unknown
         clip (the message names the closest or lists the clips) or motion, bad numbers
-        (samples the renderer cannot take included), an unknown output kind, ``compare`` without springs to
-        compare, ``look_at`` without a rig's look-at target. TypeError: samples not an
+        (samples the renderer cannot take included), an unknown output kind, ``compare``
+        without springs to compare, ``look_at`` without a rig's look-at target. TypeError: samples not an
         integer. RuntimeError: no OpenGL context.
     """
     from ..gl.context import get_context

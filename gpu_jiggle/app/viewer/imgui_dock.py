@@ -8,12 +8,22 @@ width stays. ``imgui_bundle`` is passed in, not imported here.
 """
 from __future__ import annotations
 
-__all__ = ["DOCK_SIDES", "PANEL_WINDOW", "PanelDock"]
+__all__ = ["DOCK_SIDES", "PANEL_WINDOW", "PanelDock", "check_dock_side"]
 
 DOCK_SIDES = ("left", "right")  # the edges PanelDock.ask docks the panel to
 PANEL_WINDOW = "###panel"       # the panel's ImGui window id (its title shown before the ###)
 UNDOCK = "float"                # asked: leave the dock space
 SPLITTER_SLOP = 2.0             # px the docked width may differ from the one asked and still be it
+
+
+def check_dock_side(side, name: str = "side"):
+    """``side`` when it is one of :data:`DOCK_SIDES` or None (not docked).
+
+    Raises:
+        ValueError: another value, named as ``name``."""
+    if side is not None and side not in DOCK_SIDES:
+        raise ValueError(f"{name} = {side!r}: expected one of {', '.join(DOCK_SIDES)} or None")
+    return side
 
 
 class PanelDock:
@@ -36,9 +46,7 @@ class PanelDock:
 
         Raises:
             ValueError: ``side`` is not one of :data:`DOCK_SIDES` or None."""
-        if side is not None and side not in DOCK_SIDES:
-            raise ValueError(f"side = {side!r}: expected one of {', '.join(DOCK_SIDES)} or None")
-        self._asked = side or UNDOCK
+        self._asked = check_dock_side(side) or UNDOCK
 
     def frame(self, fitted_width, shown_width) -> None:
         """The dock space for this frame (after ``new_frame``, before the panel's window):

@@ -218,8 +218,9 @@ def run_window(make_demo, args, window, gui_reason: str = "") -> int:
             if session.frames:  # the first frame has no frame before it to time
                 session.stats.add("frame", MS_PER_SECOND * (now - last))
             dt, last = min(now - last, MAX_FRAME_SECONDS), now
-            if tuple(glfw.get_framebuffer_size(window)) != size:
-                size = tuple(glfw.get_framebuffer_size(window))
+            now_size = tuple(glfw.get_framebuffer_size(window))
+            if now_size != size:
+                size = now_size
                 target = fit_framebuffers(ctx, size, samples, target)
             if min(size) <= 0:  # minimised: nothing steps or draws until it is back
                 glfw.wait_events_timeout(MAX_FRAME_SECONDS)
