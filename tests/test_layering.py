@@ -23,7 +23,7 @@ ALLOWED = {
     "data": set(),  # the bundled sample's files and their paths
 }
 # What every layer may take from gpu_jiggle/ itself (spec: the SPEC's citation and sections, stdlib only).
-TOP_LEVEL = {"extras", "spec", "__version__"}
+TOP_LEVEL = {"extras", "spec", "whole_files", "__version__"}
 # Libraries that only the layers named may import (the core runs on numpy and moderngl).
 OPTIONAL_LIBRARIES = {"glfw": {"app"}, "imgui_bundle": {"app"}, "matplotlib": {"verify", "app", "bench"},
                       "PIL": {"render", "app", "character"}, "imageio": {"render", "app"},

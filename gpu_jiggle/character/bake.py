@@ -52,17 +52,15 @@ complete.
 """
 from __future__ import annotations
 
-import contextlib
 import json
 import math
-import os
-import secrets
 import time as _time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from ..whole_files import write_whole  # noqa: F401  (re-exported: the bake's writer)
 from .bake_gltf import BakeError, data_uri, glb, with_keyframes  # noqa: F401
 from .bake_strands import STRAND_MODES, StrandJoints
 from .gltf import Character
@@ -302,31 +300,3 @@ def _positive(name, value):
     if not (math.isfinite(v) and v > 0):
         raise ValueError(f"{name} = {value!r}: expected a finite number > 0")
     return v
-
-
-def write_whole(out: Path, data: bytes) -> None:
-    """Write ``data`` to ``out`` whole or not at all: a new temporary file in ``out``'s
-    folder (mode 0o666 less the umask), flushed to disk, then ``os.replace`` d onto ``out``
-    (atomic within one file system); on any error the temporary file is removed."""
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
-    for _ in range(100):
-        tmp = out.with_name(f".{out.name}.{secrets.token_hex(6)}.tmp")
-        try:
-            fd = os.open(tmp, flags, 0o666)
-            break
-        except FileExistsError:
-            continue
-    else:
-        raise FileExistsError(f"{out}: no free temporary name in {out.parent}")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, out)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise

@@ -13,13 +13,17 @@ project makes (``gpu-jiggle render``, the demos' ``--video`` and their contact-s
   leaves none behind.
 
 What is written is whole or absent: a video goes to a hidden temporary name in its own
-folder (made on the first frame) and is renamed into place by :meth:`FrameWriter.close`;
-PNG frames go to a hidden temporary folder beside the target and are moved into it by
-:meth:`FrameWriter.close`, the older frames removed only then. :meth:`FrameWriter.abort`
-(or an error inside a ``with`` block, Ctrl-C, or SIGTERM through the command line) removes
-the temporary file or folder instead, leaving the previous output as it was. A temporary
-left by a process that was killed outright (SIGKILL) is removed by the next writer of the
-same output. A single image is written the same way (:func:`write_image`).
+folder (made on the first frame) and is renamed into place by :meth:`FrameWriter.close`
+only when ffmpeg exited with status 0 (a full disk is an OSError with ffmpeg's message, the
+old video kept) and the file is flushed to disk; PNG frames go to a hidden temporary folder
+beside the target, which :meth:`FrameWriter.close` exchanges with the old folder in one
+step (Linux ``renameat2``), the old folder's other files carried over as hard links. A
+folder holding a folder (``frame_0005.png`` being one, say) is refused up front.
+:meth:`FrameWriter.abort` (or an error inside a ``with`` block, Ctrl-C, or SIGTERM through
+the command line) removes the temporary file or folder instead, leaving the previous output
+as it was. A temporary left by a process that was killed outright (SIGKILL) is removed by
+the next writer of the same output (:func:`gpu_jiggle.whole_files.remove_stale`: this host,
+a process that no longer runs). A single image is written the same way (:func:`write_image`).
 
 ```python
 from gpu_jiggle.render.video import FrameWriter
@@ -30,15 +34,21 @@ with FrameWriter("out/clip.mp4", (320, 240), fps=30) as writer:
 """
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import ctypes.util
+import errno
 import os
-import re
-import secrets
 import shutil
+import subprocess
+import tempfile
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 
 from ..extras import require
+from ..whole_files import TEMPORARY_MARK, remove_stale, temporary_name, writer_gone
 
 __all__ = ["FrameWriter", "output_kind", "write_image", "VIDEO_SUFFIXES"]
 
@@ -51,7 +61,12 @@ MP4_QUALITY = 8                     # imageio-ffmpeg's scale, 0 (worst) to 10 (b
 MP4_BLOCK = 2                       # sides must be multiples of this (4:2:0)
 GIF_COLOURS = 255                   # the one palette's size
 MS_PER_SECOND = 1000.0
-TEMPORARY_MARK = ".partial"         # in the temporary names, before the suffix
+#: The suffix of an old PNG folder renamed aside where an atomic exchange is not available.
+ASIDE_MARK = ".old"
+RENAME_EXCHANGE = 2                 # renameat2's flag (Linux >= 3.15)
+AT_FDCWD = -100
+#: The last bytes of ffmpeg's own messages kept for an error.
+FFMPEG_MESSAGE_BYTES = 2000
 
 
 def output_kind(path) -> str:
@@ -67,38 +82,9 @@ def output_kind(path) -> str:
 
 
 def _temporary(path: Path) -> Path:
-    """A hidden name beside ``path``, unique to this writer, with the same suffix (so that
-    the encoder recognises the kind)."""
-    return path.with_name(f".{path.stem}.{os.getpid()}-{secrets.token_hex(4)}{TEMPORARY_MARK}{path.suffix}")
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process
-        return True
-    return True
-
-
-def remove_stale(path) -> list:
-    """Remove the temporaries (:func:`_temporary`) of ``path`` left by processes that no
-    longer run (killed outright, so they could not clean up); returns what was removed."""
-    path = Path(path)
-    pattern = re.compile(rf"^\.{re.escape(path.stem)}\.(\d+)-[0-9a-f]{{8}}{re.escape(TEMPORARY_MARK + path.suffix)}$")
-    removed = []
-    if not path.parent.is_dir():
-        return removed
-    for old in path.parent.iterdir():
-        found = pattern.match(old.name)
-        if found and int(found.group(1)) != os.getpid() and not _alive(int(found.group(1))):
-            if old.is_dir() and not old.is_symlink():
-                shutil.rmtree(old, ignore_errors=True)
-            else:
-                _remove(old)
-            removed.append(old)
-    return removed
+    """A hidden name beside ``path``, unique to this writer (host, pid), with the same suffix
+    (so that Pillow recognises the kind): :func:`gpu_jiggle.whole_files.temporary_name`."""
+    return temporary_name(path, path.suffix)
 
 
 def _remove(path: Path | None) -> None:
@@ -170,24 +156,26 @@ class FrameWriter:
         if self.path.exists() and not (self.path.is_dir() if self.kind == "png" else self.path.is_file()):
             raise ValueError(f"{self.path}: exists and is not a {'folder' if self.kind == 'png' else 'file'}")
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        remove_stale(self.path)
-        self._temporary = _temporary(self.path)
+        self._folder = Path(os.path.realpath(self.path))  # a link to a folder: its folder gets the frames
         if self.kind == "png":
+            _restore_aside(self._folder)
+            if self._folder.is_dir():
+                _check_frame_folder(self._folder)
+        remove_stale(self._folder if self.kind == "png" else self.path)
+        if self.kind == "png":
+            self._temporary = temporary_name(self._folder)
             self._temporary.mkdir()
-        elif self.kind == "mp4":
+        else:
+            self._temporary = _temporary(self.path)
+        if self.kind == "mp4":
             require("imageio_ffmpeg", "writing an MP4")
 
     def _start_encoder(self) -> None:
         """Start ffmpeg on the temporary file (on the first frame: no frame, no file)."""
-        imageio_ffmpeg = require("imageio_ffmpeg", "writing an MP4")
-
         width, height = self.size
         encoded = tuple(-(-side // MP4_BLOCK) * MP4_BLOCK for side in self.size)
         self._padding = (encoded[1] - height, encoded[0] - width)
-        self._encoder = imageio_ffmpeg.write_frames(
-            str(self._temporary), encoded, fps=self.fps, codec=MP4_CODEC, quality=MP4_QUALITY,
-            pix_fmt_out=MP4_PIXEL_FORMAT, macro_block_size=MP4_BLOCK, ffmpeg_log_level="error")
-        self._encoder.send(None)  # start ffmpeg
+        self._encoder = _Encoder(self._temporary, encoded, self.fps, self.path)
 
     def __enter__(self) -> "FrameWriter":
         return self
@@ -239,9 +227,10 @@ class FrameWriter:
         try:
             if self.kind == "mp4" and self._encoder is not None:
                 encoder, self._encoder = self._encoder, None
-                encoder.close()  # waits for ffmpeg
+                encoder.close()  # waits for ffmpeg; OSError unless it exited with 0
                 if not (self._temporary.is_file() and self._temporary.stat().st_size > 0):
                     raise OSError(f"{self.path}: ffmpeg wrote no video")
+                _flush(self._temporary)
                 os.replace(self._temporary, self.path)
             elif self.kind == "gif" and self._gif:
                 self._save_gif(palette_from if palette_from is not None else self.palette_from)
@@ -254,16 +243,34 @@ class FrameWriter:
         self._finish()
 
     def _move_frames(self) -> None:
-        """The temporary folder's frames into ``path``: a new folder is the temporary one
-        renamed; an existing one loses its older ``frame_*.png`` and gets the new ones."""
-        if not self.path.exists():
-            os.replace(self._temporary, self.path)
+        """The temporary folder of frames becomes ``path`` in one step: renamed to it when
+        there is none; else given the old folder's other files (hard links) and mode, then
+        exchanged with it atomically (``renameat2(RENAME_EXCHANGE)``), the old frames then
+        removed with the temporary name. Where the exchange is not available, the old folder
+        is renamed aside first (``.tmp.old``) and put back by the next writer should this
+        process be killed between the two renames."""
+        folder = self._folder
+        if not folder.exists():
+            os.rename(self._temporary, folder)
             return
-        for old in self.path.glob(PNG_FRAME_GLOB):
-            old.unlink()
-        for k in range(self.count):
-            name = PNG_FRAME_NAME.format(k)
-            os.replace(self._temporary / name, self.path / name)
+        _check_frame_folder(folder)
+        for entry in os.scandir(folder):
+            if not _is_frame(entry.name):
+                try:
+                    os.link(entry.path, self._temporary / entry.name, follow_symlinks=False)
+                except OSError:
+                    shutil.copy2(entry.path, self._temporary / entry.name, follow_symlinks=False)
+        os.chmod(self._temporary, os.stat(folder).st_mode & 0o7777)
+        if _exchange(self._temporary, folder):
+            return  # the temporary name now holds the old frames: removed by _finish
+        aside = temporary_name(folder, ASIDE_MARK)
+        os.rename(folder, aside)
+        try:
+            os.rename(self._temporary, folder)
+        except BaseException:
+            os.rename(aside, folder)
+            raise
+        shutil.rmtree(aside, ignore_errors=True)
 
     def abort(self) -> None:
         """Stop without writing: the temporary file or folder of frames is removed, and the
@@ -273,7 +280,7 @@ class FrameWriter:
         encoder, self._encoder = self._encoder, None
         try:
             if encoder is not None:
-                encoder.close()
+                encoder.kill()
         finally:
             self._finish()
 
@@ -295,3 +302,118 @@ class FrameWriter:
         frames = [f.quantize(palette=palette, dither=Image.Dither.NONE) for f in self._gif]
         frames[0].save(self._temporary, format="GIF", save_all=True, append_images=frames[1:],
                        duration=round(MS_PER_SECOND / self.fps), loop=0, optimize=False)
+
+
+def _flush(path: Path) -> None:
+    """The file's bytes on disk before it is renamed into place (a full disk or an I/O error
+    shows here, as OSError, rather than after the rename)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class _Encoder:
+    """ffmpeg (imageio-ffmpeg's binary) turning raw RGB frames on its stdin into an H.264 MP4
+    at ``path``; :meth:`close` waits for it and raises OSError, with the end of ffmpeg's own
+    message, when it exits with another status than 0 (a full disk: "No space left on
+    device") or stops reading frames."""
+
+    def __init__(self, path: Path, size, fps: float, target: Path):
+        imageio_ffmpeg = require("imageio_ffmpeg", "writing an MP4")
+
+        self.target = target
+        width, height = size
+        quality = int((1 - MP4_QUALITY / 10.0) * 51)  # imageio-ffmpeg's mapping onto x264's crf (0 best, 51 worst)
+        command = [imageio_ffmpeg.get_ffmpeg_exe(), "-y", "-f", "rawvideo", "-vcodec", "rawvideo",
+                   "-s", f"{width}x{height}", "-pix_fmt", "rgb24", "-r", str(Fraction(fps).limit_denominator()),
+                   "-i", "-", "-an", "-vcodec", MP4_CODEC, "-pix_fmt", MP4_PIXEL_FORMAT, "-crf", str(quality),
+                   "-v", "error", "-f", "mp4", str(path)]
+        self._messages = tempfile.TemporaryFile()
+        try:
+            self._process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                             stderr=self._messages)
+        except BaseException:
+            self._messages.close()
+            raise
+
+    def send(self, pixels: np.ndarray) -> None:
+        """One frame, (H, W, 3) uint8. OSError when ffmpeg stopped reading (it failed)."""
+        try:
+            self._process.stdin.write(memoryview(np.ascontiguousarray(pixels)).cast("B"))
+        except (BrokenPipeError, ValueError):
+            self._fail(self._process.wait())
+
+    def close(self) -> None:
+        """End the stream and wait for ffmpeg. OSError unless it exited with 0."""
+        try:
+            self._process.stdin.close()
+        except BrokenPipeError:
+            pass
+        status = self._process.wait()
+        if status != 0:
+            self._fail(status)
+        self._messages.close()
+
+    def kill(self) -> None:
+        """Stop ffmpeg without finishing the file."""
+        if self._process.poll() is None:
+            self._process.kill()
+        with contextlib.suppress(OSError):
+            self._process.stdin.close()
+        self._process.wait()
+        self._messages.close()
+
+    def _fail(self, status: int):
+        self._messages.seek(0, os.SEEK_END)
+        self._messages.seek(max(0, self._messages.tell() - FFMPEG_MESSAGE_BYTES))
+        said = " ".join(self._messages.read().decode("utf-8", "replace").split()) or "no message"
+        self._messages.close()
+        raise OSError(f"{self.target}: ffmpeg failed (exit status {status}): {said}")
+
+
+def _is_frame(name: str) -> bool:
+    return Path(name).match(PNG_FRAME_GLOB)
+
+
+def _check_frame_folder(folder: Path) -> None:
+    """ValueError for a folder a whole set of frames cannot replace: one holding a folder or
+    anything else that is not a regular file (a folder named ``frame_0005.png`` included)."""
+    for entry in os.scandir(folder):
+        if entry.is_symlink() and not _is_frame(entry.name):
+            continue  # carried over as it is
+        if not entry.is_file(follow_symlinks=False):
+            raise ValueError(f"{folder}: holds {entry.name!r}, which is not a file; the PNG frames replace a "
+                             f"folder of files whole, so give a new folder or move it out")
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap the names ``a`` and ``b`` in one step (Linux ``renameat2``); False where the
+    system or the file system cannot (nothing changed then)."""
+    libc_name = ctypes.util.find_library("c")
+    if libc_name is None:
+        return False
+    libc = ctypes.CDLL(libc_name, use_errno=True)
+    renameat2 = getattr(libc, "renameat2", None)
+    if renameat2 is None:
+        return False
+    renameat2.argtypes = (ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint)
+    if renameat2(AT_FDCWD, os.fsencode(a), AT_FDCWD, os.fsencode(b), RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
+        return False
+    raise OSError(code, os.strerror(code), str(b))
+
+
+def _restore_aside(folder: Path) -> None:
+    """Put back a PNG folder renamed aside (:data:`ASIDE_MARK`) by a writer killed before it
+    renamed the new frames in, when ``folder`` is missing."""
+    if folder.exists() or not folder.parent.is_dir():
+        return
+    for entry in os.scandir(folder.parent):
+        if entry.name.startswith(f".{folder.name}.") and entry.name.endswith(TEMPORARY_MARK + ASIDE_MARK) \
+                and entry.is_dir(follow_symlinks=False) and writer_gone(folder, entry.name):
+            os.rename(entry.path, folder)
+            return

@@ -2,6 +2,8 @@
 one palette, numbered PNGs, and files written whole or not at all."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from PIL import Image
@@ -143,15 +145,144 @@ def test_temporaries_of_killed_writers_are_removed(tmp_path):
     import subprocess
     import sys
 
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
-    pid = int(dead.stdout)  # a process that has ended
-    stale = [tmp_path / f".clip.{pid}-0123abcd.partial.mp4", tmp_path / f".frames.{pid}-0123abcd.partial"]
+    from gpu_jiggle.whole_files import temporary_name
+
+    names = ("clip.mp4", "frames")
+    script = ("import sys; from pathlib import Path; from gpu_jiggle.whole_files import temporary_name; "
+              "print(temporary_name(Path(sys.argv[1]), '.mp4')); print(temporary_name(Path(sys.argv[2])))")
+    dead = subprocess.run([sys.executable, "-c", script, *(str(tmp_path / n) for n in names)], capture_output=True,
+                          text=True, check=True)
+    stale = [Path(line) for line in dead.stdout.split()]  # named by a process that has ended
     stale[0].write_bytes(b"half a video")
     stale[1].mkdir()
     (stale[1] / "frame_0000.png").write_bytes(b"half a frame")
-    other = tmp_path / ".clip.1-0123abcd.partial.mp4"  # pid 1 is alive: not ours to remove
-    other.write_bytes(b"someone else's")
-    for out in ("clip.mp4", "frames"):
+    alive = temporary_name(tmp_path / "clip.mp4", ".mp4")  # this process's: not removed
+    alive.write_bytes(b"someone else's")
+    other_host = tmp_path / stale[0].name.replace(stale[0].name.split(".")[3].split("-")[0], "elsewhere", 1)
+    other_host.write_bytes(b"another host's")  # its pid cannot be checked from here
+    for out in names:
         with FrameWriter(tmp_path / out, (16, 16), 30) as writer:
             writer.add(frames(1, (16, 16))[0])
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["clip.mp4", "frames", other.name])
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*names, alive.name, other_host.name])
+
+
+def _failing_ffmpeg(tmp_path):
+    """A stand-in for ffmpeg that reads its input, writes a few bytes of 'video', says that
+    the disk is full and exits with status 1, as ffmpeg does on a full disk."""
+    script = tmp_path / "ffmpeg"
+    script.write_text("#!/bin/sh\nfor last; do :; done\ncat > /dev/null\nprintf 'ftypisom' > \"$last\"\n"
+                      "echo '[out#0/mp4] Error writing trailer: No space left on device' >&2\nexit 1\n")
+    script.chmod(0o755)
+    return script
+
+
+def test_an_mp4_that_ffmpeg_fails_to_finish_keeps_the_old_video(tmp_path, monkeypatch):
+    import imageio_ffmpeg
+
+    out = tmp_path / "v.mp4"
+    out.write_bytes(b"the old video")
+    monkeypatch.setattr(imageio_ffmpeg, "get_ffmpeg_exe", lambda: str(_failing_ffmpeg(tmp_path)))
+    with pytest.raises(OSError, match=r"v\.mp4: ffmpeg failed \(exit status 1\).*No space left on device"):
+        with FrameWriter(out, (16, 16), 30) as writer:
+            for pixels in frames(5, (16, 16)):
+                writer.add(pixels)
+    assert out.read_bytes() == b"the old video"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ffmpeg", "v.mp4"], "no temporary left"
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 256 KiB tmpfs (root can mount one; skipped where mounting is not allowed)."""
+    import subprocess
+
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(disk)], capture_output=True,
+                             text=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"a small tmpfs cannot be mounted here ({mounted.stderr.strip()}); the injected ffmpeg failure "
+                    f"covers the same path")
+    try:
+        yield disk
+    finally:
+        subprocess.run(["umount", str(disk)], check=True)
+
+
+def test_an_mp4_render_on_a_full_disk_keeps_the_old_video_and_fails(small_disk):
+    out = small_disk / "v.mp4"
+    out.write_bytes(b"the old video")
+    noise = np.random.default_rng(3).integers(0, 256, (40, 120, 160, 3), np.uint8)  # incompressible: > 256 KiB
+    with pytest.raises(OSError, match="No space left on device"):
+        with FrameWriter(out, (160, 120), 30) as writer:
+            for pixels in noise:
+                writer.add(pixels)
+    assert out.read_bytes() == b"the old video"
+    assert sorted(p.name for p in small_disk.iterdir()) == ["v.mp4"], "no temporary left"
+
+
+def _old_frames(folder, count):
+    folder.mkdir()
+    for k in range(count):
+        (folder / f"frame_{k:04d}.png").write_bytes(b"old frame %d" % k)
+    return {p.name: p.read_bytes() for p in folder.iterdir()}
+
+
+def test_a_folder_inside_the_frame_folder_is_refused_before_any_frame_is_touched(tmp_path):
+    folder = tmp_path / "frames"
+    before = _old_frames(folder, 4)
+    (folder / "frame_0002.png").unlink()
+    (folder / "frame_0002.png").mkdir()
+    before.pop("frame_0002.png")
+    with pytest.raises(ValueError, match=r"holds 'frame_0002\.png', which is not a file"):
+        FrameWriter(folder, (16, 16), 30)
+    assert {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["frames"]
+
+
+def test_new_frames_replace_the_old_set_in_one_step_keeping_other_files(tmp_path):
+    folder = tmp_path / "frames"
+    _old_frames(folder, 10)
+    (folder / "notes.txt").write_bytes(b"mine")
+    with FrameWriter(folder, (16, 16), 30) as writer:
+        for pixels in frames(3, (16, 16)):
+            writer.add(pixels)
+    assert sorted(p.name for p in folder.iterdir()) == ["frame_0000.png", "frame_0001.png", "frame_0002.png",
+                                                        "notes.txt"]
+    assert (folder / "notes.txt").read_bytes() == b"mine"
+    assert all(p.read_bytes().startswith(b"\x89PNG") for p in folder.glob("frame_*"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["frames"]
+
+
+def test_a_writer_killed_between_its_two_renames_has_the_old_frames_put_back(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    folder = tmp_path / "frames"
+    before = _old_frames(folder, 10)
+    child = subprocess.Popen([sys.executable, "-c", f"""
+import os, sys
+import numpy as np
+from gpu_jiggle.render import video
+video._exchange = lambda a, b: False           # a file system without an atomic exchange
+rename = os.rename
+def stop_after_first(a, b):
+    rename(a, b)
+    if str(a) == {str(folder)!r}:
+        print("aside", flush=True)
+        sys.stdin.read()                       # killed here, between the two renames
+os.rename = stop_after_first
+with video.FrameWriter({str(folder)!r}, (16, 16), 30) as writer:
+    for k in range(10):
+        writer.add(np.full((16, 16, 3), k, np.uint8))
+"""], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "aside"
+        assert not folder.exists()
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.communicate()
+    with pytest.raises(KeyError):
+        with FrameWriter(folder, (16, 16), 30):
+            raise KeyError("stopped: only the restoring is looked at")
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
