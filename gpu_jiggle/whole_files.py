@@ -28,6 +28,7 @@ import re
 import secrets
 import shutil
 import socket
+import stat as _stat
 from pathlib import Path
 
 __all__ = ["WholeWriteError", "write_whole", "temporary_name", "remove_stale", "writer_alive", "check_target",
@@ -112,8 +113,6 @@ def check_target(out) -> os.stat_result | None:
         st = os.stat(out, follow_symlinks=False)
     except FileNotFoundError:
         return None
-    import stat as _stat
-
     if _stat.S_ISLNK(st.st_mode):
         return None  # the link is replaced by the file, as documented
     if not _stat.S_ISREG(st.st_mode):

@@ -330,8 +330,10 @@ class RigTuning:
 
     def save(self) -> str:
         """Write the changed values into the rig's TOML file (whole or not at all); returns
-        what was written. Raises ValueError (no TOML file, a file whose chains changed) or
-        OSError; the file is then as it was."""
+        what was written. The file keeps its mode and owner; a link is written through.
+        Raises ValueError (no TOML file, a file whose chains changed) or OSError (among them
+        :class:`~gpu_jiggle.whole_files.WholeWriteError`: a rig with several hard links, or
+        one this user may not write); the file is then as it was."""
         from ..character.bake import write_whole
 
         path = self._need_file("save")

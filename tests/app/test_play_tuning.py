@@ -348,3 +348,23 @@ def test_a_capsule_moves_whole_and_non_finite_values_are_refused(player, rig_fil
     with pytest.raises(ValueError, match="offset"):
         player.pipeline.set_collider(capsule.name, offset=[0.0, float("nan"), 0.0])
     assert player.rig.colliders[names.index(capsule.name)] is moved
+
+
+def test_save_keeps_the_rigs_mode_and_owner_and_refuses_a_hard_linked_rig(player, rig_file):
+    import os
+
+    from gpu_jiggle.whole_files import WholeWriteError
+
+    rig_file.chmod(0o600)
+    owner = (65534, 65534) if os.geteuid() == 0 else (os.getuid(), os.getgid())
+    os.chown(rig_file, *owner)
+    player.set_parameter("frequency:tail", 3.3)
+    assert player.act("save").startswith("saved fox.toml")
+    st = rig_file.stat()
+    assert (st.st_mode & 0o7777, st.st_uid, st.st_gid) == (0o600, *owner), "readable by no one else, still theirs"
+    saved = rig_file.read_text()
+    os.link(rig_file, rig_file.with_name("also.toml"))
+    player.set_parameter("frequency:tail", 3.6)
+    with pytest.raises(WholeWriteError, match="has 2 hard links"):
+        player.act("save")
+    assert rig_file.read_text() == saved and rig_file.with_name("also.toml").read_text() == saved
