@@ -24,8 +24,9 @@ earliest and latest key time of all its channels):
 - ``fps=None``: the clip's own key times (all channels' together) when they are evenly
   spaced at :data:`MIN_SOURCE_FPS` or more per second, the float32 values of the file
   unchanged; otherwise resampled at :data:`DEFAULT_FPS`.
-- ``fps=F``: ``m = ceil(duration · F)`` equal steps of ``duration / m`` seconds (at least
-  F keys per second), the last key exactly at ``end``.
+- ``fps=F``: ``m = max(ceil(duration · F), 1)`` equal steps of ``duration / m`` seconds (at
+  least F keys per second, and at least the first and the last key), the last key exactly at
+  ``end``.
 
 Either way the baked clip spans exactly the source's ``[start, end]`` (the same float32
 first and last key), so channels outside the chain still end with it and a looping clip
@@ -166,7 +167,8 @@ def bake_schedule(clip, fps: float | None = None, preroll: float = DEFAULT_PRERO
     own = source_times(clip) if fps is None else None
     source = own is not None and evenly_spaced(own)
     rate = fps if fps is not None else DEFAULT_FPS
-    steps = len(own) - 1 if source else (int(math.ceil(duration * rate - 1e-9)) if duration > 0 else 0)
+    # At least one step: the first and the last key of a clip with a duration, however low the rate.
+    steps = len(own) - 1 if source else (max(int(math.ceil(duration * rate - 1e-9)), 1) if duration > 0 else 0)
     dt = duration / steps if steps else 0.0
     total = steps + 1 + (preroll / dt if dt > 0 else 0.0)
     if total > max_frames:

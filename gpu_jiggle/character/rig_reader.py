@@ -18,7 +18,7 @@ from .rig_limits import CHAIN_SET_ARGUMENT, LIMIT_KEYS, read_limits
 from .rig_curves import short as _short
 from .rig_values import PER_SEGMENT_DEFAULTS, RigValues
 from ..sim.chains import PointChainSet
-from ..sim.clock import MAX_SUBSTEPS
+from ..sim.clock import MAX_SUBSTEP, MAX_SUBSTEPS, MIN_SUBSTEP
 from ..sim.integrator import INTEGRATORS
 from ..sim.spring import UnstableSpringError, check_stable
 from ..sim.validation import COORDINATE_LIMIT, InputError, choice, unknown_name
@@ -56,7 +56,9 @@ class RigReader(RigValues):
         self.keys("top level", data, TOP_KEYS)
         solver = data.get("solver", {})
         self.keys("[solver]", solver, SOLVER_KEYS)
-        substep = float(self.number("[solver]", solver, "substep", 1.0 / 120.0, lambda x: x > 0, "a number > 0"))
+        substep = float(self.number("[solver]", solver, "substep", 1.0 / 120.0,
+                                    lambda x: MIN_SUBSTEP <= x <= MAX_SUBSTEP,
+                                    f"a number of seconds in [{MIN_SUBSTEP:g}, {MAX_SUBSTEP:g}]"))
         max_substeps = int(self.number("[solver]", solver, "max_substeps", 8, lambda x: 1 <= x <= MAX_SUBSTEPS,
                                        f"an integer in [1, {MAX_SUBSTEPS}]", integer=True))
         try:

@@ -30,6 +30,26 @@ SUSPECT_FRAME_SECONDS = 1.0
 #: The longest frame (s) of a run at an interactive or video rate: 10 frames a second.
 SHORT_FRAME_SECONDS = 0.1
 MS_PER_SECOND = 1e3
+#: The shortest substep (s) a clock accepts: below it the float32 times of the kernels (the
+#: interpolation fractions j·h/span, the frame's time within the path) lose the step altogether
+#: (a substep of 1e-300 s ran frames whose springs did nothing).
+MIN_SUBSTEP = 1e-6
+#: The longest substep (s) a clock accepts: one substep per second already samples a character's
+#: motion too coarsely for any spring to follow it.
+MAX_SUBSTEP = 1.0
+
+
+def substep_seconds(name: str, value) -> float:
+    """``value`` as a substep in seconds, checked: a finite number in [:data:`MIN_SUBSTEP`,
+    :data:`MAX_SUBSTEP`].
+
+    Raises: ValueError (an InputError naming ``name`` and the value) outside that range or not
+    finite; TypeError for a non-number."""
+    h = validation.float_array(name, value, ())
+    validation.require(name, h, (h >= MIN_SUBSTEP) & (h <= MAX_SUBSTEP),
+                       f"a substep in seconds in [{MIN_SUBSTEP:g}, {MAX_SUBSTEP:g}] "
+                       f"(gpu_jiggle.sim.clock.MIN_SUBSTEP, MAX_SUBSTEP)")
+    return float(h)
 
 
 class FrameTimeWarning(UserWarning):
@@ -70,7 +90,7 @@ class FixedStepClock:
     """Accumulates frame time and cuts it into fixed substeps (SPEC section 2).
 
     Args:
-        substep: h in seconds, finite and > 0.
+        substep: h in seconds, in [MIN_SUBSTEP, MAX_SUBSTEP] (1e-6 to 1 s).
         max_substeps: the cap on substeps per frame, an integer in [1, MAX_SUBSTEPS].
 
     Raises:
@@ -78,7 +98,7 @@ class FixedStepClock:
     """
 
     def __init__(self, substep: float = 1.0 / 120.0, max_substeps: int = 8):
-        self.substep = float(validation.positive("substep", substep))
+        self.substep = substep_seconds("substep", substep)
         if isinstance(max_substeps, bool) or not isinstance(max_substeps, (int, np.integer)):
             raise TypeError(f"max_substeps: expected an integer, got {type(max_substeps).__name__}")
         if not 1 <= max_substeps <= MAX_SUBSTEPS:
@@ -159,8 +179,8 @@ class FrameClock:
     their motion keeps its speed at half the cost).
 
     Args:
-        substep: h in seconds, finite and > 0. max_substeps: the cap per frame, an integer ≥ 1
-            (the same cap at both rates).
+        substep: h in seconds, in [MIN_SUBSTEP, MAX_SUBSTEP]. max_substeps: the cap per frame,
+            an integer ≥ 1 (the same cap at both rates).
 
     Raises:
         ValueError, TypeError: for a bad substep or cap.
@@ -168,7 +188,8 @@ class FrameClock:
 
     def __init__(self, substep: float = 1.0 / 120.0, max_substeps: int = 8):
         self.full = FixedStepClock(substep, max_substeps)
-        self.half = FixedStepClock(2.0 * self.full.substep, max_substeps)
+        self.half = FixedStepClock(self.full.substep, max_substeps)
+        self.half.substep *= 2.0  # the half rate's substep 2h (may pass MAX_SUBSTEP: it is not set)
         self.half_pending = 0.0   # frame time of the skipped frame, added to the next half-rate frame
         self.frames = 0           # frames advanced; the half-rate chains run on odd ones
         self.longest_frame = 0.0  # s, the longest frame time committed
@@ -179,14 +200,18 @@ class FrameClock:
         """(h, 2h) in seconds."""
         return self.full.substep, self.half.substep
 
+    @property
+    def half_turn(self) -> bool:
+        """Whether the next frame runs the half rate (with its own and the skipped frame's time)."""
+        return self.frames % 2 == 1
+
     def plan(self, frame_dt) -> FramePlan:
         """The frame's plans for ``frame_dt`` seconds, without changing the clocks.
 
         Raises: ValueError for a negative or non-finite frame time, TypeError for a non-number.
         """
         full = self.full.plan(frame_dt)
-        half_turn = self.frames % 2 == 1
-        half = self.half.plan_checked(self.half_pending + float(frame_dt) if half_turn else 0.0)
+        half = self.half.plan_checked(self.half_pending + float(frame_dt) if self.half_turn else 0.0)
         return FramePlan(full, half, self.full.sim_time, self.half.sim_time)
 
     def commit(self, plan: FramePlan, frame_dt: float) -> None:

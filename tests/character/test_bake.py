@@ -121,6 +121,18 @@ def test_the_schedule_refuses_keys_float32_cannot_tell_apart():
         bake_schedule(late, fps=100_000, preroll=0.0)
 
 
+@pytest.mark.parametrize("fps", [1e-9, 1e-3, 0.5])
+def test_a_rate_below_one_key_per_clip_still_gives_the_first_and_last_keys(fps):
+    """``--fps F`` asks for at least F keys a second and the clip's own first and last keys;
+    below one step per clip (1e-9 gave one key, at the end) it is the two of them."""
+    start, end = 0.25, 0.75
+    clip = Clip("short", [Channel(0, "translation", Sampler([start, 0.5, end], np.zeros((3, 3))))])
+    schedule = bake_schedule(clip, fps=fps, preroll=3.0)
+    assert schedule.times.tolist() == [np.float32(start), np.float32(end)]
+    assert schedule.dt == pytest.approx(end - start)
+    assert len(schedule.preroll) == round(3.0 / (end - start))
+
+
 def test_everything_not_baked_is_unchanged(fox, rig, baked_cpu):
     copy, _ = _baked_rotations(baked_cpu, rig)
     before, after = fox.json, copy.json

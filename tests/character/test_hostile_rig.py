@@ -35,8 +35,11 @@ def refused(fox, tmp_path, text, match):
                                                       r"in \[1, 1000\]"),
     ("[solver]\nmax_substeps = 10000000000000000000000\n", r"max_substeps = 10000000000000000000000: expected an "
                                                            r"integer in \[1, 1000\]"),
-    ("[solver]\nsubstep = 1e-7\nmax_substeps = 1000000000\n", r"max_substeps = 1000000000: expected an integer in"),
-    ("[solver]\nsubstep = " + "9" * 401 + "\n", r"substep = 9999.*\.\.\.: expected a number > 0 within float32 range"),
+    ("[solver]\nsubstep = 1e-6\nmax_substeps = 1000000000\n", r"max_substeps = 1000000000: expected an integer in"),
+    ("[solver]\nsubstep = " + "9" * 401 + "\n", r"substep = 9999.*\.\.\.: expected a number of seconds in "
+                                              r"\[1e-06, 1\]"),
+    ("[solver]\nsubstep = 1e-300\n", r"\[solver\]: substep = 1e-300: expected a number of seconds in \[1e-06, 1\]"),
+    ("[solver]\nsubstep = 2.5\n", r"\[solver\]: substep = 2.5: expected a number of seconds in \[1e-06, 1\]"),
 ])
 def test_bad_tables_and_numbers_are_refused_with_file_and_key(fox, tmp_path, text, match):
     refused(fox, tmp_path, text, match)

@@ -1,10 +1,14 @@
 """SPEC section 2: the fixed-step clock."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
+from gpu_jiggle import PointChainSet, Solver
 from gpu_jiggle.sim.clock import FixedStepClock, FrameClock
+from gpu_jiggle.sim.validation import InputError
 from gpu_jiggle.sim.validation import MAX_FRAME_SECONDS
 
 
@@ -66,6 +70,29 @@ def test_bad_frame_times(dt, error):
 def test_bad_clock_settings(kwargs, error, message):
     with pytest.raises(error, match=message):
         FixedStepClock(**kwargs)
+
+
+@pytest.mark.parametrize("substep", [1e-300, 9.9e-7, 1.01, 50.0, -1e-3])
+def test_substeps_outside_the_clocks_range_are_refused(substep):
+    """A substep float32 cannot resolve (1e-300 s dropped every frame's time) or one that
+    samples the motion once a second or less is refused by the clock and by the Solver, which
+    is then not made."""
+    expected = re.escape(f"substep = {substep!r}: expected a substep in seconds in [1e-06, 1]")
+    with pytest.raises(ValueError, match=expected):
+        FrameClock(substep)
+    with pytest.raises(InputError, match=expected) as refused:
+        Solver(PointChainSet([2], 0.1, 0.0), backend="cpu", substep=substep)
+    assert (refused.value.argument, refused.value.value) == ("substep", substep)
+
+
+@pytest.mark.parametrize("substep", [1e-6, 1.0])
+def test_substeps_at_the_ends_of_the_range_run(substep):
+    solver = Solver(PointChainSet([2], 0.1, 0.0), backend="cpu", substep=substep, max_substeps=4)
+    solver.set_pose(joint_positions=np.zeros((3, 3)) + [[0.0, 0.0, 0.0], [0.0, -1.0, 0.0], [0.0, -2.0, 0.0]])
+    assert solver.advance(4 * substep) == 4
+    assert solver.sim_time == pytest.approx(4 * substep, rel=1e-12)
+    with pytest.raises(ValueError, match="substep: expected shape"):
+        FrameClock([substep, substep])
 
 
 def test_long_frames_in_a_row_are_each_accepted():
