@@ -235,31 +235,28 @@ void end_segment_path(inout AngleSegmentState st, float local_target, PathWeight
     st.local_angle_rate = (w.dp * d_local + w.dq * m_local) * sch.inv_span;
 }
 
-// SPEC section 2, "Output at frame time": blend the last two substeps with σ, turn the chain
-// rigidly about its root onto this frame's heading, then forward kinematics from this frame's
-// root position; the raw positions start at P_prev (both relative to the anchor). The blend
-// shows the chain one substep behind the last one, (1 - σ)·h before it; the root turned by
-// (1 - σ)·h·Θ' in that time, and by wrap(Θ - Θ_last) since the last substep. The walk is
-// begun once per chain (the pivot's output) and taken one segment at a time, root to tip:
-// in the segment walk of the frame's last batch, or by write_output.
+// SPEC section 2, "Output at frame time": each angle carried from the last substep to the frame
+// (σ·h later) at its angular velocity extrapolated from the last two substeps, 2ω - ω_prev:
+// what the chain is doing, not what its targets did, so a step turn of the root is not drawn
+// before the chain has felt it, and a chain tracking a steady turn is drawn on its pose. Then
+// forward kinematics from this frame's root position; the raw positions start at P_prev (both
+// relative to the anchor). The angular velocity given is the blend of the last two substeps.
+// The walk is begun once per chain (the pivot's output) and taken one segment at a time, root
+// to tip: in the segment walk of the frame's last batch, or by write_output.
 struct OutputWalk {
     float sigma;
-    float turn;
     vec2 base;
     vec2 raw_base;
 };
 
 OutputWalk begin_output(AngleChainRig chain, uint c, AngleChainTarget target) {
-    float sigma = sch.blend;
-    AngleChainState cs = chain_state[c];
-    float turn = wrap_angle(target.root_angle - cs.last_root_angle) + (1.0 - sigma) * cs.root_angle_rate / sch.inv_path_step;
-    OutputWalk walk = OutputWalk(sigma, turn, target.root_position, cs.prev_root_position);
+    OutputWalk walk = OutputWalk(sch.blend, target.root_position, chain_state[c].prev_root_position);
     joint_output[chain.first_joint] = AngleJointOutput(walk.base, walk.raw_base);
     return walk;
 }
 
 void output_segment(inout OutputWalk walk, AngleChainRig chain, uint i, AngleSegmentState st, float seg_length) {
-    float angle = wrap_angle(st.prev_angle + walk.sigma * wrap_angle(st.angle - st.prev_angle) + walk.turn);
+    float angle = wrap_angle(st.angle + (walk.sigma * sch.substep) * (2.0 * st.angular_velocity - st.prev_angular_velocity));
     float omega = st.prev_angular_velocity + walk.sigma * (st.angular_velocity - st.prev_angular_velocity);
     walk.base = walk.base + seg_length * vec2(cos(angle), sin(angle));
     walk.raw_base = walk.raw_base + seg_length * vec2(cos(st.angle), sin(st.angle));

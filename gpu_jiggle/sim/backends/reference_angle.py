@@ -92,7 +92,7 @@ class ReferenceAngleBackend(DepthWalkBackend):
                 self.substep(s, schedule, alpha, j, rows, depth, first_moving if j == 0 else None)
             self.end_path(s, schedule, alphas[-1], rows, positions)
         s.store(self)
-        self.write_output(s, sigma, self.per_chain(header, lod, "inv_path_step"))
+        self.write_output(s, sigma, self.per_chain(header, lod, "substep"))
 
     # -- stages (named as in angle_chains.comp) --------------------------------------------
     @staticmethod
@@ -280,14 +280,13 @@ class ReferenceAngleBackend(DepthWalkBackend):
         s.last_local_angle[seg] = wrap_angle(s.last_local_angle[seg] + p * d_local + q * m_local)
         s.local_angle_rate[seg] = (dp * d_local + dq * m_local) * inv_span
 
-    def write_output(self, s, sigma, inv_path_step):
-        """SPEC section 2, "Output at frame time", with each chain's σ and 1/path step (C,),
-        relative to the anchors: the blend turned rigidly onto this frame's heading (as
-        ``write_output`` in the shader). Computed in storage order, written to the solver's
-        order once."""
+    def write_output(self, s, sigma, substep):
+        """SPEC section 2, "Output at frame time", with each chain's σ and substep h (C,),
+        relative to the anchors: each angle carried from the last substep to the frame, σ·h
+        later, at its angular velocity extrapolated from the last two substeps, then forward
+        kinematics from this frame's root (as ``write_output`` in the shader). Computed in
+        storage order, written to the solver's order once."""
         order = self.order
-        turn = (wrap_angle(s.root_angle_pose - s.last_root_angle)
-                + (F(1) - sigma) * s.root_angle_rate / inv_path_step).astype(F)
         base = s.root_position_pose.copy()
         raw_base = s.prev_root_position.copy()
         first_joint = self.chain_rig["first_joint"].astype(np.int64)[order.chain_order]
@@ -298,10 +297,10 @@ class ReferenceAngleBackend(DepthWalkBackend):
         omega = np.empty(self.segment_count, F)
         for ch, seg in order.depth_slices():
             length = self.rig["length"][seg]
-            phi, prev = s.angle[seg], s.prev_angle[seg]
-            sg = sigma[ch]
-            angle[seg] = wrap_angle(prev + sg * wrap_angle(phi - prev) + turn[ch])
-            omega[seg] = s.prev_angular_velocity[seg] + sg * (s.angular_velocity[seg] - s.prev_angular_velocity[seg])
+            phi = s.angle[seg]
+            sg, w, w_prev = sigma[ch], s.angular_velocity[seg], s.prev_angular_velocity[seg]
+            angle[seg] = wrap_angle(phi + (sg * substep[ch]) * (F(2) * w - w_prev))
+            omega[seg] = w_prev + sg * (w - w_prev)
             base[ch] = base[ch] + length[:, None] * np.stack([np.cos(angle[seg]), np.sin(angle[seg])], axis=1)
             raw_base[ch] = raw_base[ch] + length[:, None] * np.stack([np.cos(phi), np.sin(phi)], axis=1)
             position[seg] = base[ch]
