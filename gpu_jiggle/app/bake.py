@@ -11,13 +11,15 @@ is printed after the summary, one ``not baked:`` line each.
 
 Exit status: 0 on success, 2 with a one-line message for bad input (a missing file, an
 unknown clip, a rig with nothing to bake, ``--look-at`` or ``--strands joints`` for a rig
-without look-ats or strands, a bad fps, preroll or output name).
+without look-ats or strands, a bad fps, preroll or output name, an output that is one of the
+inputs or links to one, a model that is itself a bake without ``--force``). A baked copy
+carries a mark (``asset.extras.gpu_jiggle_baked`` and ``asset.generator``).
 """
 from __future__ import annotations
 
 import sys
 
-from ..character.bake import DEFAULT_FPS, DEFAULT_PREROLL, MIN_SOURCE_FPS, bake
+from ..character.bake import DEFAULT_FPS, DEFAULT_PREROLL, MIN_SOURCE_FPS, bake, refuse_inputs
 from ..character.bake_strands import STRAND_MODES
 from ..character.motion import with_motion
 from .shared import add_clip_options, choose_clip, open_character
@@ -53,12 +55,17 @@ def add_command(sub) -> None:
                    help="none (default): the rig's procedural strands are left out (listed as not baked); joints: "
                         "each strand becomes a chain of new joints under the joint it hangs from, with a skin, a "
                         "ribbon mesh and rotation keys from the simulated strand")
+    p.add_argument("--force", action="store_true",
+                   help="bake a file that gpu-jiggle bake wrote (its asset.extras mark): its springs are already "
+                        "in its keyframes, so they are simulated again on top (refused without --force)")
     p.set_defaults(run=run_command)
 
 
 def run_command(args) -> int:
     """``gpu-jiggle bake``: 0 on success, 2 with a one-line message for bad input."""
     try:
+        animation = [args.animation] if args.animation and args.animation.lower().endswith(".vrma") else []
+        refuse_inputs(args.out, [p for p in (args.model, args.rig, *animation) if p])  # before anything is read
         character, rig = open_character(args.model, args.rig)
         if rig is None:
             raise ValueError(f"{args.model}: no --rig given and the model has no VRM spring bones")
@@ -66,7 +73,8 @@ def run_command(args) -> int:
         if clip not in character.clips:  # a motion or a .vrma: written into the copy as one more animation
             character = with_motion(character, clip)
         result = bake(character, rig, clip.name, args.fps, args.out, preroll=args.preroll, backend=args.backend,
-                      look_at=args.look_at, strands=args.strands)
+                      look_at=args.look_at, strands=args.strands, force=args.force,
+                      inputs=[p for p in (args.rig, *animation) if p])
     except (FileNotFoundError, ValueError, RuntimeError) as exc:
         print(f"gpu-jiggle bake: {exc}", file=sys.stderr)
         return 2

@@ -40,6 +40,7 @@ from ..character.bake import write_whole
 from ..character.bake_inputs import Digests, bake_digest, up_to_date
 from ..character.bake_manifest import ManifestError, is_vrma, read_manifest
 from ..extras import require
+from ..whole_files import same_file
 from .shared import one_line
 
 #: Retries of a bake whose worker died, or that raised something other than a bad input.
@@ -72,6 +73,8 @@ def add_command(sub) -> None:
                         f"port)")
     p.add_argument("--report", default=None, metavar="FILE",
                    help=f"the JSON report (default DIR/{REPORT_NAME})")
+    p.add_argument("--force", action="store_true",
+                   help="bake characters that are themselves bakes (their asset.extras mark); refused without it")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(run=run_command)
 
@@ -121,7 +124,11 @@ def run_command(args) -> int:
         jobs = read_manifest(args.manifest)
     except ManifestError as exc:
         return _refuse(str(exc))
-    rows, tasks = plan(jobs, out, args.backend, devices=local_devices(args.backend) if args.scheduler is None else 0)
+    try:
+        rows, tasks = plan(jobs, out, args.backend, devices=local_devices(args.backend) if args.scheduler is None
+                           else 0, force=args.force, report_path=report_path, manifest=args.manifest)
+    except ValueError as exc:
+        return _refuse(str(exc))
     row_of = {row["output"]: row for row in rows if row["status"] is None}
     where = None
     if tasks:
@@ -154,14 +161,22 @@ def _refuse(message: str) -> int:
     return 2
 
 
-def plan(jobs: list, out: Path, backend: str, devices: int = 0):
+def plan(jobs: list, out: Path, backend: str, devices: int = 0, force: bool = False, report_path=None,
+         manifest=None):
     """``(rows, tasks)``: one report row per job, in the manifest's order (status set for those
     failed before running and those up to date), and the
     :class:`~gpu_jiggle.app.bake_workers.BakeTask` s to run, grouped by character in the
-    order each character first appears; ``devices``: the GPUs a local cluster's workers share."""
+    order each character first appears; ``devices``: the GPUs a local cluster's workers share.
+
+    Raises:
+        ValueError, before anything runs: an output (or ``report_path``) that is, or links
+        to, an input of the run (:func:`refuse_aliases`), or a character that is itself a bake
+        (its mark) without ``force``.
+    """
     from .bake_workers import BakeTask
 
     digests, rows, tasks, run = Digests(), [], [], secrets.token_hex(4)
+    refuse_aliases(jobs, out, digests, report_path, manifest)
     for job in jobs:
         row = {"job": job.job, "character": str(job.character), "rig": None if job.rig is None else str(job.rig),
                "clip": job.clip, "output": job.output, "status": None, "frames": None, "seconds": None,
@@ -174,21 +189,54 @@ def plan(jobs: list, out: Path, backend: str, devices: int = 0):
         try:
             character = digests.character(job.character)
             digest = bake_digest(job, backend, character, None if job.rig is None else digests.file(job.rig),
-                                 None if job.vrma is None else digests.file(job.vrma))
+                                 None if job.vrma is None else digests.character(job.vrma))
         except OSError as exc:
             row.update(status=FAILED, error=one_line(exc))
             continue
+        mark = digests.mark(job.character)
+        if mark is not None and not force:
+            raise ValueError(f"{job.character} ([[job]] {job.index} ({job.job!r})) is already a bake (gpu_jiggle "
+                             f"bake of clip {mark.get('clip')!r}): baking it again puts springs on springs; narrow "
+                             f"the manifest's glob, put --out outside the library, or give --force")
         row["digest"] = digest
         record = up_to_date(out / job.output, digest)
         if record is not None:
             row.update(status=UP_TO_DATE, frames=record.get("frames"), backend=record.get("backend"))
             continue
-        tasks.append(BakeTask(job, backend, digest, character, str(out), run, devices))
+        tasks.append(BakeTask(job, backend, digest, character, str(out), run, devices, force))
     first = {}
     for task in tasks:
         first.setdefault(str(task.job.character), len(first))
     tasks.sort(key=lambda t: first[str(t.job.character)])  # stable: the manifest's order within a character
     return rows, tasks
+
+
+def refuse_aliases(jobs: list, out: Path, digests, report_path=None, manifest=None) -> None:
+    """ValueError when an output of ``jobs`` under ``out``, or the report at ``report_path``,
+    is an input of the run or the same file (a symlink, a hard link): a character or a file it
+    refers to, a rig, a ``.vrma`` or its ``.bin``, the ``manifest``; or the report is an
+    output."""
+    inputs = [] if manifest is None else [Path(manifest)]
+    for job in jobs:
+        found = [job.character, *([job.rig] if job.rig is not None else [])]
+        for path in [job.character] + ([job.vrma] if job.vrma is not None else []):
+            try:
+                found.extend(digests.files(path))
+            except OSError:
+                pass  # the job fails on its own
+        inputs.extend(p for p in found if p not in inputs)
+    outputs = [(f"the output of [[job]] {job.index} ({job.job!r})", out / job.output) for job in jobs
+               if job.error is None]
+    for what, path in outputs + ([("the report", Path(report_path))] if report_path is not None else []):
+        for source in inputs:
+            if same_file(path, source):
+                raise ValueError(f"{path} ({what}) is {'' if str(path) == str(source) else 'the same file as '}"
+                                 f"the input {source}: a bake never writes over what it reads; give --out (or the "
+                                 f"manifest's output names, or --report) somewhere else")
+    if report_path is not None:
+        for what, path in outputs:
+            if same_file(report_path, path):
+                raise ValueError(f"{report_path} (the report) is {what}; give --report another name")
 
 
 @contextmanager

@@ -49,7 +49,8 @@ class BakeTask:
         character_digest: the character's content digest (the cache key with its path).
         out_dir: the output folder, absolute, as the worker sees it. run: the run's id, in
         the start events. devices: the GPUs a local cluster's workers share out, one each by
-        worker number (:func:`device_of`), or 0 (a worker keeps the default device).
+        worker number (:func:`device_of`), or 0 (a worker keeps the default device). force:
+        bake a character that is itself a bake (``bake-many --force``).
     """
 
     job: BakeJob
@@ -59,6 +60,7 @@ class BakeTask:
     out_dir: str
     run: str = ""
     devices: int = 0
+    force: bool = False
 
     @property
     def output(self) -> Path:
@@ -129,7 +131,8 @@ class Workshop:
                 character, clip = with_motion(character, animation), animation.name
             forget(task.output)
             result = bake(character, rig, clip, job.fps, task.output, preroll=job.preroll, backend=task.backend,
-                          look_at=job.look_at, strands=job.strands)
+                          look_at=job.look_at, strands=job.strands, force=task.force,
+                          inputs=[p for p in (job.rig, job.vrma) if p is not None])
             write_record(task.output, task.digest, {
                 "job": job.job, "character": str(job.character), "rig": None if job.rig is None else str(job.rig),
                 **job.settings, "backend_asked": task.backend, "backend": result.backend,

@@ -61,8 +61,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..whole_files import write_whole  # noqa: F401  (re-exported: the bake's writer)
-from .bake_gltf import BakeError, data_uri, glb, with_keyframes  # noqa: F401
+from ..whole_files import same_file, write_whole  # noqa: F401  (write_whole re-exported: the bake's writer)
+from .bake_gltf import BAKED_MARK, BakeError, baked_mark, data_uri, glb, referenced_files, with_keyframes  # noqa: F401
 from .bake_strands import STRAND_MODES, StrandJoints
 from .gltf import Character
 from .pipeline import Pipeline
@@ -259,14 +259,17 @@ def bake_frames(character: Character, rig: Rig, clip, fps: float | None = None, 
 
 def bake(character: Character, rig: Rig, clip: str, fps: float | None, out, preroll: float = DEFAULT_PREROLL,
          backend: str = "auto", context=None, max_frames: int = MAX_BAKE_FRAMES, look_at: bool = False,
-         strands: str = "none") -> BakeResult:
+         strands: str = "none", force: bool = False, inputs=()) -> BakeResult:
     """Bake ``clip``'s spring motion into a copy of ``character``'s file at ``out``
     (``.glb``, ``.gltf``, or ``.vrm``: a binary glTF whose VRM extensions are kept as they
     are, like the rest of the file); ``fps`` None keeps the clip's own key times where it can (see
     the module docstring). ``look_at``: turn on the rig's look-ats as ``render --look-at``
     does (their targets standing still: the copy does not travel) and bake their joints.
     ``strands``: ``"none"`` (left out, listed in ``not_baked``) or ``"joints"`` (written as
-    skinned joints, :mod:`.bake_strands`).
+    skinned joints, :mod:`.bake_strands`). ``force``: bake a file that a bake wrote (its
+    mark, :func:`~gpu_jiggle.character.bake_gltf.baked_mark`), springs on springs.
+    ``inputs``: the other files the bake reads (the rig, an animation file), which ``out``
+    must not be either.
 
     Raises:
         ValueError: an unknown clip (listing the clips), fps ≤ 0, a bad preroll, a bad
@@ -274,6 +277,9 @@ def bake(character: Character, rig: Rig, clip: str, fps: float | None, out, prer
         than ``max_frames`` frames to simulate, an output name that is not .glb, .gltf or
         .vrm, or (a :class:`BakeError`) a source the copy cannot be made valid from: a baked
         joint's matrix with shear, an image of unknown format.
+        ValueError before anything runs: ``out`` is (or links to) the character's file, a
+        file it refers to, or one of ``inputs``; or the character is a baked file and
+        ``force`` is not given.
         OSError: the output cannot be written (``out`` is then as it was).
     """
     started = _time.perf_counter()
@@ -282,6 +288,12 @@ def bake(character: Character, rig: Rig, clip: str, fps: float | None, out, prer
     if suffix not in (".glb", ".gltf", ".vrm"):
         raise ValueError(f"out = {str(out)!r}: expected a .glb, .gltf or .vrm file name")
     binary = suffix in (".glb", ".vrm")  # a .vrm is a binary glTF
+    refuse_inputs(out, [character.path, *referenced_files(character.path, character.json), *inputs])
+    mark = baked_mark(character.json)
+    if mark is not None and not force:
+        raise ValueError(f"{character.path}: already a bake (gpu_jiggle bake of clip {mark.get('clip')!r}, "
+                         f"asset.extras.{BAKED_MARK}); baking it again puts springs on springs; force it to bake "
+                         f"it anyway (gpu-jiggle bake --force)")
     name = clip if isinstance(clip, str) else clip.name
     index = character.clip_index(name)
     schedule, rotations, used, joints = bake_frames(character, rig, name, fps, preroll, backend, context, max_frames,
@@ -295,6 +307,16 @@ def bake(character: Character, rig: Rig, clip: str, fps: float | None, out, prer
     write_whole(out, data)
     return BakeResult(out, name, schedule.times, rotations, used, _time.perf_counter() - started, schedule,
                       joints, not_baked(rig, look_at, strands))
+
+
+def refuse_inputs(out, inputs) -> None:
+    """ValueError when ``out`` is one of ``inputs`` or names the same file (a symlink, a hard
+    link: :func:`~gpu_jiggle.whole_files.same_file`): a bake never writes over what it reads."""
+    for source in inputs:
+        if same_file(out, source):
+            same = "" if str(Path(out)) == str(Path(source)) else f" (the same file as {source})"
+            raise ValueError(f"out = {str(out)!r}{same}: is an input of the bake; a bake never writes over what it "
+                             f"reads; give another output name")
 
 
 def _positive(name, value):

@@ -20,6 +20,11 @@ besides those fixed here).
   JPEG, WebP or KTX2 magic numbers, section 3.8.3; the declared one for other bytes), dropping external images no texture uses (the loader never read them) and
   renumbering texture sources.
 
+- marks the copy as baked (:func:`mark_baked`): ``asset.extras.gpu_jiggle_baked`` (the clip
+  and the gpu_jiggle version) and ``asset.generator`` (``gpu_jiggle <version> bake``, after the
+  source's own generator), so that a bake of a baked file (springs on springs) is refused
+  unless forced (:func:`baked_mark`).
+
 With ``strands`` (a :class:`~gpu_jiggle.character.bake_strands.StrandJoints`) it also adds
 the procedural strands as new joint nodes in a skin, a skinned ribbon mesh with its material,
 and the joints' channels (see :mod:`.bake_strands`), all after the existing objects.
@@ -37,7 +42,8 @@ import numpy as np
 
 from . import quat
 from .gltf_access import COMPONENT_DTYPES, TYPE_WIDTHS
-from .gltf_io import CHUNK_BIN, CHUNK_JSON, GLB_MAGIC, is_data_uri
+from .. import __version__
+from .gltf_io import CHUNK_BIN, CHUNK_JSON, GLB_MAGIC, GltfError, is_data_uri, resolve_uri
 
 FLOAT = 5126
 #: A matrix counts as translation · rotation · scale when T·R·S rebuilds it to this fraction
@@ -251,6 +257,7 @@ def with_keyframes(character, anim_index: int, times, rotations: dict, binary: b
         strands.write(doc, append_view, time_accessor, anim, character)
     blob = bytes(blob)
     buffers[0]["byteLength"] = len(blob)
+    mark_baked(doc, character.clips[anim_index].name)
     return doc, blob
 
 
@@ -264,3 +271,50 @@ def glb(doc: dict, blob: bytes) -> bytes:
         parts += [struct.pack("<II", len(body), CHUNK_BIN), body]
     payload = b"".join(parts)
     return GLB_MAGIC + struct.pack("<II", 2, 12 + len(payload)) + payload
+
+
+#: The key of ``asset.extras`` that marks a file written by a bake.
+BAKED_MARK = "gpu_jiggle_baked"
+
+
+def mark_baked(doc: dict, clip: str) -> None:
+    """Mark the JSON ``doc`` as a bake of ``clip``: ``asset.extras[BAKED_MARK]`` = ``{"clip",
+    "gpu_jiggle"}`` and ``asset.generator`` naming gpu_jiggle's bake (the source's generator
+    kept after it)."""
+    asset = doc.setdefault("asset", {"version": "2.0"})
+    extras = asset.get("extras") if isinstance(asset.get("extras"), dict) else {}
+    asset["extras"] = {**extras, BAKED_MARK: {"clip": clip, "gpu_jiggle": __version__}}
+    before = asset.get("generator")
+    asset["generator"] = f"gpu_jiggle {__version__} bake" + (f" (source: {before})" if isinstance(before, str) and
+                                                             before else "")
+
+
+def baked_mark(doc) -> dict | None:
+    """The bake mark of a glTF JSON document (:func:`mark_baked`), or None for a file no bake
+    wrote."""
+    asset = doc.get("asset") if isinstance(doc, dict) else None
+    extras = asset.get("extras") if isinstance(asset, dict) else None
+    mark = extras.get(BAKED_MARK) if isinstance(extras, dict) else None
+    return mark if isinstance(mark, dict) else None
+
+
+def referenced_files(path, doc) -> list:
+    """The files a glTF document at ``path`` names by relative URI (its buffers' and images'),
+    resolved, in order, each once; a URI that does not resolve is left out (the loader
+    refuses it)."""
+    from pathlib import Path
+
+    found = []
+    for kind in ("buffers", "images"):
+        items = doc.get(kind) if isinstance(doc, dict) else None
+        for item in items if isinstance(items, list) else []:
+            uri = item.get("uri") if isinstance(item, dict) else None
+            if not isinstance(uri, str) or is_data_uri(uri):
+                continue
+            try:
+                file = resolve_uri(Path(path), "", uri)
+            except (GltfError, OSError, ValueError):
+                continue
+            if file not in found:
+                found.append(file)
+    return found

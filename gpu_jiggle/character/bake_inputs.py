@@ -4,11 +4,13 @@ output exists with the same inputs and an interrupted run resumes where it stopp
 
 A bake's digest (:func:`bake_digest`, SHA-256, hex) covers the character's bytes and those of
 the files its buffers and images refer to (:func:`character_digest`), the rig's bytes (or
-none: the character's VRM spring bones), the clip (a ``.vrma`` clip's bytes too), fps,
+none: the character's VRM spring bones), the clip (a ``.vrma`` clip's bytes too, and those
+of the ``.bin`` and images it refers to), fps,
 preroll, ``look_at`` and ``strands``, the solver backend asked for, the output's format and
 the gpu_jiggle version. The record
 (:func:`write_record`) is JSON in ``<output>.bake.json`` (:func:`record_path`), written whole
-after the output; :func:`forget` removes it before a bake rewrites the output, so an output
+after the output, with the output's own size and digest, so that a truncated or replaced
+output is not taken for the bake's; :func:`forget` removes it before a bake rewrites the output, so an output
 never sits beside the record of other inputs.
 """
 from __future__ import annotations
@@ -21,10 +23,11 @@ from pathlib import Path
 
 from .. import __version__
 from .bake import write_whole
+from .bake_gltf import baked_mark, referenced_files
 from .gltf_io import Budget, GltfLimits, is_data_uri, read_container, resolve_uri
 
 RECORD_SUFFIX = ".bake.json"
-RECORD_FORMAT = 1
+RECORD_FORMAT = 2  # 2: the output's own size and digest recorded
 _CHUNK_BYTES = 1 << 20
 
 
@@ -44,9 +47,18 @@ def file_digest(path) -> str:
 
 
 def character_digest(path) -> str:
-    """SHA-256 (hex) of a glTF file and of the files its buffers and images name by a relative
-    URI (each with its URI; one that cannot be read counts as such). A file whose JSON cannot
-    be read is hashed alone (its bake will fail). Raises OSError when ``path`` cannot be read."""
+    """SHA-256 (hex) of a glTF file (a character, or a ``.vrma`` written as glTF JSON) and of
+    the files its buffers and images name by a relative URI (each with its URI; one that cannot
+    be read counts as such). A file whose JSON cannot be read is hashed alone (its bake will
+    fail). Raises OSError when ``path`` cannot be read."""
+    return character_inputs(path)[0]
+
+
+def character_inputs(path):
+    """``(digest, files, mark)`` of a glTF file from one read: :func:`character_digest`, the
+    files it reads (itself first, then those its URIs name, resolved) and its bake mark
+    (:func:`~gpu_jiggle.character.bake_gltf.baked_mark`, None for a source). Raises OSError
+    when ``path`` cannot be read."""
     path = Path(path)
     sha = hashlib.sha256(file_digest(path).encode())
     limits = GltfLimits()
@@ -55,7 +67,7 @@ def character_digest(path) -> str:
         uris = [item.get("uri") for kind in ("buffers", "images") for item in raw.get(kind) or []
                 if isinstance(item, dict)]
     except (ValueError, TypeError, AttributeError):
-        uris = []
+        raw, uris = {}, []
     for uri in uris:
         if not isinstance(uri, str) or is_data_uri(uri):
             continue
@@ -64,17 +76,30 @@ def character_digest(path) -> str:
         except (OSError, ValueError):
             part = "unreadable"
         sha.update(f"\0{uri}\0{part}".encode())
-    return sha.hexdigest()
+    try:
+        files = [path, *referenced_files(path, raw)]
+        mark = baked_mark(raw)
+    except (TypeError, AttributeError):
+        files, mark = [path], None
+    return sha.hexdigest(), files, mark
 
 
 class Digests:
-    """File digests computed once per path for a run: ``character(path)``, ``file(path)``."""
+    """File digests computed once per path for a run: ``character(path)`` (also a ``.vrma``:
+    its external ``.bin`` counts), ``file(path)``; ``files(path)`` and ``mark(path)`` of a
+    character from the same read."""
 
     def __init__(self):
         self._seen = {}
 
     def character(self, path) -> str:
-        return self._memo(("character", str(path)), character_digest, path)
+        return self._memo(("character", str(path)), character_inputs, path)[0]
+
+    def files(self, path) -> list:
+        return self._memo(("character", str(path)), character_inputs, path)[1]
+
+    def mark(self, path) -> dict | None:
+        return self._memo(("character", str(path)), character_inputs, path)[2]
 
     def file(self, path) -> str:
         return self._memo(("file", str(path)), file_digest, path)
@@ -108,18 +133,27 @@ def read_record(output) -> dict | None:
 
 
 def up_to_date(output, digest: str) -> dict | None:
-    """The record of ``output`` when the output exists and was made from inputs of ``digest``;
-    else None (the bake has to run)."""
+    """The record of ``output`` when the output exists, was made from inputs of ``digest`` and
+    is still the file the bake wrote (its size and SHA-256 as recorded: a truncated or
+    replaced output is baked again); else None (the bake has to run)."""
     record = read_record(output)
     if record is None or record.get("digest") != digest or not Path(output).is_file():
+        return None
+    try:
+        if Path(output).stat().st_size != record.get("output_bytes") or \
+                file_digest(output) != record.get("output_digest"):
+            return None
+    except OSError:
         return None
     return record
 
 
 def write_record(output, digest: str, fields: dict) -> None:
     """Write the record of ``output`` (made from inputs of ``digest``), with ``fields`` (JSON
-    values: what the bake reports), whole or not at all. Raises OSError."""
-    record = {"format": RECORD_FORMAT, "digest": digest, "output": Path(output).name, **fields}
+    values: what the bake reports) and the output's own size and SHA-256 (``output_bytes``,
+    ``output_digest``, read back from the file), whole or not at all. Raises OSError."""
+    record = {"format": RECORD_FORMAT, "digest": digest, "output": Path(output).name,
+              "output_bytes": Path(output).stat().st_size, "output_digest": file_digest(output), **fields}
     write_whole(record_path(output), (json.dumps(record, indent=2) + "\n").encode("utf-8"))
 
 

@@ -343,3 +343,69 @@ def test_the_local_cluster_serves_its_dashboard(capsys):
         assert f"dashboard: {client.dashboard_link}\n" in printed, printed
         with urlopen(client.dashboard_link, timeout=30) as page:
             assert page.status == 200 and b"Dask" in page.read()
+
+
+# -- outputs never overwrite inputs; the up-to-date check covers the output itself --------------------------
+def test_an_output_or_report_that_is_an_input_is_refused_before_anything_runs(tmp_path, capsys):
+    import shutil
+
+    library = tmp_path / "library"
+    library.mkdir()
+    shutil.copy(FOX, library / "Fox.gltf")
+    source = (library / "Fox.gltf").read_bytes()
+    manifest = library / "manifest.toml"
+    cases = [  # (output pattern, --out, extra options, what the message says)
+        ('"{character}.gltf"', library, [], "is the input"),
+        ('"{job}_{clip}.glb"', tmp_path / "out", ["--report", manifest], "(the report) is the input"),
+        ('"{job}_{clip}.glb"', tmp_path / "out", ["--report", tmp_path / "out" / "fox_Run.glb"], "(the report) is "
+                                                                                               "the output"),
+        ('"link_{clip}.glb"', library, [], "is the same file as the input"),
+    ]
+    (library / "link_Run.glb").symlink_to(library / "Fox.gltf")
+    for pattern, out, extra, said in cases:
+        manifest.write_text(f'[[job]]\nname = "fox"\ncharacter = "Fox.gltf"\nrig = {json.dumps(str(FOX_RIG))}\n'
+                            f'clips = ["Run"]\noutput = {pattern}\n')
+        text = manifest.read_text()
+        assert bake_many(manifest, "--out", out, *extra) == 2
+        err = capsys.readouterr().err
+        assert said in err and "a bake never writes over what it reads" in err or "give --report" in err, err
+        assert (library / "Fox.gltf").read_bytes() == source and manifest.read_text() == text
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_glob_that_matches_an_earlier_runs_baked_output_is_refused_without_force(tmp_path, capsys):
+    from gpu_jiggle.character.bake_gltf import mark_baked
+
+    library = tmp_path / "library"
+    (library / "out").mkdir(parents=True)
+    doc = json.loads(FOX.read_text())
+    (library / "Fox.gltf").write_text(json.dumps(doc))
+    mark_baked(doc, "Run")  # what an earlier run left inside the library
+    (library / "out" / "Fox_Run.gltf").write_text(json.dumps(doc))
+    manifest = library / "manifest.toml"
+    manifest.write_text(f'[[job]]\nname = "fox"\ncharacter = "**/*.gltf"\nrig = {json.dumps(str(FOX_RIG))}\n'
+                        f'clips = ["Run"]\noutput = "{{character}}_{{clip}}_again.glb"\n')
+    assert bake_many(manifest, "--out", library / "out") == 2
+    err = capsys.readouterr().err
+    assert "Fox_Run.gltf" in err and "is already a bake" in err and "--force" in err, err
+    assert sorted(p.name for p in (library / "out").iterdir()) == ["Fox_Run.gltf"]
+
+
+def test_the_record_covers_the_output_itself_and_a_vrmas_external_buffer(tmp_path):
+    from gpu_jiggle.character.bake_inputs import Digests, up_to_date, write_record
+
+    output = tmp_path / "a.glb"
+    output.write_bytes(b"glTF" + bytes(range(200)))
+    write_record(output, "d1", {"frames": 3})
+    assert up_to_date(output, "d1") is not None
+    output.write_bytes(output.read_bytes()[:100])  # truncated
+    assert up_to_date(output, "d1") is None
+    output.write_bytes(b"glTF" + bytes(reversed(range(200))))  # replaced, same size
+    assert up_to_date(output, "d1") is None
+
+    (tmp_path / "wave.bin").write_bytes(bytes(16))
+    (tmp_path / "wave.vrma").write_text(json.dumps({"asset": {"version": "2.0"},
+                                                    "buffers": [{"uri": "wave.bin", "byteLength": 16}]}))
+    before = Digests().character(tmp_path / "wave.vrma")
+    (tmp_path / "wave.bin").write_bytes(bytes([1]) * 16)  # the keys change; the .vrma's bytes do not
+    assert Digests().character(tmp_path / "wave.vrma") != before

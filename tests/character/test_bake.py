@@ -137,8 +137,12 @@ def test_everything_not_baked_is_unchanged(fox, rig, baked_cpu):
     copy, _ = _baked_rotations(baked_cpu, rig)
     before, after = fox.json, copy.json
     for key in set(before) | set(after):
-        if key not in ("accessors", "bufferViews", "buffers", "animations", "images"):
+        if key not in ("accessors", "bufferViews", "buffers", "animations", "images", "asset"):
             assert after.get(key) == before.get(key), key
+    marked = {k: v for k, v in after["asset"].items() if k not in ("extras", "generator")}
+    assert marked == before["asset"], "the asset keeps its copyright and version; the bake adds its mark"
+    assert after["asset"]["extras"]["gpu_jiggle_baked"]["clip"] == "Run"
+    assert after["asset"]["generator"].startswith("gpu_jiggle ") and " bake" in after["asset"]["generator"]
     assert after["accessors"][: len(before["accessors"])] == before["accessors"]
     # the views of key times, key values and inverse bind matrices lose the byteStride glTF forbids
     # there (each equal to its element size: the same bytes, tightly packed); nothing else changes
@@ -191,6 +195,33 @@ def test_bake_command(tmp_path, capsys, gltf_validator):
                "--preroll", "0.2", "--backend", "cpu"])
     assert rc == 0 and "baked 'Walk': 18 keys (the clip's own key times, 0 to 0.708333 s)" in capsys.readouterr().out
     assert_valid(out, gltf_validator)
+
+
+def test_bake_never_writes_over_its_inputs_and_refuses_a_baked_model_without_force(tmp_path, capsys):
+    import os
+    import shutil
+
+    model, rig = tmp_path / "Fox.gltf", tmp_path / "fox.toml"
+    shutil.copy(FOX, model)
+    shutil.copy(FOX_RIG, rig)
+    original = model.read_bytes()
+    settings = ["--rig", str(rig), "--animation", "Run", "--preroll", "0", "--fps", "10", "--backend", "cpu"]
+    os.symlink(model, tmp_path / "link.gltf")
+    os.link(model, tmp_path / "hard.gltf")
+    for out in (model, tmp_path / "link.gltf", tmp_path / "hard.gltf"):
+        _fails(capsys, [str(model), *settings, "--out", str(out)], "is an input of the bake")
+    assert model.read_bytes() == original
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["Fox.gltf", "fox.toml", "hard.gltf", "link.gltf"]
+
+    baked = tmp_path / "fox_run.glb"
+    assert main(["bake", str(model), *settings, "--out", str(baked)]) == 0
+    once = baked.read_bytes()
+    capsys.readouterr()
+    _fails(capsys, [str(baked), *settings, "--out", str(tmp_path / "twice.glb")], "already a bake")
+    assert not (tmp_path / "twice.glb").exists()
+    _fails(capsys, [str(baked), *settings, "--out", str(baked), "--force"], "is an input of the bake")
+    assert baked.read_bytes() == once
+    assert main(["bake", str(baked), *settings, "--out", str(tmp_path / "twice.glb"), "--force"]) == 0
 
 
 def _fails(capsys, args, message):
