@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import sys
 import time
@@ -46,7 +47,9 @@ from .shared import one_line
 #: Retries of a bake whose worker died, or that raised something other than a bad input.
 MAX_RETRIES = 2
 REPORT_NAME = "bake-many-report.json"
-DEFAULT_DASHBOARD = ":8787"
+#: Where the LocalCluster's dashboard listens: this machine only. It has no authentication and
+#: shows the workers' addresses, their folders and their logs; ``0.0.0.0:8787`` exposes it.
+DEFAULT_DASHBOARD = "127.0.0.1:8787"
 #: The status words of the table and the report.
 BAKED, UP_TO_DATE, FAILED = "baked", "up to date", "failed"
 
@@ -69,8 +72,9 @@ def add_command(sub) -> None:
     p.add_argument("--backend", choices=("auto", "gpu", "cpu"), default="auto",
                    help="spring solver on the workers: gpu (GLSL compute), cpu (numpy reference) or auto (default)")
     p.add_argument("--dashboard", default=DEFAULT_DASHBOARD, metavar="ADDRESS",
-                   help=f"where the LocalCluster serves Dask's dashboard (default {DEFAULT_DASHBOARD}; ':0' any free "
-                        f"port)")
+                   help=f"where the LocalCluster serves Dask's dashboard (default {DEFAULT_DASHBOARD}: this machine "
+                        f"only; '127.0.0.1:0' any free port). The dashboard has no password and shows the workers' "
+                        f"addresses, folders and logs: '0.0.0.0:8787' shows it to every host that can reach this one")
     p.add_argument("--report", default=None, metavar="FILE",
                    help=f"the JSON report (default DIR/{REPORT_NAME})")
     p.add_argument("--force", action="store_true",
@@ -138,7 +142,7 @@ def run_command(args) -> int:
                 _say_where(client, where, local=args.scheduler is None)
                 for task, record in run_tasks(client, tasks, progress=not args.no_progress):
                     row_of[task.job.output].update(record)
-        except (OSError, TimeoutError) as exc:
+        except (OSError, TimeoutError, ValueError) as exc:
             return _refuse(f"the Dask cluster could not run: {one_line(exc)}")
     wall = time.perf_counter() - started
     print(table(rows))
@@ -239,6 +243,81 @@ def refuse_aliases(jobs: list, out: Path, digests, report_path=None, manifest=No
                 raise ValueError(f"{report_path} (the report) is {what}; give --report another name")
 
 
+#: Seconds a scheduler has to accept a connection and send Dask's first message, together.
+SCHEDULER_TIMEOUT = 5.0
+#: The largest first message of a Dask scheduler believed (its handshake is a few hundred bytes).
+SCHEDULER_FIRST_MESSAGE_BYTES = 1 << 20
+_SCHEDULER_ADDRESS = re.compile(r"^(?:(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://)?(?P<host>\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]@?#]+)"
+                                r":(?P<port>\d{1,5})/?$")
+
+
+def check_scheduler(address: str, timeout: float | None = None) -> str:
+    """The scheduler address ``address`` once it looks like a Dask scheduler's, within
+    ``timeout`` seconds (default :data:`SCHEDULER_TIMEOUT`): ``[tcp://]HOST:PORT`` (or ``tls://``, not probed), a port 1..65535, a
+    host that resolves, a connection accepted, and (``tcp``) a first message in Dask's framing
+    (an 8-byte little-endian length of at most :data:`SCHEDULER_FIRST_MESSAGE_BYTES`): Dask's
+    client would otherwise wait a minute and then read an HTTP answer as the size of a message
+    to allocate. Returns the address with its scheme (``tcp://`` by default).
+
+    Raises:
+        ValueError: a malformed address, an unknown scheme. OSError: no such host, nothing
+        listening, or a server that does not answer as a Dask scheduler in time; each message
+        names the address and what was wrong.
+    """
+    import socket
+    import struct
+
+    timeout = SCHEDULER_TIMEOUT if timeout is None else float(timeout)
+    deadline = time.monotonic() + timeout
+    found = _SCHEDULER_ADDRESS.match(address.strip()) if isinstance(address, str) else None
+    if found is None:
+        raise ValueError(f"--scheduler {address!r}: not a scheduler address; expected tcp://HOST:PORT "
+                         f"(e.g. tcp://10.0.0.5:8786)")
+    scheme = (found.group("scheme") or "tcp").lower()
+    host, port = found.group("host").strip("[]"), int(found.group("port"))
+    if scheme not in ("tcp", "tls"):
+        hint = " (an http address is the dashboard's; the scheduler's is tcp://HOST:8786)" if scheme.startswith(
+            "http") else ""
+        raise ValueError(f"--scheduler {address!r}: the scheme {scheme!r} is not one a Dask scheduler speaks; "
+                         f"expected tcp:// or tls://{hint}")
+    if not 1 <= port <= 65535:
+        raise ValueError(f"--scheduler {address!r}: port {port} is not in 1..65535")
+    normal = f"{scheme}://{found.group('host')}:{port}"
+    if scheme == "tls":
+        return normal  # the TLS handshake is Dask's own, bounded by the Client's timeout
+    try:
+        conn = socket.create_connection((host, port), timeout=timeout)
+    except socket.gaierror as exc:
+        raise OSError(f"--scheduler {address!r}: the host {host!r} is not known ({exc.strerror})") from None
+    except (socket.timeout, TimeoutError):
+        raise OSError(f"--scheduler {address!r}: no answer to a connection within {timeout:g} s") from None
+    except OSError as exc:
+        raise OSError(f"--scheduler {address!r}: the connection was refused or failed "
+                      f"({exc.strerror or exc}): is the scheduler running?") from None
+    with conn:
+        first = b""
+        try:
+            while len(first) < 8:
+                conn.settimeout(max(deadline - time.monotonic(), 1e-3))
+                chunk = conn.recv(8 - len(first))
+                if not chunk:
+                    break
+                first += chunk
+        except (socket.timeout, TimeoutError):
+            raise OSError(f"--scheduler {address!r}: accepted the connection but sent nothing within {timeout:g} s "
+                          f"(a Dask scheduler speaks first): not a Dask scheduler, or a stuck one") from None
+        except OSError as exc:
+            raise OSError(f"--scheduler {address!r}: the connection failed ({exc.strerror or exc})") from None
+    if len(first) < 8:
+        raise OSError(f"--scheduler {address!r}: closed the connection after {len(first)} bytes: not a Dask "
+                      f"scheduler")
+    (length,) = struct.unpack("<Q", first)
+    if not 0 < length <= SCHEDULER_FIRST_MESSAGE_BYTES:
+        raise OSError(f"--scheduler {address!r}: answered {first!r}, which is not Dask's protocol (a message of "
+                      f"{length} bytes): not a Dask scheduler")
+    return normal
+
+
 @contextmanager
 def connect(scheduler: str | None, workers: int, dashboard: str = DEFAULT_DASHBOARD):
     """``(client, where)`` for the block: a Client of the scheduler at ``scheduler``, or of a
@@ -257,7 +336,8 @@ def connect(scheduler: str | None, workers: int, dashboard: str = DEFAULT_DASHBO
     log.setLevel(max(level, logging.WARNING))
     try:
         if scheduler is not None:
-            with Client(scheduler, set_as_default=False) as client:
+            scheduler = check_scheduler(scheduler)
+            with Client(scheduler, set_as_default=False, timeout=SCHEDULER_TIMEOUT) as client:
                 yield client, scheduler
             return
         with dask.config.set({"distributed.scheduler.allowed-failures": MAX_RETRIES}), warnings.catch_warnings():

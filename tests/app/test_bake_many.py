@@ -32,7 +32,7 @@ def write_manifest(folder: Path, text: str) -> Path:
 
 
 def bake_many(*args) -> int:
-    return cli.main(["bake-many", *map(str, args), "--no-progress", "--dashboard", ":0"])
+    return cli.main(["bake-many", *map(str, args), "--no-progress", "--dashboard", "127.0.0.1:0"])
 
 
 def read_report(out: Path) -> dict:
@@ -69,7 +69,7 @@ def local_cluster():
     """A LocalCluster of 2 worker processes of one thread each, a bake retried twice when its
     worker dies (as ``bake-many`` makes its own), its dashboard on any free port."""
     with dask.config.set({"distributed.scheduler.allowed-failures": 2}):
-        return LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
+        return LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0")
 
 
 @pytest.fixture(scope="module")
@@ -331,16 +331,28 @@ def test_the_local_cluster_gives_each_gpu_a_worker_and_each_worker_its_gpu(tmp_p
     monkeypatch.delenv(context.DEVICE_VARIABLE)
 
 
-def test_the_local_cluster_serves_its_dashboard(capsys):
-    """With the [batch] extra (dask's diagnostics: bokeh) the dashboard bake-many prints answers."""
+def test_the_local_cluster_serves_its_dashboard_on_this_machine_only(capsys):
+    """With the [batch] extra (dask's diagnostics: bokeh) the dashboard bake-many prints answers,
+    and by default it listens on the loopback address alone (read from ``ss -ltn``: nothing is
+    sent to another address)."""
+    import shutil
+    import subprocess
+    from urllib.parse import urlparse
     from urllib.request import urlopen
 
     from gpu_jiggle.app.bake_many import _say_where, connect
 
-    with connect(None, 1, ":0") as (client, where):
+    with connect(None, 1) as (client, where):  # the default dashboard address
         _say_where(client, where, local=True)
         printed = capsys.readouterr().out
         assert f"dashboard: {client.dashboard_link}\n" in printed, printed
+        port = urlparse(client.dashboard_link).port
+        if shutil.which("ss") is None:
+            pytest.skip("no ss here to read the listening addresses")
+        listening = [line.split()[3] for line in subprocess.run(["ss", "-ltnH"], capture_output=True, text=True,
+                                                                 check=True).stdout.splitlines()]
+        on_port = [address for address in listening if address.rsplit(":", 1)[-1] == str(port)]
+        assert on_port == ["127.0.0.1:" + str(port)], on_port
         with urlopen(client.dashboard_link, timeout=30) as page:
             assert page.status == 200 and b"Dask" in page.read()
 
@@ -409,3 +421,78 @@ def test_the_record_covers_the_output_itself_and_a_vrmas_external_buffer(tmp_pat
     before = Digests().character(tmp_path / "wave.vrma")
     (tmp_path / "wave.bin").write_bytes(bytes([1]) * 16)  # the keys change; the .vrma's bytes do not
     assert Digests().character(tmp_path / "wave.vrma") != before
+
+
+# -- a scheduler address that is not a Dask scheduler's is refused quickly ----------------------------------
+def _serve(answer: bytes | None):
+    """A local TCP server on a free port that accepts and sends ``answer`` (None: says nothing);
+    returns (address, close)."""
+    import socket
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(4)
+    held = []
+
+    def serve():
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            held.append(conn)
+            if answer is not None:
+                conn.sendall(answer)
+
+    threading.Thread(target=serve, daemon=True).start()
+
+    def close():
+        server.close()
+        for conn in held:
+            conn.close()
+
+    return f"tcp://127.0.0.1:{server.getsockname()[1]}", close
+
+
+@pytest.mark.parametrize("address, said", [
+    ("garbage", "not a scheduler address"),
+    ("tcp://10.0.0.5", "not a scheduler address"),
+    ("http://127.0.0.1:8787", "the scheme 'http' is not one a Dask scheduler speaks"),
+    ("tcp://127.0.0.1:99999", "port 99999 is not in 1..65535"),
+])
+def test_a_malformed_scheduler_address_is_refused_naming_it(address, said):
+    from gpu_jiggle.app.bake_many import check_scheduler
+
+    with pytest.raises(ValueError, match=f"--scheduler {address!r}: .*{said}"):
+        check_scheduler(address)
+
+
+def test_a_server_that_is_not_a_dask_scheduler_is_refused_within_the_timeout(tmp_path, capsys, monkeypatch):
+    import socket
+
+    from gpu_jiggle.app import bake_many as module
+    from gpu_jiggle.app.bake_many import check_scheduler
+
+    silent, close_silent = _serve(None)
+    web, close_web = _serve(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+    probe = socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    closed = f"tcp://127.0.0.1:{probe.getsockname()[1]}"  # bound, not listening: refused
+    try:
+        with pytest.raises(OSError, match="accepted the connection but sent nothing within 0.3 s"):
+            check_scheduler(silent, timeout=0.3)
+        with pytest.raises(OSError, match=r"answered b'HTTP/1.1', which is not Dask's protocol"):
+            check_scheduler(web, timeout=5)
+        with pytest.raises(OSError, match="the connection was refused"):
+            check_scheduler(closed, timeout=5)
+        manifest = write_manifest(tmp_path, '[[job]]\nname = "fox"\ncharacter = {FOX}\nrig = {RIG}\n'
+                                            'clips = ["Run"]\n')
+        monkeypatch.setattr(module, "SCHEDULER_TIMEOUT", 0.3)
+        for address, said in ((silent, "sent nothing within 0.3 s"), (web, "not Dask's protocol")):
+            assert bake_many(manifest, "--out", tmp_path / "out", "--scheduler", address) == 2
+            err = capsys.readouterr().err
+            assert f"--scheduler {address!r}" in err and said in err and "Traceback" not in err, err
+    finally:
+        close_silent()
+        close_web()
+        probe.close()
