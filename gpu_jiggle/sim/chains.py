@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import validation
+from . import footprint, validation
 
 
 class _ChainTopology:
@@ -21,7 +21,10 @@ class _ChainTopology:
     PER_CHAIN: tuple = ()
 
     def _set_topology(self, segment_counts):
+        if hasattr(segment_counts, "__len__"):  # every chain has a segment: refused before any copy
+            footprint.check_fits(self.kind, len(segment_counts), len(segment_counts))
         counts = validation.count_array("segment_counts", segment_counts)
+        footprint.check_fits(self.kind, counts.size, int(counts.sum()))
         self.segment_counts = counts
         self.chain_count = int(counts.size)
         self.segment_count = int(counts.sum())
