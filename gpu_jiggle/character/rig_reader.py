@@ -50,6 +50,8 @@ class RigReader(RigValues):
         super().__init__(source, skeleton)
         self.segment_total = 0
         self.springs = []   # per chain: (where, table, {key: value as read}) in chain order
+        self.rest_world = None  # the skeleton's rest world matrices, computed once
+        self.collider_sets = {}  # tuple of collider names → their frozenset (chains share it)
 
     # -- tables ---------------------------------------------------------------------------
     def read(self, data) -> Rig:
@@ -73,7 +75,7 @@ class RigReader(RigValues):
             self.fail("[[collider]]", f"{len(colliders)} colliders; at most {MAX_COLLIDERS}")
         for i, table in enumerate(colliders):
             rig.colliders.append(self.collider(i, table, rig.colliders))
-        collider_names = [c.name for c in rig.colliders]
+        collider_names = {c.name: None for c in rig.colliders}  # in order; a lookup is O(1)
         used = {}
         for i, table in enumerate(self.tables(data, "chain")):
             rig.chains.append(self.chain(i, table, collider_names, used))
@@ -135,13 +137,17 @@ class RigReader(RigValues):
             values["keep"] = keep
         values["gravity"] = self.vector(where, table, "gravity", (0.0, 0.0, 0.0))
         values["world_influence"] = self.number(where, table, "world_influence", 1.0)
-        names = table.get("colliders", collider_names)
-        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        names = table.get("colliders")
+        if names is not None and (not isinstance(names, list) or not all(isinstance(n, str) for n in names)):
             self.fail(where, f"colliders = {_short(names)}: expected a list of collider names")
-        for n in names:
-            if n not in collider_names:
-                self.fail(where, unknown_name("collider", n, collider_names, listing="the rig's colliders are:"))
-        values["colliders"] = set(names)
+        key = tuple(collider_names if names is None else names)  # no list: all of them
+        if key not in self.collider_sets:  # chains that list the same colliders share one checked set
+            for n in key:
+                if n not in collider_names:
+                    self.fail(where, unknown_name("collider", n, list(collider_names),
+                                                  listing="the rig's colliders are:"))
+            self.collider_sets[key] = frozenset(key)
+        values["colliders"] = self.collider_sets[key]
         self.springs.extend((where, table, values) for _ in specs)
 
     def collider_groups(self, colliders) -> None:
@@ -149,9 +155,12 @@ class RigReader(RigValues):
         same chains collide with share a group (one of the mask's 32 bits), so a rig may have
         many colliders as long as they make at most 32 such sets."""
         groups = {}
+        users = {c.name: [] for c in colliders}  # linear in the chains' references, not chains × colliders
+        for k, (_, _, values) in enumerate(self.springs):
+            for n in values["colliders"]:
+                users[n].append(k)
         for c in colliders:
-            users = tuple(k for k, (_, _, values) in enumerate(self.springs) if c.name in values["colliders"])
-            c.group = groups.setdefault(users, len(groups))
+            c.group = groups.setdefault(tuple(users[c.name]), len(groups))
         if len(groups) > MAX_COLLIDER_GROUPS:
             self.fail("[[collider]]", f"its {len(colliders)} colliders are used by {len(groups)} different sets of "
                                       f"chains; at most {MAX_COLLIDER_GROUPS} (the bits of a chain's collider mask)")
@@ -179,7 +188,8 @@ class RigReader(RigValues):
                                       world_influence=np.asarray(per["world_influence"], np.float64),
                                       collider_mask=per["collider_mask"],
                                       gravity=np.asarray(per["gravity"], np.float64).reshape(len(chains), 3))
-            check_stable(chain_set.frequency, chain_set.damping_ratio, substep, integrator=integrator)
+            check_stable(chain_set.frequency, chain_set.damping_ratio, substep, integrator=integrator,
+                         air_drag=chain_set.air_drag)
         except InputError as exc:
             self.refuse(exc, topology)
         return chain_set
@@ -233,7 +243,9 @@ class RigReader(RigValues):
                                  f"the children of {joints[k - 1]!r} are: {', '.join(children) or 'none'}")
         for node in nodes:
             used[node] = name
-        rest = sk.world_matrices(sk.rest_pose())
+        if self.rest_world is None:  # once per rig: per chain it made a rig of n chains O(n · nodes)
+            self.rest_world = sk.world_matrices(sk.rest_pose())
+        rest = self.rest_world
         springy, previous = self.zero_length(where, joints, nodes, rest, "tip_length" in table)
         last = nodes[-1]
         if "tip_axis" in table:

@@ -23,10 +23,12 @@ from __future__ import annotations
 
 import logging
 import math
+from collections import deque
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from .rig import MAX_COLLIDERS
 from .rig_curves import short
 
 log = logging.getLogger(__name__)
@@ -165,6 +167,8 @@ class _Reader:
         self.parents = character.skeleton.parents
         self.children = [list(n.get("children", [])) for n in character.json.get("nodes", [])]
         self.chain_names = set()
+        self.next_suffix = {}  # chain name → the next " (k)" to try for it
+        self.merged = {}  # tuple of collider group indices → their colliders' names (shared, not to be changed)
         self.used = {}  # node → the chain that drives it
 
     def fail(self, where, message):
@@ -208,38 +212,56 @@ class _Reader:
 
     def collider_names(self, where, table, groups):
         """The names of the colliders in ``table``'s colliderGroups (indices into ``groups``, each
-        a list of names), each once, in order."""
-        names = []
+        a list of names), each once, in order. Linear in the references and the groups' sizes:
+        a group referenced again is merged once, and springs that reference the same groups
+        share one list (which is not to be changed)."""
+        indices = {}
         for g in self.items(where, table, "colliderGroups"):
             if isinstance(g, bool) or not isinstance(g, int) or not 0 <= g < len(groups):
                 self.fail(where, f"colliderGroups = ... {short(g)}: expected a collider group index in "
                                  f"[0, {len(groups) - 1}]")
-            names += [n for n in groups[g] if n not in names]
-        return names
+            indices[g] = None
+        key = tuple(indices)
+        if key not in self.merged:
+            names = {}
+            for g in key:
+                names.update(dict.fromkeys(groups[g]))
+            self.merged[key] = list(names)
+        return self.merged[key]
+
+    def check_collider_count(self, where, count):
+        """Refuse more than :data:`~.rig.MAX_COLLIDERS` colliders before any is read."""
+        if count > MAX_COLLIDERS:
+            self.fail(where, f"{count} colliders; a rig takes at most {MAX_COLLIDERS} "
+                             f"(gpu_jiggle.character.rig.MAX_COLLIDERS)")
 
     def chain_name(self, name):
-        """A chain name not used before (rig chains are addressed by name)."""
-        unique, k = name, 2
+        """A chain name not used before (rig chains are addressed by name): ``name``, else
+        ``name (2)``, ``name (3)``, … Each name remembers the next number to try, so n chains of
+        one name take O(n) steps, not O(n²)."""
+        unique, k = name, self.next_suffix.get(name, 2)
         while unique in self.chain_names:
             unique, k = f"{name} ({k})", k + 1
+        self.next_suffix[name] = k
         self.chain_names.add(unique)
         return unique
 
     # -- VRM 1.0 --------------------------------------------------------------------------------
     def vrm1(self, ext) -> VrmSprings:
         ext = self.table("extensions.VRMC_springBone", ext)
-        colliders = [self.collider1(f"colliders[{i}]", c) for i, c in enumerate(self.items(
-            "extensions.VRMC_springBone", ext, "colliders"))]
+        entries = self.items("extensions.VRMC_springBone", ext, "colliders")
+        self.check_collider_count("extensions.VRMC_springBone.colliders", len(entries))
+        colliders = [self.collider1(f"colliders[{i}]", c) for i, c in enumerate(entries)]
         groups = []
         for g, group in enumerate(self.items("extensions.VRMC_springBone", ext, "colliderGroups")):
             where = f"colliderGroups[{g}]"
-            members = []
+            members = {}  # each collider once, in order (a set of names, not a bag)
             for k in self.items(where, self.table(where, group), "colliders"):
                 if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k < len(colliders):
                     self.fail(where, f"colliders = ... {short(k)}: expected a collider index in "
                                      f"[0, {len(colliders) - 1}]")
-                members.append(colliders[k].name)
-            groups.append(members)
+                members[colliders[k].name] = None
+            groups.append(list(members))
         springs = []
         for s, spring in enumerate(self.items("extensions.VRMC_springBone", ext, "springs")):
             where = f"springs[{s}]"
@@ -344,7 +366,9 @@ class _Reader:
             group = self.table(where, group)
             node = self.node(where, group)
             members = []
-            for k, c in enumerate(self.items(where, group, "colliders")):
+            entries = self.items(where, group, "colliders")
+            self.check_collider_count("secondaryAnimation.colliderGroups", len(colliders) + len(entries))
+            for k, c in enumerate(entries):
                 here = f"{where}.colliders[{k}]"
                 c = self.table(here, c)
                 offset = self.vector(here, c, "offset", (0.0, 0.0, 0.0), xyz=True) * (1.0, 1.0, -1.0)
@@ -388,9 +412,9 @@ class _Reader:
         """The chains of a VRM 0.x root's subtree: along first children from the root to a
         leaf, then one from each further child, in the order met. Nodes already in a chain (of
         an earlier root listed inside this subtree) end a chain, their subtree left to it."""
-        chains, starts = [], [root]
+        chains, starts = [], deque([root])
         while starts:
-            chain = [starts.pop(0)]
+            chain = [starts.popleft()]
             while True:
                 children = [c for c in self.children[chain[-1]] if c not in self.used]
                 if not children:

@@ -175,7 +175,7 @@ def _chain(path, spring, world, sk, rate) -> dict:
              "air_drag": filled(air_drag, 0.0),
              "particle_radius": [j.hit_radius for j in spring.joints],
              "gravity": [float(x) for x in np.mean(gravity, axis=0)] if gravity else [0.0, 0.0, 0.0],
-             "colliders": list(spring.colliders)}
+             "colliders": spring.colliders}
     if spring.center is not None:
         log.warning("%s: %s: center node %d (%r): inertia is taken in world space (gpu_jiggle has no center "
                     "space; world_influence tames it)", path, spring.name, spring.center, sk.names[spring.center])
