@@ -328,6 +328,9 @@ class PointSolver(Solver):
         if rotations is not None:
             rotations = validation.float_array("state joint_rotations", rotations)
         rest = state.array(arrays, "rest_lengths", (cs.segment_count,)) if "rest_lengths" in arrays else None
+        if rest is not None:  # as PointChainSet checks rest_lengths
+            rest = validation.coordinates("state rest_lengths", rest)
+            validation.require("state rest_lengths", rest, rest > 0, "a finite value > 0")
         if joints is not None:
             joints = validation.coordinates("state joint_positions", joints)
             if origin is None:

@@ -39,10 +39,8 @@ class SavedState:
         arrays = state.unpack(blob)
         cs = self._chain_set
         state.check_header(arrays, self.KIND, cs, self.substep, self.max_substeps, self._option_names())
-        sizes = {"chain_state": cs.chain_count, "segment_state": cs.segment_count,
-                 "joint_output": cs.segment_count + cs.chain_count, "segment_output": cs.segment_count}
-        records = state.records(arrays, self.RECORDS, sizes)
-        clock = state.array(arrays, "clock", (len(self._clock.snapshot()),))
+        records = state.records(arrays, self.RECORDS, state.record_sizes(cs.chain_count, cs.segment_count))
+        c = state.clock(arrays, len(self._clock.snapshot()))
         lod = state.array(arrays, "lod", (cs.chain_count,), np.uint32)
         teleport = state.array(arrays, "teleport", (cs.chain_count,), np.uint32)
         advanced = bool(state.array(arrays, "advanced", ()))
@@ -51,7 +49,6 @@ class SavedState:
         apply_inputs = self._restore_inputs({k[len("input."):]: v for k, v in arrays.items() if k.startswith("input.")})
         self._backend.write_state(records["chain_state"], records["segment_state"])
         self._backend.write_outputs(records["joint_output"], records["segment_output"])
-        c = clock.tolist()
         self._clock.restore((c[0], int(c[1]), c[2], c[3], int(c[4]), c[5], c[6], int(c[7])))
         self._lod, self._teleport, self._advanced = lod, teleport, advanced
         apply_inputs()
@@ -72,10 +69,12 @@ class SavedState:
 
         target = next(k for k in Solver.__subclasses__() if k.__name__ == solver)
         state.check_header(arrays, target.KIND)
+        counts = state.segment_counts(arrays)  # the records must fit them before anything of their size is made
+        state.records(arrays, target.RECORDS, state.record_sizes(counts.size, int(counts.sum())))
         chain_set = target.chain_set_from_state(arrays)
-        made = target(chain_set, backend=backend, substep=float(arrays["substep"]),
-                      max_substeps=int(arrays["max_substeps"]), context=context, work_group_size=work_group_size,
-                      **state.options(arrays))
+        made = target(chain_set, backend=backend, substep=state.scalar(arrays, "substep"),
+                      max_substeps=state.scalar(arrays, "max_substeps", integer=True), context=context,
+                      work_group_size=work_group_size, **state.options(arrays))
         made.restore(blob)
         return made
 
@@ -85,6 +84,17 @@ class SavedState:
 
     @classmethod
     def chain_set_from_state(cls, arrays):
-        """The chain set a saved state was made for (its ``chain_set.*`` arrays)."""
+        """The chain set a saved state was made for (its ``chain_set.*`` arrays), built and so
+        checked by the chain set's constructor.
+
+        Raises: ValueError for a parameter the chain set does not have (naming it and the
+        known ones), and what the constructor raises for a bad value."""
         params = {k[len("chain_set."):]: v for k, v in arrays.items() if k.startswith("chain_set.")}
-        return cls.CHAIN_SET(arrays["segment_counts"], **params)
+        known = set(cls.CHAIN_SET.PARAMETERS) | {"lengths", "rest_lengths"}
+        for name in params:
+            if name not in known:
+                raise ValueError(f"state: {validation.unknown_name('chain set parameter', name, sorted(known))}")
+        try:
+            return cls.CHAIN_SET(state.segment_counts(arrays), **params)
+        except TypeError as exc:  # a parameter the chain set needs is missing
+            raise ValueError(f"state: its chain set cannot be rebuilt ({exc})") from None

@@ -15,13 +15,23 @@ Restoring into a solver of the same chain set on the same backend gives bit-iden
 frames from there on (SPEC section 2, determinism). A blob for another chain set, another
 kind, format or model version is refused with a ValueError that says what differs; nothing
 changes before every part of it has been checked.
+
+A blob is not trusted (:func:`unpack`): its members must be stored uncompressed, as
+``save_state`` writes them, under known names, each ``.npy`` header's shape and dtype must
+account for exactly the member's bytes, so reading it takes no more memory than its own size;
+the record sizes are checked against the header's segment counts before a chain set or a
+solver is built (:meth:`Solver.load_state <gpu_jiggle.Solver.load_state>`), and every value
+goes through the checks of the public call that sets it.
 """
 from __future__ import annotations
 
 import io
+import math
 import zipfile
 
 import numpy as np
+
+from . import validation
 
 #: The layout of the blob; a change to what is saved increments it.
 STATE_FORMAT = 3
@@ -30,6 +40,14 @@ SPEC_VERSION = 2
 
 # record name -> dtype name in layouts, per kind
 _RECORDS = ("chain_state", "segment_state", "joint_output", "segment_output")
+#: The members a blob may hold besides its ``record.``, ``option.``, ``chain_set.`` and
+#: ``input.`` ones (whose names are checked by :func:`known_member`).
+MEMBERS = frozenset({"format", "spec_version", "kind", "segment_counts", "substep", "max_substeps", "clock", "lod",
+                     "lod_ran", "teleport", "advanced"})
+#: The dtype kinds a member may have: booleans, integers, floats and strings (no objects).
+MEMBER_KINDS = "biufU"
+#: The longest ``.npy`` header read (bytes): numpy writes 128 or so.
+MAX_NPY_HEADER = 4096
 
 
 def pack(arrays: dict) -> bytes:
@@ -39,19 +57,79 @@ def pack(arrays: dict) -> bytes:
     return buffer.getvalue()
 
 
-def unpack(blob) -> dict:
-    """The arrays of a blob made by :func:`pack`.
+def known_member(name: str) -> bool:
+    """Whether a blob may hold a member of this name (:data:`MEMBERS`, a record, an option, a
+    chain set parameter or a per-frame input, whose names :meth:`chain_set_from_state
+    <gpu_jiggle.sim.saving.SavedState.chain_set_from_state>` and the solver check further)."""
+    group, _, rest = name.partition(".")
+    if not rest:
+        return name in MEMBERS
+    if group == "record":
+        return rest in _RECORDS
+    if group == "option":
+        return rest in OPTION_DEFAULTS
+    parts = rest.split(".")
+    return group in ("chain_set", "input") and len(parts) <= 2 and all(p.isidentifier() for p in parts)
 
-    Raises: TypeError for anything but bytes; ValueError for bytes that are not such a blob."""
+
+def unpack(blob) -> dict:
+    """The arrays of a blob made by :func:`pack`, read without trusting it: each member must
+    be stored (not compressed), have a known name (:func:`known_member`), and its ``.npy``
+    header's shape × item size must be exactly the bytes that follow it, all checked before
+    the member is read; so a blob of n bytes needs about n bytes more memory, whatever it claims.
+
+    Raises: TypeError for anything but bytes; ValueError for bytes that are not such a blob,
+    naming the member and what is wrong."""
     if not isinstance(blob, (bytes, bytearray, memoryview)):
         raise TypeError(f"state: expected the bytes of Solver.save_state(), got {type(blob).__name__}")
+    data = bytes(blob)
+    arrays = {}
     try:
-        with np.load(io.BytesIO(bytes(blob)), allow_pickle=False) as archive:
-            return {name: archive[name] for name in archive.files}
-    except (ValueError, OSError, EOFError, zipfile.BadZipFile, KeyError) as exc:
-        # numpy's own words for a non-archive suggest loading it with pickles: not for a state
-        reason = "not an .npz archive of arrays" if isinstance(exc, ValueError) else str(exc)
-        raise ValueError(f"state: not a gpu_jiggle solver state ({reason})") from None
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            infos = archive.infolist()
+            for info in infos:  # every name and size first: nothing is read from a blob that lies
+                _check_member(info, len(data))
+            for info in infos:
+                arrays[info.filename[:-len(".npy")]] = _read_member(archive, info)
+    except (OSError, EOFError, zipfile.BadZipFile, KeyError, RuntimeError, NotImplementedError) as exc:
+        raise ValueError(f"state: not a gpu_jiggle solver state ({exc})") from None
+    return arrays
+
+
+def _check_member(info, blob_bytes: int) -> None:
+    name = info.filename
+    if not name.endswith(".npy") or not known_member(name[:-len(".npy")]):
+        raise ValueError(f"state: unknown member {name!r} (a state holds only what Solver.save_state writes)")
+    if info.compress_type != zipfile.ZIP_STORED or info.file_size != info.compress_size:
+        raise ValueError(f"state: member {name!r} is compressed ({info.file_size} bytes from {info.compress_size}); "
+                         f"Solver.save_state stores its members, so that reading a blob takes no more memory than "
+                         f"its size")
+    if info.file_size > blob_bytes:
+        raise ValueError(f"state: member {name!r} claims {info.file_size} bytes; the blob has {blob_bytes}")
+
+
+def _read_member(archive, info) -> np.ndarray:
+    name = info.filename
+    with archive.open(info) as stream:
+        try:
+            version = np.lib.format.read_magic(stream)
+            read_header = {(1, 0): np.lib.format.read_array_header_1_0,
+                           (2, 0): np.lib.format.read_array_header_2_0}.get(version)
+            if read_header is None:
+                raise ValueError(f"npy format version {version}")
+            shape, fortran, dtype = read_header(stream, max_header_size=MAX_NPY_HEADER)
+        except ValueError as exc:
+            raise ValueError(f"state: member {name!r} is not an array ({exc})") from None
+        if dtype.kind not in MEMBER_KINDS or dtype.hasobject:
+            raise ValueError(f"state: member {name!r} has dtype {dtype}; a state holds numbers and strings only")
+        payload = math.prod(shape) * dtype.itemsize
+        if stream.tell() + payload != info.file_size:
+            raise ValueError(f"state: member {name!r} claims shape {shape} of {dtype} ({payload} bytes); it holds "
+                             f"{info.file_size - stream.tell()}")
+        raw = bytearray(payload)  # writable, read in place: no second copy
+        if stream.readinto(raw) != payload:
+            raise ValueError(f"state: member {name!r} is cut short")
+    return np.frombuffer(raw, dtype).reshape(shape, order="F" if fortran else "C")
 
 
 #: The solver options a blob records (SPEC 1, 2, 3, 4) and the value a blob saved before they
@@ -111,9 +189,10 @@ def check_header(arrays: dict, kind: str, chain_set=None, substep=None, max_subs
     _expect(arrays, "spec_version", SPEC_VERSION, "model (SPEC) version")
     if str(arrays["kind"]) != kind:
         raise ValueError(f"state: saved from a solver of {arrays['kind']} chains; this one runs {kind} chains")
+    substep_saved, cap_saved = scalar(arrays, "substep"), scalar(arrays, "max_substeps", integer=True)
     if chain_set is None:
         return
-    counts = arrays["segment_counts"]
+    counts = segment_counts(arrays)
     if counts.shape != chain_set.segment_counts.shape or not np.array_equal(counts, chain_set.segment_counts):
         raise ValueError(f"state: saved for another chain set ({counts.size} chains of {int(counts.sum())} segments); "
                          f"this solver has {chain_set!r}")
@@ -123,26 +202,81 @@ def check_header(arrays: dict, kind: str, chain_set=None, substep=None, max_subs
             saved = np.full(value.shape, PARAMETER_DEFAULTS[name])
         if saved is None or saved.shape != value.shape or not np.array_equal(saved, value):
             raise ValueError(f"state: saved for a chain set whose {name} differs from this solver's")
-    if float(arrays["substep"]) != substep or int(arrays["max_substeps"]) != max_substeps:
-        raise ValueError(f"state: saved with substep {float(arrays['substep'])!r} s and max_substeps "
-                         f"{int(arrays['max_substeps'])}; this solver has {substep!r} s and {max_substeps}")
+    if substep_saved != substep or cap_saved != max_substeps:
+        raise ValueError(f"state: saved with substep {substep_saved!r} s and max_substeps "
+                         f"{cap_saved}; this solver has {substep!r} s and {max_substeps}")
     for name, saved in options(arrays).items():
         if solver_options is not None and saved != solver_options[name]:
             raise ValueError(f"state: saved with {name}={saved!r}; this solver has {name}={solver_options[name]!r}")
 
 
-def records(arrays: dict, dtypes: dict, sizes: dict) -> dict:
-    """The std430 records saved as raw bytes, checked against their dtypes and counts.
+def record_sizes(chain_count: int, segment_count: int) -> dict:
+    """The number of std430 records of each kind a chain set of these counts has."""
+    return {"chain_state": chain_count, "segment_state": segment_count,
+            "joint_output": segment_count + chain_count, "segment_output": segment_count}
 
-    Raises: ValueError for a record of the wrong size."""
+
+def segment_counts(arrays: dict) -> np.ndarray:
+    """The blob's segment counts, checked as :class:`~gpu_jiggle.sim.chains.ChainSet` checks
+    them, before anything of that size is made.
+
+    Raises: ValueError (an InputError) naming the bad entry."""
+    counts = arrays.get("segment_counts")
+    if counts is None or counts.ndim != 1 or counts.dtype.kind not in "iu":
+        raise ValueError("state: its segment_counts is missing or not a list of integers")
+    validation.require("state segment_counts", counts, counts >= 1, "a segment count >= 1")
+    return counts.astype(np.int64)
+
+
+def records(arrays: dict, dtypes: dict, sizes: dict) -> dict:
+    """The std430 records saved as raw bytes, checked against their dtypes and counts, and
+    every float in them finite and within float32 range (the solver's own never are not).
+
+    Raises: ValueError for a record of the wrong size (saying the size the header implies) or
+    an InputError naming the record, field, index and value."""
     out = {}
     for name in _RECORDS:
         raw = arrays.get("record." + name)
         dtype = dtypes[name]
-        if raw is None or raw.dtype != np.uint8 or raw.size != dtype.itemsize * sizes[name]:
-            raise ValueError(f"state: its {name} does not fit this solver's chain set")
+        if raw is None or raw.dtype != np.uint8 or raw.ndim != 1 or raw.size != dtype.itemsize * sizes[name]:
+            held = "none" if raw is None else f"{raw.size} bytes"
+            raise ValueError(f"state: its {name} does not fit the chain set: {sizes[name]} records of "
+                             f"{dtype.itemsize} bytes expected, {held} held")
         out[name] = raw.view(dtype).copy()
+        for field in dtype.names or ():
+            if dtype[field].base.kind == "f":
+                validation.float_array(f"state {name}.{field}", out[name][field])
     return out
+
+
+def clock(arrays: dict, length: int) -> tuple:
+    """The clocks' snapshot (:meth:`FrameClock.snapshot <gpu_jiggle.sim.clock.FrameClock.snapshot>`:
+    times in seconds finite and >= 0, counts whole numbers >= 0).
+
+    Raises: ValueError (an InputError) naming the entry and its value."""
+    c = array(arrays, "clock", (length,))
+    validation.float_array("state clock", c)
+    validation.require("state clock", c, c >= 0, "a time or count >= 0")
+    whole = np.ones(length, bool)  # the substeps run of each clock and the frame count are counts
+    whole[[k for k in (1, 4, 7) if k < length]] = False
+    validation.require("state clock", c, whole | (c == np.round(c)), "a whole number of substeps or frames")
+    return c.tolist()
+
+
+def scalar(arrays: dict, name: str, integer: bool = False):
+    """The blob's 0-d ``name`` (substep, max_substeps) as a float or int, for the solver's own
+    checks. Raises: ValueError when it is missing, not a number, or not one value."""
+    value = arrays.get(name)
+    if value is None or value.shape != () or value.dtype.kind not in "iuf":
+        shape = "missing" if value is None else f"of shape {value.shape} and dtype {value.dtype}"
+        raise ValueError(f"state: its {name} is {shape}; expected one number")
+    if value.dtype.kind == "f" and not math.isfinite(float(value)):
+        raise ValueError(f"state: its {name} = {float(value)!r}; expected a finite number")
+    if integer:
+        if value.dtype.kind == "f" and not float(value).is_integer():
+            raise ValueError(f"state: its {name} = {float(value)!r}; expected a whole number")
+        return int(value)
+    return float(value)
 
 
 def array(arrays: dict, name: str, shape=None, dtype=np.float64) -> np.ndarray:
