@@ -182,3 +182,47 @@ def test_the_readme_manifest_reads_as_it_says(tmp_path):
     assert [(j.job, j.output, j.fps, j.preroll, j.rig is None) for j in jobs] == [
         ("foxes", "foxes/fox_Survey.glb", 30.0, 4.0, False), ("foxes", "foxes/fox_Walk.glb", 30.0, 4.0, False),
         ("foxes", "foxes/fox_Run.glb", 30.0, 4.0, False), ("avatars", "avatars/godette_wave.vrm", None, 4.0, True)]
+
+
+def _library_with_links_to_itself(tmp_path: Path) -> Path:
+    """A folder with a character, a subfolder with another, and two links back to the folder
+    (``x -> .``, ``sub/up -> ..``): a glob that follows links under ``**`` never ends."""
+    import os
+
+    library = tmp_path / "library"
+    (library / "sub").mkdir(parents=True)
+    (library / "a.vrm").write_bytes(b"x")
+    (library / "sub" / "b.vrm").write_bytes(b"x")
+    os.symlink(".", library / "x")
+    os.symlink("..", library / "sub" / "up")
+    return library
+
+
+def test_a_double_star_glob_does_not_follow_linked_folders_into_a_loop(tmp_path):
+    from gpu_jiggle.character.bake_manifest import glob_paths
+
+    library = _library_with_links_to_itself(tmp_path)
+    assert glob_paths(library, "**/*.vrm") == [library / "a.vrm", library / "sub" / "b.vrm"]
+    assert glob_paths(library, "x/*.vrm") == [library / "x" / "a.vrm"], "a link named in the pattern is followed"
+    manifest = write_manifest(library, '[[job]]\ncharacter = "**/*.vrm"\nclips = ["Run"]\n')
+    assert [job.character.name for job in read_manifest(manifest)] == ["a.vrm", "b.vrm"]
+
+
+def test_a_glob_that_matches_or_looks_at_too_much_is_refused_naming_the_limit(tmp_path, monkeypatch):
+    from gpu_jiggle.character import bake_manifest
+
+    library = tmp_path / "library"
+    (library / "deep").mkdir(parents=True)
+    for k in range(12):
+        (library / f"c{k}.vrm").write_bytes(b"x")
+        (library / "deep" / f"n{k}.txt").write_bytes(b"x")
+    manifest = write_manifest(library, '[[job]]\ncharacter = "*.vrm"\nclips = ["Run"]\n')
+    assert len(read_manifest(manifest)) == 12
+    monkeypatch.setattr(bake_manifest, "MAX_GLOB_MATCHES", 10)
+    with pytest.raises(ManifestError, match=r"key 'character': the glob '\*\.vrm' matches more than 10 paths"):
+        read_manifest(manifest)
+    monkeypatch.setattr(bake_manifest, "MAX_GLOB_MATCHES", 100)
+    monkeypatch.setattr(bake_manifest, "MAX_GLOB_ENTRIES", 20)
+    manifest = write_manifest(library, '[[job]]\ncharacter = "**/c1.vrm"\nclips = ["Run"]\n')
+    with pytest.raises(ManifestError, match=r"the glob '\*\*/c1\.vrm' looked at more than 20 folder entries"):
+        read_manifest(manifest)
