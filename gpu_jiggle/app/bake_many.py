@@ -369,9 +369,13 @@ def run_tasks(client, tasks: list, progress: bool = True):
     """Submit ``tasks`` to ``client``'s cluster and yield ``(task, record)`` as each ends, in
     the order they end: the worker's record (:meth:`~gpu_jiggle.app.bake_workers.Workshop.bake`)
     with ``attempts`` and ``workers`` added (the starts announced on
-    :data:`~gpu_jiggle.app.bake_workers.TOPIC`: a worker that dies as it starts a bake may die
-    before its announcement leaves), or a failed record when the task raised even after its
-    retries, or its workers died (Dask's KilledWorker)."""
+    :data:`~gpu_jiggle.app.bake_workers.TOPIC`, known to the scheduler before the bake runs:
+    :func:`~gpu_jiggle.app.bake_workers.announce`), or a failed record when the task raised even
+    after its retries, or its workers died while it ran (Dask's KilledWorker). No more bakes
+    are in flight than the cluster has threads (the others wait here), since Dask counts a
+    worker's death against every task the worker holds, running or waiting; a bake that got
+    a KilledWorker all the same without ever starting is submitted again (at most
+    :data:`MAX_RETRIES` times): a crash is put down to the bake that was running."""
     from distributed import KilledWorker, as_completed
 
     from .bake_workers import TOPIC, run_bake
@@ -387,21 +391,46 @@ def run_tasks(client, tasks: list, progress: bool = True):
 
     client.subscribe_topic(TOPIC, started)
     try:
-        futures = {client.submit(run_bake, task, key=f"gpu-jiggle-bake-{run}-{i}", retries=MAX_RETRIES,
-                                 pure=False): task for i, task in enumerate(tasks)}
+        waiting = [(f"gpu-jiggle-bake-{run}-{i}", task) for i, task in enumerate(tasks)][::-1]
+        futures, again = {}, {}  # again: output -> times submitted again after deaths not its own
+
+        def submit_more(pending=None):
+            # no more bakes in flight than the cluster has threads: a bake waits here, not on a
+            # worker, so a worker that dies was running the one bake it held
+            room = max(1, sum(client.nthreads().values())) - len(futures)
+            while waiting and room > 0:
+                key, task = waiting.pop()
+                future = client.submit(run_bake, task, key=key, retries=MAX_RETRIES, pure=False)
+                futures[future] = task
+                room -= 1
+                if pending is not None:
+                    pending.add(future)
+
+        submit_more()
         failed = 0
         with tqdm(total=len(tasks), unit="bake", desc="bake-many", file=sys.stderr, disable=not progress) as bar:
-            for future in as_completed(futures, loop=client.loop):
-                task = futures[future]
+            pending = as_completed(list(futures), loop=client.loop)
+            for future in pending:
+                task = futures.pop(future)
                 ran = starts.get(task.job.output, [])
                 try:
                     record = future.result()
                 except KilledWorker as exc:
+                    if not ran and again.get(task.job.output, 0) < MAX_RETRIES:
+                        # its worker died while it waited there (a worker placed two bakes at once);
+                        # it never started, so the deaths were another bake's: submit it again
+                        future.release()
+                        again[task.job.output] = again.get(task.job.output, 0) + 1
+                        waiting.append((f"{future.key}-again-{again[task.job.output]}", task))
+                        submit_more(pending)
+                        continue
                     record = _failed(task, f"the worker process died each time it ran this bake "
-                                           f"({_times(exc)}; Dask's KilledWorker): a crash, or out of memory?")
+                                           f"({f'{len(ran)} times' if ran else _times(exc)}; Dask's KilledWorker): "
+                                           f"a crash, or out of memory?")
                 except Exception as exc:  # raised on the worker, retried MAX_RETRIES times
                     record = _failed(task, f"{type(exc).__name__}: {one_line(exc)}")
                 future.release()
+                submit_more(pending)
                 record.update(attempts=len(ran), workers=list(ran))
                 failed += record["status"] == FAILED
                 bar.update(1)

@@ -69,17 +69,30 @@ class BakeTask:
 
 def run_bake(task: BakeTask) -> dict:
     """The Dask task: announce the start on :data:`TOPIC` (``{"event": "start", "run",
-    "output", "worker", "pid"}``), then bake in this process's :class:`Workshop`; returns
+    "output", "worker", "pid"}``, :func:`announce`), then bake in this process's :class:`Workshop`; returns
     :meth:`Workshop.bake`'s record. Needs a Dask worker (``distributed.get_worker``)."""
     from distributed import get_worker
 
     worker = get_worker()
-    worker.log_event(TOPIC, {"event": "start", "run": task.run, "output": task.job.output,
-                             "worker": worker.address, "pid": os.getpid()})
+    announce(worker, {"event": "start", "run": task.run, "output": task.job.output, "worker": worker.address,
+                      "pid": os.getpid()})
     device = device_of(worker.name, task.devices)
     if device is not None:  # before this process's first context: the local cluster's worker k on GPU k
         choose_device(device)
     return workshop().bake(task, worker.address)
+
+
+def announce(worker, message: dict) -> None:
+    """Log ``message`` on :data:`TOPIC` and wait until the scheduler has it (a call to it, not
+    the worker's batched stream), so that a bake that kills its worker is known to have
+    started: a death is then put down to the bake that was running, not to those waiting on
+    the same worker. Falls back to the batched stream when the call fails."""
+    from distributed.utils import sync
+
+    try:
+        sync(worker.loop, worker.scheduler.log_event, topic=TOPIC, msg=message)
+    except Exception:  # an older scheduler without the call: the batched stream, no wait
+        worker.log_event(TOPIC, message)
 
 
 def device_of(worker_name, devices: int):

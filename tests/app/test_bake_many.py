@@ -496,3 +496,30 @@ def test_a_server_that_is_not_a_dask_scheduler_is_refused_within_the_timeout(tmp
         close_silent()
         close_web()
         probe.close()
+
+
+def test_a_bake_that_kills_its_only_worker_does_not_fail_the_bakes_waiting_behind_it(tmp_path, capsys):
+    manifest = write_manifest(tmp_path, """
+[[job]]
+name = "fox"
+character = {FOX}
+rig = {RIG}
+clips = ["Walk", "Run"]
+preroll = 0.0
+fps = 10
+""")
+    out = tmp_path / "out"
+    with dask.config.set({"distributed.scheduler.allowed-failures": 2}):
+        cluster = LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0")
+    try:
+        with Client(cluster, set_as_default=False) as client:
+            client.register_plugin(KillEveryWalk())
+            status = bake_many(manifest, "--out", out, "--scheduler", cluster.scheduler_address, "--backend", "cpu")
+    finally:
+        cluster.close()
+    assert status == 1
+    walk, run = read_report(out)["bakes"]
+    assert walk["status"] == "failed" and "died each time it ran this bake (3 times" in walk["error"], walk
+    assert walk["attempts"] == 3, "each start is known to the scheduler before the bake runs"
+    assert run["status"] == "baked", run  # it waited on the same worker through the three deaths
+    assert (out / run["output"]).is_file()
