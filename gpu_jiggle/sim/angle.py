@@ -121,10 +121,10 @@ class AngleSolver(Solver):
     def _has_pose(self):
         return self._chain_target is not None
 
-    def _upload_inputs(self):
+    def _upload_inputs(self, levels):
         target = self._chain_target.copy()
         target["teleport"] = self._teleport
-        target["lod"] = self._lod
+        target["lod"] = levels
         target["anchor_shift"] = anchor_shift(self._state_anchor, self._anchor, self._teleport)
         target["gust_phase"] = self._wind.space_phase(self._anchor)
         self._state_anchor = self._anchor

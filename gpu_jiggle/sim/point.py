@@ -245,11 +245,11 @@ class PointSolver(Solver):
             self._joint_rotation = self._joint_rotations[self._tip_joint - 1].astype(np.float32)
         self._offsets_fresh = True
 
-    def _upload_inputs(self):
+    def _upload_inputs(self, levels):
         """The targets (the offsets only when a new pose came) and the colliders on their path."""
         target = self._target.copy()
         control = np.empty(self._chain_set.chain_count, layouts.POINT_CHAIN_CONTROL)
-        control["teleport"], control["lod"] = self._teleport, self._lod
+        control["teleport"], control["lod"] = self._teleport, levels
         target["anchor_shift"] = anchor_shift(self._state_anchor, self._anchor, self._teleport)
         target["gust_phase"] = self._wind.space_phase(self._anchor)
         self._state_anchor = self._anchor

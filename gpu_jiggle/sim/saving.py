@@ -25,7 +25,7 @@ class SavedState:
         for name in ("chain_state", "segment_state", "joint_output", "segment_output"):
             arrays["record." + name] = self._backend.read(name).view(np.uint8)
         arrays.update({"clock": np.array(self._clock.snapshot(), np.float64), "lod": self._lod,
-                       "teleport": self._teleport, "advanced": np.array(self._advanced)})
+                       "lod_ran": self._lod_ran, "teleport": self._teleport, "advanced": np.array(self._advanced)})
         arrays.update({"input." + k: v for k, v in self._inputs_arrays().items()})
         return state.pack(arrays)
 
@@ -42,15 +42,18 @@ class SavedState:
         records = state.records(arrays, self.RECORDS, state.record_sizes(cs.chain_count, cs.segment_count))
         c = state.clock(arrays, len(self._clock.snapshot()))
         lod = state.array(arrays, "lod", (cs.chain_count,), np.uint32)
+        # The levels the last frame ran (Solver.frame_levels); states saved before had none.
+        lod_ran = state.array(arrays, "lod_ran", (cs.chain_count,), np.uint32) if "lod_ran" in arrays else lod
         teleport = state.array(arrays, "teleport", (cs.chain_count,), np.uint32)
         advanced = bool(state.array(arrays, "advanced", ()))
         validation.require("state lod", lod, lod <= layouts.LOD_FROZEN, "a level of detail 0, 1 or 2")
+        validation.require("state lod_ran", lod_ran, lod_ran <= layouts.LOD_FROZEN, "a level of detail 0, 1 or 2")
         validation.require("state teleport", teleport, teleport <= layouts.TELEPORT_KEEP_SHAPE, "a teleport flag")
         apply_inputs = self._restore_inputs({k[len("input."):]: v for k, v in arrays.items() if k.startswith("input.")})
         self._backend.write_state(records["chain_state"], records["segment_state"])
         self._backend.write_outputs(records["joint_output"], records["segment_output"])
         self._clock.restore((c[0], int(c[1]), c[2], c[3], int(c[4]), c[5], c[6], int(c[7])))
-        self._lod, self._teleport, self._advanced = lod, teleport, advanced
+        self._lod, self._lod_ran, self._teleport, self._advanced = lod, lod_ran, teleport, advanced
         apply_inputs()
 
     @classmethod

@@ -96,6 +96,7 @@ class Solver(SavedState):
         self._backend = make_backend(self.KIND, chain_set, backend, context, work_group_size)
         self._teleport = np.full(chain_set.chain_count, layouts.TELEPORT_SNAP, np.uint32)
         self._lod = np.zeros(chain_set.chain_count, np.uint32)
+        self._lod_ran = self._lod.copy()  # the levels the last advance ran (see frame_levels)
         self._advanced = False
         self._timing = None  # DispatchTiming of the last advance while measure_dispatch is on
         self._upload_rig(chain_set)
@@ -143,8 +144,20 @@ class Solver(SavedState):
 
     @property
     def lod(self) -> np.ndarray:
-        """(C,) uint32 levels of detail (0 full, 1 half, 2 frozen)."""
+        """(C,) uint32 levels of detail (0 full, 1 half, 2 frozen), as set by :meth:`set_lod`."""
         return self._lod.copy()
+
+    def frame_levels(self) -> np.ndarray:
+        """(C,) uint32: the levels of detail the next ``advance`` runs (SPEC 2, "Levels of
+        detail"). The half rate runs on every second frame with both frames' time; on such a
+        frame a chain that enters "half" (it is one frame behind, not two) or leaves it (it is
+        two frames behind, not one) keeps its last level for this frame and switches on the
+        next, so that no switch takes a frame's time twice or leaves one out. Freezing takes
+        effect at once."""
+        if not self._clock.half_turn:
+            return self._lod.copy()
+        changes_rate = (self._lod == layouts.LOD_HALF) != (self._lod_ran == layouts.LOD_HALF)
+        return np.where(changes_rate & (self._lod != layouts.LOD_FROZEN), self._lod_ran, self._lod).astype(np.uint32)
 
     # -- per frame ----------------------------------------------------------------------------
     def teleport(self, chains=None, keep_shape: bool = False, moving: bool = False) -> None:
@@ -199,6 +212,9 @@ class Solver(SavedState):
         Raises:
             ValueError: an unknown level, a wrong shape, or a chain whose frequency is not
                 stable at the substep 2h (the message gives the largest stable one).
+
+        A chain that enters or leaves "half" just before a frame that runs the half rate
+        switches one frame later (:meth:`frame_levels`), so the switch is not seen.
             TypeError: levels that are neither names nor integers.
         """
         lod = validation.lod_array("levels", levels, self._chain_set.chain_count)
@@ -225,7 +241,8 @@ class Solver(SavedState):
         if not self._has_pose():
             raise RuntimeError("advance() before set_pose(): give the solver a pose first")
         self._clock.warn_if_milliseconds(frame_dt)
-        self._upload_inputs()
+        levels = self.frame_levels()
+        self._upload_inputs(levels)
         params = self._frame_buffer(plan)
         if self._timing is None:
             self._backend.run_frame(params)
@@ -234,6 +251,7 @@ class Solver(SavedState):
             self._upload_mark = uploaded_total(self._backend)
         self._after_frame(plan)
         self._clock.commit(plan, frame_dt)
+        self._lod_ran = levels
         self._teleport[:] = layouts.TELEPORT_NONE
         self._advanced = True
         return plan.full.substep_count
@@ -253,6 +271,7 @@ class Solver(SavedState):
         new = self._chain_set.replace(**changes)
         check_stable(new.frequency, new.damping_ratio, self.substep, integrator=self.integrator)
         self._check_half_rate(new, self._lod)
+        self._check_half_rate(new, self.frame_levels())  # a switch out of "half" may come a frame late
         self._parameters_changed(new, changes)
         self._chain_set = new
 
@@ -350,8 +369,9 @@ class Solver(SavedState):
     def _has_pose(self) -> bool:
         raise NotImplementedError
 
-    def _upload_inputs(self) -> None:
-        """Upload this frame's targets (with the teleport flags and levels of detail)."""
+    def _upload_inputs(self, levels) -> None:
+        """Upload this frame's targets (with the teleport flags and ``levels``, (C,) uint32, the
+        levels of detail this frame runs)."""
         raise NotImplementedError
 
     def _frame_buffer(self, plan) -> np.ndarray:

@@ -20,6 +20,7 @@ driven hard against their cone limits and inside colliders, SPEC 9),
 :mod:`~gpu_jiggle.verify.joint_limits` (:func:`hinge_limit`, :func:`spherical_limit`: the same
 against hinges and ellipses in the joints' frames; all four plotted by
 :mod:`~gpu_jiggle.verify.limits_plot`),
+:mod:`~gpu_jiggle.verify.lod` (:func:`lod_switches`: level-of-detail switches on a walking body),
 :mod:`~gpu_jiggle.verify.result` (:class:`CheckResult`), :mod:`~gpu_jiggle.verify.runner`
 (:data:`CHECKS`, :func:`run_all`, :func:`format_table`, :func:`write_plots`) and
 :mod:`~gpu_jiggle.verify.plots` (matplotlib, imported only by :func:`write_plots`).
@@ -33,6 +34,7 @@ from .field import contact, ear_frame_rates, precision, tracking
 from .integrator import exact_integrator
 from .joint_limits import hinge_limit, spherical_limit
 from .limits import cone_limit, inside_colliders
+from .lod import lod_switches
 from .measure import REFERENCE_VARIANTS, gpu_available, half_cycle_peaks, wrap
 from .point import point_free_decay, point_rest
 from .point_motion import point_frame_rates, point_teleport
@@ -78,6 +80,7 @@ __all__ = [
     "inside_colliders",
     "hinge_limit",
     "spherical_limit",
+    "lod_switches",
     "run_all",
     "format_table",
     "write_plots",

@@ -293,8 +293,9 @@ void main() {
     if (range.first) {
         shift_anchor(c, target.anchor_shift);
         if (target.lod == LOD_FROZEN) {
-            // Frozen: sits on its animated targets, as a snap teleport every frame.
-            apply_teleport(chain, c, target, TELEPORT_SNAP);
+            // Frozen: sits on its animated targets, as a snap teleport every frame, of a body
+            // that is moving (SPEC 5): back at a level that runs, it starts moving with them.
+            apply_teleport(chain, c, target, TELEPORT_SNAP | TELEPORT_MOVING);
             write_output(chain, c, target);
             return;
         }

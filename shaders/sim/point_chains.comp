@@ -246,8 +246,9 @@ void main() {
                                            control.lod);
         shift_anchor(c, vec3(target.anchor_shift[0], target.anchor_shift[1], target.anchor_shift[2]));
         if (control.lod == LOD_FROZEN) {
-            // Frozen: sits on its animated targets, as a snap teleport every frame.
-            apply_teleport(chain, c, TELEPORT_SNAP);
+            // Frozen: sits on its animated targets, as a snap teleport every frame, of a body
+            // that is moving (SPEC 5): back at a level that runs, it starts moving with them.
+            apply_teleport(chain, c, TELEPORT_SNAP | TELEPORT_MOVING);
             write_output(chain, c, anchor);
             return;
         }

@@ -127,3 +127,88 @@ def test_mixed_levels_agree_across_backends(gl):
             s.set_wind((0.5, 0.0, 0.0), 1.0, (2.0, 0.0, 0.0), 0.5)
             s.advance(1 / 60)
     np.testing.assert_allclose(solvers[1].positions(), solvers[0].positions(), rtol=0, atol=2e-3)
+
+
+def walking_solvers(backend, kind, count=2):
+    """Solvers of one hanging chain (4 segments, 2 Hz, ζ 0.4, gravity) on a body that walks
+    from its first frame, and the pose of the body at time t (sways when ``sway``)."""
+    if kind == "point":
+        cs = PointChainSet([4], 2.0, 0.4, gravity=(0, -9.81, 0))
+    else:
+        cs = AngleChainSet([4], 0.1, 2.0, 0.4, gravity=(0, -9.81))
+    solvers = [Solver(cs, backend=backend) for _ in range(count)]
+    for s in solvers:
+        s.teleport(moving=True)
+
+    def pose(s, t, sway=0.0):
+        x = 1.5 * t + sway * np.sin(5.0 * t)
+        if kind == "point":
+            s.set_pose(joint_positions=np.array([[x, -0.1 * k, sway * np.sin(3.0 * t)] for k in range(5)]))
+        else:
+            s.set_pose([[x, 0.0]], [-np.pi / 2], np.zeros(4))
+    return solvers, pose
+
+
+def segment_angles_deg(a, b):
+    da, db = (np.diff(p, axis=0) / np.linalg.norm(np.diff(p, axis=0), axis=1, keepdims=True) for p in (a, b))
+    return np.degrees(np.arccos(np.clip((da * db).sum(axis=1), -1.0, 1.0))).max()
+
+
+@pytest.mark.parametrize("kind", ["point", "angle"])
+def test_a_chain_back_from_frozen_moves_with_its_body(backend, kind):
+    """Frozen for 0.5 s on a body walking at 1.5 units/s, then full again: the chain starts
+    moving with its body (as after teleport(moving=True)) instead of being dragged from rest
+    (which swung it 42° (point) and 22° (angle) from the chain that never froze)."""
+    (steady, switching), pose = walking_solvers(backend, kind)
+    worst = 0.0
+    for f in range(int(2.0 * 60) + 1):
+        switching.set_lod("frozen" if 60 <= f < 90 else "full")
+        for s in (steady, switching):
+            pose(s, f / 60)
+            s.advance(1 / 60 if f else 0.0)
+        if f >= 90:
+            worst = max(worst, segment_angles_deg(steady.positions(), switching.positions()))
+    assert worst < 0.05
+
+
+@pytest.mark.parametrize("kind", ["point", "angle"])
+@pytest.mark.parametrize("leaving", [False, True])
+def test_the_half_rate_starts_and_ends_on_either_frame_alike(backend, kind, leaving):
+    """A switch into (or out of) "half" asked for before a frame that runs the half rate
+    takes effect a frame later, so it is the switch asked for one frame later, exactly: on a
+    swaying body the two chains agree to the bit. Asked for on the other frames it is at once."""
+    (early, late), pose = walking_solvers(backend, kind)
+    before, after = ("half", "full") if leaving else ("full", "half")
+    for s in (early, late):
+        s.set_lod(before)
+    for f in range(80):
+        if f == 41:  # the clock's 42nd frame runs the half rate (with the 41st's time)
+            early.set_lod(after)
+            np.testing.assert_array_equal(early.frame_levels(), [1 if leaving else 0])
+        if f == 42:
+            late.set_lod(after)
+            np.testing.assert_array_equal(late.frame_levels(), [0 if leaving else 1])
+        for s in (early, late):
+            pose(s, f / 60, sway=0.2)
+            s.advance(1 / 60 if f else 0.0)
+        np.testing.assert_array_equal(early.positions(), late.positions())
+    assert early.lod.tolist() == late.lod.tolist() == [0 if leaving else 1]
+
+
+def test_a_switch_held_for_a_frame_survives_save_and_load():
+    """The levels the last frame ran are part of a saved state: a solver loaded between a
+    switch out of "half" and the frame that holds it back goes on bit for bit."""
+    (original,), pose = walking_solvers("cpu", "point", count=1)
+    original.set_lod("half")
+    for f in range(41):
+        pose(original, f / 60, sway=0.2)
+        original.advance(1 / 60 if f else 0.0)
+    original.set_lod("full")  # asked for before a frame that runs the half rate: held a frame
+    np.testing.assert_array_equal(original.frame_levels(), [1])
+    loaded = Solver.load_state(original.save_state(), backend="cpu")
+    np.testing.assert_array_equal(loaded.frame_levels(), original.frame_levels())
+    for f in range(41, 50):
+        for s in (original, loaded):
+            pose(s, f / 60, sway=0.2)
+            s.advance(1 / 60)
+        np.testing.assert_array_equal(loaded.positions(), original.positions())

@@ -52,3 +52,16 @@ def test_chains_anywhere_move_like_at_the_origin(backend):
 @pytest.mark.parametrize("check", [verify.ear_frame_rates, verify.tracking, verify.contact, verify.precision])
 def test_field_checks_are_in_the_verify_table(check):
     assert check in verify.CHECKS
+
+
+@pytest.mark.parametrize("kind", ["point", "angle"])
+def test_level_of_detail_switches_are_not_seen_on_a_walking_body(backend, kind):
+    """The ``verify`` row's run at 30 fps with the switches on frames that run the half rate:
+    the first frame after each switch moves no more than the largest frame before it, and 1 s
+    after the return to full rate the chain is within 2° of one that never switched (before:
+    1.8 (point) and 3.9 (angle) times the largest motion, and 42° and 22°)."""
+    from gpu_jiggle.verify.lod import switch_run
+
+    run = switch_run(backend, kind, 30, offset_frames=1)
+    assert max(run["ratios"]) <= 1.001
+    assert run["settled_deg"] <= 2.0

@@ -73,9 +73,10 @@ class ReferenceAngleBackend(DepthWalkBackend):
         s = _FrameScratch(self, header)
         self.shift_anchor(s)
         lod = s.lod
-        # Frozen chains sit on their targets: a snap every frame.
+        # Frozen chains sit on their targets: a snap every frame, of a body that is moving (SPEC
+        # 5), so that back at a level that runs they start moving with their targets.
         frozen = lod == layouts.LOD_FROZEN
-        s.teleport = np.where(frozen, np.uint32(layouts.TELEPORT_SNAP), s.teleport)
+        s.teleport = np.where(frozen, np.uint32(layouts.TELEPORT_SNAP | layouts.TELEPORT_MOVING), s.teleport)
         self.apply_teleport(s)
         sigma = np.zeros(self.chain_count, F)
         for schedule, alphas, chains, seg in self.schedules(header, params, lod, sigma):

@@ -72,7 +72,9 @@ class ReferencePointBackend(DepthWalkBackend):
         self.count = {name: int(header[f"{name[:-1]}_count"]) for name in ("spheres", "capsules", "planes")}
         f = _PointScratch(self)
         self.shift_anchor(f)
-        self.apply_teleport(f, np.where(f.lod == layouts.LOD_FROZEN, np.uint32(layouts.TELEPORT_SNAP), f.teleport),
+        # Frozen chains: a snap every frame, of a body that is moving (SPEC 5; as the shader).
+        frozen_flags = np.uint32(layouts.TELEPORT_SNAP | layouts.TELEPORT_MOVING)
+        self.apply_teleport(f, np.where(f.lod == layouts.LOD_FROZEN, frozen_flags, f.teleport),
                             self.per_chain(header, f.lod, "span"))
         sigma = np.zeros(self.chain_count, F)  # sorted chains
         for schedule, alphas, chains, positions in self.schedules(header, params, f.lod, sigma):
