@@ -172,7 +172,7 @@ class LiveChanges:
             else:
                 chain_set = self.rig.chain_set.replace(**arrays)
                 check_stable(chain_set.frequency, chain_set.damping_ratio, self.rig.substep,
-                             integrator=self.rig.integrator)
+                             integrator=self.rig.integrator, air_drag=chain_set.air_drag)
         except InputError as exc:
             raise ValueError(self.rig.refusal(exc)) from None
         self.rig.chain_set = chain_set

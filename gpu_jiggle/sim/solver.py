@@ -89,7 +89,7 @@ class Solver(SavedState):
         self.target_path, self.damping_frame, self.integrator = target_path, damping_frame, integrator
         self._wind = Wind.none(self.DIM)
         self._clock = FrameClock(substep, max_substeps)
-        check_stable(chain_set.frequency, chain_set.damping_ratio, self.substep, integrator=integrator)
+        self._check_stable(chain_set, self._wind)
         self._chain_set = chain_set
         if work_group_size is not None:
             work_group_size = validation.whole_number("work_group_size", work_group_size)
@@ -193,12 +193,18 @@ class Solver(SavedState):
                 (default zero). gust_amplitude: A, length/s². gust_wave_vector: κ, same shape
                 as w0, radians per length unit (default zero). gust_frequency: f_w, Hz.
 
-        Raises: ValueError for a wrong shape or non-finite value; TypeError for non-numbers.
+        Raises: ValueError for a wrong shape or non-finite value, or a wind the substep cannot
+        keep stable (:func:`~gpu_jiggle.sim.spring.check_stable`: across an angle chain's
+        segment the wind turns it like a spring of stiffness |g + W|/L, and a gust's gradient
+        A·|κ| acts as one on either kind; the message names the segment and the shortest
+        length, or the largest gust, that runs); TypeError for non-numbers.
         """
         zero = np.zeros(self.DIM)
-        self._wind = Wind.validated(zero if acceleration is None else acceleration, gust_amplitude,
-                                    zero if gust_wave_vector is None else gust_wave_vector, gust_frequency,
-                                    dim=self.DIM)
+        wind = Wind.validated(zero if acceleration is None else acceleration, gust_amplitude,
+                              zero if gust_wave_vector is None else gust_wave_vector, gust_frequency, dim=self.DIM)
+        self._check_stable(self._chain_set, wind)
+        self._check_half_rate(self._chain_set, self._lod, wind)
+        self._wind = wind
 
     def set_lod(self, levels) -> None:
         """Level of detail per chain, from the next ``advance`` on.
@@ -269,17 +275,24 @@ class Solver(SavedState):
         :class:`~gpu_jiggle.sim.validation.InputError`) for a bad or unstable value.
         """
         new = self._chain_set.replace(**changes)
-        check_stable(new.frequency, new.damping_ratio, self.substep, integrator=self.integrator)
+        self._check_stable(new, self._wind)
         self._check_half_rate(new, self._lod)
         self._check_half_rate(new, self.frame_levels())  # a switch out of "half" may come a frame late
         self._parameters_changed(new, changes)
         self._chain_set = new
 
-    def _check_half_rate(self, chain_set, lod) -> None:
+    def _check_stable(self, chain_set, wind) -> None:
+        """Refuse what the substep cannot keep stable with ``wind`` (SPEC section 1,
+        "Stability"; :func:`~gpu_jiggle.sim.spring.check_stable`)."""
+        check_stable(chain_set.frequency, chain_set.damping_ratio, self.substep, integrator=self.integrator,
+                     **stability_terms(chain_set, wind))
+
+    def _check_half_rate(self, chain_set, lod, wind=None) -> None:
         half = np.repeat(lod == layouts.LOD_HALF, chain_set.segment_counts)
         if half.any():
             check_stable(chain_set.frequency, chain_set.damping_ratio, self._clock.half.substep, where=half,
-                         what=HALF_RATE, integrator=self.integrator)
+                         what=HALF_RATE, integrator=self.integrator,
+                         **stability_terms(chain_set, self._wind if wind is None else wind))
 
     def measure_dispatch(self, enabled: bool = True) -> None:
         """Time each frame's dispatch on its own from the next ``advance`` on (or stop):
@@ -414,6 +427,20 @@ class _Released:
 
     def __getattr__(self, attr):
         raise RuntimeError("this Solver was released")
+
+
+def stability_terms(chain_set, wind) -> dict:
+    """The external terms of :func:`~gpu_jiggle.sim.spring.check_stable` for ``chain_set``
+    (either kind) under ``wind`` (:class:`~gpu_jiggle.sim.inputs.Wind`): air drag, the gust
+    ``(A, |κ|)``, and for angle chains each segment's length and the largest acceleration
+    across it, ``|g + w0| + A`` (SPEC section 1, "Stability")."""
+    amplitude = abs(float(wind.gust_amplitude))
+    terms = {"air_drag": chain_set.air_drag,
+             "gust": (amplitude, float(np.linalg.norm(wind.gust_wave_vector)))}
+    if isinstance(chain_set, AngleChainSet):
+        across = np.linalg.norm(np.asarray(chain_set.gravity, np.float64) + wind.acceleration, axis=-1) + amplitude
+        terms.update(lengths=chain_set.lengths, load=np.repeat(across, chain_set.segment_counts))
+    return terms
 
 
 def solver_class(chain_set) -> type:
