@@ -134,9 +134,7 @@ class Character:
         self.clips = [_clip(self, i, a) for i, a in enumerate(raw_json.get("animations", []))]
         self._images = {}
         self.meshes = _meshes(self)
-        # the budget is for loading; later reads are the caller's, except decoded images
-        # (Character.image): what a file's textures decode to counts against what the load left
-        self._image_budget, self._budget = self._budget, None
+        self._budget = None  # the budget is for loading; later reads are the caller's
 
     @classmethod
     def load(cls, path, *, limits: GltfLimits | None = None) -> "Character":

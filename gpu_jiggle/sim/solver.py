@@ -9,12 +9,14 @@ Source: ``SPEC.md`` sections 2, 3, 4, 5 and 7.
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from . import layouts, validation
 from .backends import make_backend
 from .chains import AngleChainSet, PointChainSet
-from .clock import FrameClock
+from .clock import FrameClock, FrameTimeWarning
 from .inputs import Wind
 from .integrator import INTEGRATORS, exact_step_records
 from .saving import SavedState
@@ -261,6 +263,41 @@ class Solver(SavedState):
         self._teleport[:] = layouts.TELEPORT_NONE
         self._advanced = True
         return plan.full.substep_count
+
+    def settle(self, seconds) -> int:
+        """Run ``seconds`` of simulation on the current pose in one call, for a pre-roll that
+        lets the chains hang before the first frame that is shown; returns the substeps run.
+
+        It is bit-identical to advancing the same time in frames of ``max_substeps ·
+        substep`` seconds (each one dispatch of the cap's substeps): ``q = floor(seconds /
+        (max_substeps·substep))`` calls of ``advance(max_substeps * substep)``, then one
+        ``advance(seconds - q * max_substeps * substep)`` for the rest (fewer substeps, and
+        what is left below one substep kept for the next frame, as ``advance`` keeps it).
+        Unlike one long ``advance(seconds)`` it drops no time to the ``max_substeps`` cap and
+        says no :class:`~gpu_jiggle.sim.clock.FrameTimeWarning`. Pending teleports apply on
+        its first frame, as on ``advance``'s.
+
+        Args:
+            seconds: float, s, finite and >= 0 (at most 1e6).
+
+        Raises:
+            ValueError: seconds negative, not finite or beyond 1e6. TypeError: not a number.
+            RuntimeError: no pose was set yet.
+        """
+        seconds = validation.frame_time("seconds", seconds)
+        if not self._has_pose():
+            raise RuntimeError("settle() before set_pose(): give the solver a pose first")
+        frame = self.max_substeps * self.substep
+        frames = int(seconds // frame)
+        run = 0
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FrameTimeWarning)
+            for _ in range(frames):
+                run += self.advance(frame)
+            rest = seconds - frames * frame
+            if rest > 0 or frames == 0:
+                run += self.advance(rest)
+        return run
 
     def set_parameters(self, **changes) -> None:
         """Change spring and chain parameters between frames without resetting the state
