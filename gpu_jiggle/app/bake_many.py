@@ -22,9 +22,16 @@ on. A progress bar counts the bakes (stderr); then a table (job, character, clip
 seconds, status), each failure's error, a summary line, and a JSON report (:func:`report`),
 written whole, at ``--report`` (default ``DIR/bake-many-report.json``).
 
+Before anything runs, an output or the report that is an input of the run (or the same file
+through a link) is refused (:func:`refuse_aliases`), and so is a character that is itself a
+bake (its mark) unless ``--force``. The record beside each output holds the output's own
+digest, so a truncated or replaced output is baked again. ``--scheduler`` is checked first
+(:func:`check_scheduler`); the local cluster's dashboard listens on :data:`DEFAULT_DASHBOARD`.
+
 Exit status: 0 when every output is done (baked or up to date), 1 when a bake failed, 2 with
-a one-line message when the command could not run (a bad manifest, a scheduler that does not
-answer, a bad option; a missing dask names the extra to install).
+a one-line message when the command could not run (a bad manifest, an output that is an
+input, a baked character without ``--force``, a scheduler address that is not a Dask
+scheduler's, a bad option; a missing dask names the extra to install).
 """
 from __future__ import annotations
 

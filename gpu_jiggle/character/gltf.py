@@ -134,7 +134,9 @@ class Character:
         self.clips = [_clip(self, i, a) for i, a in enumerate(raw_json.get("animations", []))]
         self._images = {}
         self.meshes = _meshes(self)
-        self._budget = None  # the budget is for loading; later reads are the caller's
+        # the budget is for loading; later reads are the caller's, except decoded images
+        # (Character.image): what a file's textures decode to counts against what the load left
+        self._image_budget, self._budget = self._budget, None
 
     @classmethod
     def load(cls, path, *, limits: GltfLimits | None = None) -> "Character":

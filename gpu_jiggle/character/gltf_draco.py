@@ -12,10 +12,17 @@ before it is used: the element count and width, the component type (integers wit
 accessor's range), finite floats, and the indices' count. The decoded bytes count against
 the load's byte budget. A file that requires the extension without DracoPy installed is
 refused (:func:`require_draco`), naming the extension and the extra to install.
+
+The decoder runs in a child process (:mod:`.draco_child`) whose memory is capped at the
+load's remaining byte budget: Draco data may decode to far more than it holds (a 12 KB file
+to 574 MB), and its size is known only once decoded.
 """
 from __future__ import annotations
 
 import importlib.util
+import io
+import subprocess
+import sys
 
 import numpy as np
 
@@ -76,28 +83,41 @@ def decode_draco(character) -> dict:
         if not draco_installed():
             raise fail(path, where, f"mesh {m} primitive {p} is compressed with {DRACO}: "
                                     f"{missing('DracoPy', 'decoding Draco-compressed meshes')}")
-        DracoPy = require("DracoPy", "decoding Draco-compressed meshes")
+        require("DracoPy", "decoding Draco-compressed meshes")
         v = character.buffer_views[view]
         data = bytes(character.buffers[v.buffer][v.start:v.start + v.length])
-        try:
-            decoded = DracoPy.decode(data)
-        except Exception as exc:  # the decoder meeting damaged bytes may raise almost anything
-            raise fail(path, where + "/bufferView", f"mesh {m} primitive {p}: its Draco data does not decode "
-                                                    f"({type(exc).__name__}: {exc})") from None
-        for name, uid in ids.items():
-            accessor = prim["attributes"].get(name)
-            if accessor is None:
+        for name in ids:
+            if prim["attributes"].get(name) is None:
                 raise fail(path, f"{where}/attributes", f"the Draco data's attribute {show(name)} is not among the "
                                                         f"primitive's attributes")
-            attribute = decoded.get_attribute_by_unique_id(uid)
-            if attribute is None:
+        *attributes, faces = _decode(character, data, list(ids.values()), where, f"mesh {m} primitive {p}")
+        for (name, uid), values in zip(ids.items(), attributes):
+            accessor = prim["attributes"][name]
+            if values.ndim == 0:
                 raise fail(path, f"{where}/attributes", f"attribute {name}: the Draco data has no attribute with "
                                                         f"unique id {uid}")
-            out[accessor] = _fit(character, accessor, np.asarray(attribute["data"]), f"{where}/attributes", name)
+            out[accessor] = _fit(character, accessor, values, f"{where}/attributes", name)
         if prim.get("indices") is not None:
-            faces = np.asarray(getattr(decoded, "faces", np.zeros((0, 3))))
             out[prim["indices"]] = _fit(character, prim["indices"], faces.reshape(-1, 1), where, "indices")
     return out
+
+
+def _decode(character, data: bytes, uids: list, where: str, what: str) -> list:
+    """The decoded attributes of ``uids`` (a 0-d array where there is none) and the faces, from
+    :mod:`.draco_child` run with the load's remaining budget as its memory cap."""
+    budget = character._budget
+    left = (budget.limit - budget.used) if budget is not None else character.limits.max_total_bytes
+    command = [sys.executable, "-m", "gpu_jiggle.character.draco_child", str(max(left, 0)), *map(str, uids)]
+    done = subprocess.run(command, input=data, capture_output=True)
+    if done.returncode != 0:
+        reason = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        reason = reason[-1] if reason else f"the decoder ended with status {done.returncode}"
+        if done.returncode != 3 or "MemoryError" in reason or "bad_alloc" in reason:
+            reason = (f"decoding it needs more than the {max(left, 0)} bytes left of the load's budget "
+                      f"(GltfLimits.max_total_bytes): {reason}")
+        raise fail(character.path, where + "/bufferView", f"{what}: its Draco data does not decode ({reason})")
+    stream = io.BytesIO(done.stdout)
+    return [np.load(stream, allow_pickle=False) for _ in range(len(uids) + 1)]
 
 
 def _fit(character, index: int, values: np.ndarray, where: str, what: str) -> np.ndarray:

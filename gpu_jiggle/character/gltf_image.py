@@ -71,9 +71,18 @@ def decode_image(character, index) -> np.ndarray:
             if width * height > character.limits.max_image_pixels:
                 raise fail(path, where, f"image {index} is {width} × {height} pixels, more than "
                                         f"{character.limits.max_image_pixels} (GltfLimits.max_image_pixels)")
-            if character._budget is not None:
-                character._budget.charge(4 * width * height, path, where, f"image {index} ({width} × {height})")
-            return np.asarray(im.convert("RGBA"), np.uint8).copy()
+            pixels = width * height
+            budget = character._budget or getattr(character, "_image_budget", None)
+            if budget is not None:  # kept: 4 bytes a pixel; while decoding: the decoded image
+                # (≤ 4), the RGBA one, and the bytes the array is made from (4 each), freed on return
+                budget.charge(4 * pixels, path, where, f"image {index} ({width} × {height})", transient=12 * pixels)
+            im.load()
+            rgba = im if im.mode == "RGBA" else im.convert("RGBA")
+            if rgba is not im:
+                im.close()  # the decoded image is freed before the array is made
+            out = np.empty((height, width, 4), np.uint8)
+            out.reshape(-1)[:] = np.frombuffer(rgba.tobytes(), np.uint8)
+            return out
     except GltfError:
         raise
     except Exception as exc:  # a decoder meeting damaged bytes may raise almost anything

@@ -56,6 +56,14 @@ MAX_CLIP_SECONDS = 3600.0
 """The latest animation key time accepted: one hour."""
 MAX_JSON_DEPTH = 128
 """Nesting of JSON arrays and objects (glTF itself needs fewer than ten levels)."""
+MAX_JSON_BYTES = 32 << 20
+"""Bytes of a file's JSON (the ``.gltf`` or the GLB's JSON chunk): 32 MiB (large characters
+have a few MiB)."""
+JSON_OBJECT_FACTOR = 32
+"""Python's objects of parsed JSON take up to this many times the text's bytes (``[{},{}…]``
+about 24, ``[[],[]…]`` about 21); a load charges the JSON this many times its size."""
+JSON_DEPTH_CHUNK = 1 << 22
+"""Bytes of JSON whose brackets :func:`json_depth` sums at once (bounds its temporaries)."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +74,7 @@ class GltfLimits:
         max_total_bytes: int, bytes read and decoded in all.
         max_nodes: int. max_viewless_accessor_bytes: int. max_image_bytes: int.
         max_image_pixels: int. max_clip_seconds: float, seconds. max_json_depth: int.
+        max_json_bytes: int, bytes of the JSON text.
     """
 
     max_total_bytes: int = MAX_TOTAL_BYTES
@@ -75,6 +84,7 @@ class GltfLimits:
     max_image_pixels: int = MAX_IMAGE_PIXELS
     max_clip_seconds: float = MAX_CLIP_SECONDS
     max_json_depth: int = MAX_JSON_DEPTH
+    max_json_bytes: int = MAX_JSON_BYTES
 
 
 class GltfError(ValueError):
@@ -120,12 +130,13 @@ class Budget:
         self.limit = int(limits.max_total_bytes)
         self.used = 0
 
-    def charge(self, nbytes: int, file, where: str, what: str) -> None:
-        """Count ``nbytes`` more; GltfError when the total would pass the limit."""
-        self.used += int(nbytes)
-        if self.used > self.limit:
+    def charge(self, nbytes: int, file, where: str, what: str, transient: int = 0) -> None:
+        """Count ``nbytes`` more; GltfError when the total would pass the limit, or when
+        ``transient`` bytes more (a decoder's temporaries, freed when it returns) would."""
+        if self.used + int(nbytes) + int(transient) > self.limit:
             raise fail(file, where, f"{what} would take this load past {self.limit} bytes read and decoded "
                                     f"(GltfLimits.max_total_bytes)")
+        self.used += int(nbytes)
 
 
 # -- the container ---------------------------------------------------------------------------
@@ -154,6 +165,12 @@ def read_container(path: Path, limits: GltfLimits, budget: Budget):
             raise GltfError(f"{path}: not a glTF file (neither glTF JSON nor binary glTF with the "
                             f"'glTF' magic)", path) from None
     kind = "the JSON chunk of this binary glTF" if binary else "this file"
+    json_bytes = len(text)  # characters: at least as many bytes
+    if json_bytes > limits.max_json_bytes:
+        raise GltfError(f"{path}: {kind} has {json_bytes} characters of JSON, more than {limits.max_json_bytes} "
+                        f"(GltfLimits.max_json_bytes)", path, "/")
+    budget.charge(JSON_OBJECT_FACTOR * json_bytes, path, "/",
+                  f"the JSON's objects (about {JSON_OBJECT_FACTOR} × its {json_bytes} characters)")
     depth = json_depth(text)
     if depth > limits.max_json_depth:
         raise GltfError(f"{path}: {kind} nests JSON arrays and objects {depth} deep, more than "
@@ -176,14 +193,25 @@ def _no_constant(name):
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 
 
+#: +1 for an opening bracket, -1 for a closing one, 0 for any other byte.
+_BRACKET_STEP = np.zeros(256, np.int8)
+_BRACKET_STEP[[0x5B, 0x7B]], _BRACKET_STEP[[0x5D, 0x7D]] = 1, -1
+
+
 def json_depth(text: str) -> int:
     """The deepest nesting of ``[`` and ``{`` in JSON ``text``, counted without parsing
-    (strings removed by a regular expression, brackets summed by numpy): linear time and
-    no recursion, so it is safe on any input."""
-    bare = np.frombuffer(_STRING.sub("", text).encode("utf-8", "replace"), np.uint8)
-    brackets = bare[(bare == 0x5B) | (bare == 0x7B) | (bare == 0x5D) | (bare == 0x7D)]
-    step = np.where((brackets == 0x5B) | (brackets == 0x7B), 1, -1).astype(np.int32)
-    return int(np.cumsum(step).max(initial=0))
+    (strings removed by a regular expression, brackets summed by numpy in slices of
+    :data:`JSON_DEPTH_CHUNK` bytes): linear time, no recursion, and about twice the text's
+    size in memory, so it is safe on any input."""
+    bare = _STRING.sub("", text).encode("utf-8", "replace")
+    depth = deepest = 0
+    for start in range(0, len(bare), JSON_DEPTH_CHUNK):
+        steps = _BRACKET_STEP[np.frombuffer(bare, np.uint8, min(JSON_DEPTH_CHUNK, len(bare) - start), start)]
+        running = np.cumsum(steps, dtype=np.int64)
+        if running.size:
+            deepest = max(deepest, depth + int(running.max()))
+            depth += int(running[-1])
+    return deepest
 
 
 def split_glb(path, data: bytes):

@@ -55,15 +55,19 @@ def or_perpendicular(rows, u, value):
 
 
 def follow_parent(u, w, a):
-    """Each a turned by the smallest rotation taking u onto w (SPEC 4, step 2)."""
+    """Each a turned by the smallest rotation taking u onto w (SPEC 4, step 2): the quaternion
+    built on the half-way direction s = u + w, (u × s, u·s)/|s|, accurate up to antiparallel;
+    a half turn about an axis perpendicular to u only where |u + w| < MIN_LENGTH."""
     lu, lw = length(u), length(w)
     degenerate = (lu < MIN_LENGTH) | (lw < MIN_LENGTH)
-    u, w = safe_divide(u, lu), safe_divide(w, lw)
-    c = dot(u, w)
-    v = cross(u, w)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = a * c[..., None] + cross(v, a) + v * (dot(v, a) / (F(1) + c))[..., None]
-    opposite = c < F(-0.9999)
+    u = safe_divide(u, lu)
+    s = u + safe_divide(w, lw)
+    ls = length(s)
+    v = safe_divide(cross(u, s), ls)
+    c = dot(u, s) / np.where(ls > 0, ls, F(1))
+    t = F(2) * cross(v, a)
+    out = a + c[..., None] * t + cross(v, t)
+    opposite = ls < MIN_LENGTH
     if opposite.any():  # a half turn about an axis perpendicular to u
         axis, a_rows = perpendicular(u[opposite]), a[opposite]
         out[opposite] = F(2) * dot(axis, a_rows)[..., None] * axis - a_rows
@@ -71,14 +75,15 @@ def follow_parent(u, w, a):
 
 
 def rotation_between(u, w):
-    """Quaternions (x, y, z, w) of the smallest rotations taking u onto w."""
+    """Quaternions (x, y, z, w) of the smallest rotations taking u onto w, built on the
+    half-way direction as :func:`follow_parent`."""
     lu, lw = length(u), length(w)
     degenerate = (lu < MIN_LENGTH) | (lw < MIN_LENGTH)
-    u, w = safe_divide(u, lu), safe_divide(w, lw)
-    c = dot(u, w)
-    q = np.concatenate([cross(u, w), (F(1) + c)[..., None]], axis=-1)
+    u = safe_divide(u, lu)
+    s = u + safe_divide(w, lw)
+    q = np.concatenate([cross(u, s), dot(u, s)[..., None]], axis=-1)
     q = q / np.sqrt(np.sum(q * q, axis=-1, dtype=F))[..., None].clip(min=F(1e-30))
-    opposite = c < F(-0.9999)
+    opposite = length(s) < MIN_LENGTH
     if opposite.any():  # a half turn about an axis perpendicular to u
         q[opposite] = np.concatenate([perpendicular(u[opposite]), np.zeros((int(opposite.sum()), 1), F)], axis=-1)
     return np.where(degenerate[..., None], np.array([0, 0, 0, 1], F), q)
