@@ -54,6 +54,7 @@ class AngleSolver(Solver):
             ValueError: wrong shape or a non-finite value (argument, index and value named).
             TypeError: non-numeric input.
         """
+        self._require_live("set_pose")
         cs = self._chain_set
         position = validation.coordinates("root_position", root_position, (cs.chain_count, 2))
         angle = validation.float_array("root_angle", root_angle, (cs.chain_count,))
@@ -74,6 +75,7 @@ class AngleSolver(Solver):
 
         Raises: ValueError for an index out of range; TypeError for non-integer indices or
         non-bools."""
+        self._require_live("teleport")
         mirror = validation.flag("mirror", mirror)  # checked before anything is flagged
         super().teleport(chains, keep_shape, moving)
         if mirror and self._has_pose():  # before the first pose there is nothing to reflect

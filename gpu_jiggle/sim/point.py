@@ -96,6 +96,7 @@ class PointSolver(Solver):
                 that sets the rest lengths. Nothing is changed.
             TypeError: non-numeric input.
         """
+        self._require_live("set_pose")
         cs = self._chain_set
         joints = validation.coordinates("joint_positions", joint_positions, (cs.joint_count, 3))
         rotations = None
@@ -154,6 +155,7 @@ class PointSolver(Solver):
             than its loop limit lets the longest chain take in one substep. TypeError: wrong
             types.
         """
+        self._require_live("set_colliders")
         colliders = ColliderSet.validated(spheres, sphere_groups, capsules, capsule_groups, planes, plane_groups,
                                           sphere_inside, capsule_inside)
         self._backend.check_colliders(len(colliders.spheres), len(colliders.capsules), len(colliders.planes))
@@ -167,6 +169,7 @@ class PointSolver(Solver):
 
         Raises: ValueError for a wrong shape or a non-finite value.
         """
+        self._require_live("rebase")
         self._origin = validation.coordinates("origin", origin, (3,))
 
     # -- read-back -----------------------------------------------------------------------------

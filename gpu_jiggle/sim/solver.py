@@ -178,6 +178,7 @@ class Solver(SavedState):
         Raises:
             ValueError: an index out of range. TypeError: non-integer indices, non-bools.
         """
+        self._require_live("teleport")
         ids = validation.chain_ids("chains", chains, self._chain_set.chain_count)
         keep_shape, moving = validation.flag("keep_shape", keep_shape), validation.flag("moving", moving)
         flag = layouts.TELEPORT_KEEP_SHAPE if keep_shape else layouts.TELEPORT_SNAP
@@ -201,6 +202,7 @@ class Solver(SavedState):
         A·|κ| acts as one on either kind; the message names the segment and the shortest
         length, or the largest gust, that runs); TypeError for non-numbers.
         """
+        self._require_live("set_wind")
         zero = np.zeros(self.DIM)
         wind = Wind.validated(zero if acceleration is None else acceleration, gust_amplitude,
                               zero if gust_wave_vector is None else gust_wave_vector, gust_frequency, dim=self.DIM)
@@ -225,6 +227,7 @@ class Solver(SavedState):
         switches one frame later (:meth:`frame_levels`), so the switch is not seen.
             TypeError: levels that are neither names nor integers.
         """
+        self._require_live("set_lod")
         lod = validation.lod_array("levels", levels, self._chain_set.chain_count)
         self._check_half_rate(self._chain_set, lod)
         self._lod = lod
@@ -364,6 +367,7 @@ class Solver(SavedState):
 
         Raises: TypeError on the CPU backend.
         """
+        self._require_live("gpu_buffers")
         if self.backend != "gpu":
             raise TypeError("gpu_buffers() needs the GPU backend; this solver runs on the CPU")
         return dict(self._backend.buffers)
@@ -387,6 +391,11 @@ class Solver(SavedState):
         if release is not None:
             release()
         self._backend = _Released()
+
+    def _require_live(self, call: str) -> None:
+        """RuntimeError naming ``call`` after :meth:`release` (a released solver takes no input)."""
+        if isinstance(self._backend, _Released):
+            raise RuntimeError(f"{call}() after release(): this {type(self).__name__} was released")
 
     def __enter__(self):
         return self
