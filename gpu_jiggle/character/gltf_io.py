@@ -176,7 +176,7 @@ def read_container(path: Path, limits: GltfLimits, budget: Budget):
         raise GltfError(f"{path}: {kind} nests JSON arrays and objects {depth} deep, more than "
                         f"{limits.max_json_depth} (GltfLimits.max_json_depth)", path, "/")
     try:
-        raw = json.loads(text, parse_constant=_no_constant)
+        raw = json.loads(text, parse_constant=_no_constant, parse_int=_bounded_int)
     except json.JSONDecodeError as exc:
         raise GltfError(f"{path}: not a glTF file: {kind} is not valid JSON ({exc}); "
                         f"a truncated or damaged file?", path) from None
@@ -188,6 +188,19 @@ def read_container(path: Path, limits: GltfLimits, budget: Budget):
 
 def _no_constant(name):
     raise ValueError(f"{name} is not a JSON number")
+
+
+#: The most digits of a JSON integer: glTF's counts, indices and offsets fit 2^64 (20 digits).
+MAX_INT_DIGITS = 20
+
+
+def _bounded_int(digits: str) -> int:
+    """A JSON integer, refused past :data:`MAX_INT_DIGITS` digits (10**400 would otherwise
+    surface later as a bare OverflowError, far from the file)."""
+    if len(digits.lstrip("-")) > MAX_INT_DIGITS:
+        raise ValueError(f"the integer {digits[:12]}… has {len(digits.lstrip('-'))} digits, more than any glTF value "
+                         f"({MAX_INT_DIGITS})")
+    return int(digits)
 
 
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)

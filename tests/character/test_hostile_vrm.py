@@ -116,3 +116,19 @@ def test_a_rig_of_many_chains_computes_the_rest_pose_once(scene, monkeypatch):
     rig = rig_from_vrm(edited(scene, _springs_of_one_name(count)))
     assert len(rig.chains) == count
     assert len(calls) <= 5  # once per chain made reading n chains O(n · nodes)
+
+
+def test_an_integer_too_large_for_any_value_is_refused_naming_the_file(scene, tmp_path):
+    """A radius of 10**400 (JSON allows it; math.isfinite cannot take it) is refused when the
+    file is read, naming the file and the digits, not as a bare OverflowError later."""
+    import json
+    import shutil
+
+    from gpu_jiggle.character.gltf import GltfError
+    shutil.copy(SCENE.with_name("sphere_mesh.bin"), tmp_path)
+    text = json.dumps(scene.json).replace('"radius": 0.5', '"radius": RADIUS', 1)
+    assert "RADIUS" in text
+    path = tmp_path / "huge.gltf"
+    path.write_text(text.replace("RADIUS", str(10 ** 400)))
+    with pytest.raises(GltfError, match=r"huge\.gltf: .*the integer 100000000000… has 401 digits"):
+        Character.load(path)
