@@ -190,16 +190,17 @@ def _no_constant(name):
     raise ValueError(f"{name} is not a JSON number")
 
 
-#: The most digits of a JSON integer: glTF's counts, indices and offsets fit 2^64 (20 digits).
-MAX_INT_DIGITS = 20
+#: The most digits of a JSON integer: any more and it is beyond a float64 (about 1.8e308), where
+#: the checks of a value (finite, within a range) cannot take it; smaller ones reach those checks.
+MAX_INT_DIGITS = 308
 
 
 def _bounded_int(digits: str) -> int:
     """A JSON integer, refused past :data:`MAX_INT_DIGITS` digits (10**400 would otherwise
     surface later as a bare OverflowError, far from the file)."""
     if len(digits.lstrip("-")) > MAX_INT_DIGITS:
-        raise ValueError(f"the integer {digits[:12]}… has {len(digits.lstrip('-'))} digits, more than any glTF value "
-                         f"({MAX_INT_DIGITS})")
+        raise ValueError(f"the integer {digits[:12]}… has {len(digits.lstrip('-'))} digits, beyond any number "
+                         f"(at most {MAX_INT_DIGITS})")
     return int(digits)
 
 
