@@ -46,6 +46,7 @@ from pathlib import Path, PurePosixPath
 from ..sim.validation import closest_name, unknown_name
 from .bake import DEFAULT_PREROLL
 from .bake_strands import STRAND_MODES
+from .globs import GlobLimitError, glob_paths
 from .gltf_io import Budget, GltfLimits, read_container
 
 #: The keys a [[job]] table takes.
@@ -63,16 +64,6 @@ OUTPUT_SUFFIXES = (".glb", ".gltf", ".vrm")
 ALL_CLIPS = "all"
 #: The largest manifest file read (bytes).
 MAX_MANIFEST_BYTES = 16 << 20
-#: The most paths one glob may match, and the most folder entries it may look at: beyond
-#: either the manifest is refused (a glob over ``/**`` or ``/proc/**`` would otherwise run for
-#: as long as the file system lasts).
-MAX_GLOB_MATCHES = 10_000
-MAX_GLOB_ENTRIES = 200_000
-
-
-class GlobLimitError(ValueError):
-    """A glob that matched more than :data:`MAX_GLOB_MATCHES` paths or looked at more than
-    :data:`MAX_GLOB_ENTRIES` folder entries."""
 
 
 class ManifestError(ValueError):
@@ -365,86 +356,3 @@ def clip_names(character: Path):
     if not all(isinstance(n, str) for n in names):
         return None, f"{character.name}: an animation's name is not a string (clips = 'all')"
     return names, None
-
-
-
-def glob_paths(folder: Path, pattern: str, max_matches: int | None = None, max_entries: int | None = None) -> list:
-    """The paths (absolute, sorted) that the glob ``pattern`` matches, relative to ``folder``
-    unless absolute (``~`` expanded): ``*``, ``?`` and ``[...]`` within one name (not a
-    leading ``.`` unless the pattern's name starts with one), ``**`` any run of folders.
-    ``**`` does not enter linked folders (a link to a folder above it would loop forever);
-    a linked folder named in the pattern is followed. Unreadable folders are skipped.
-
-    Raises:
-        GlobLimitError: more than ``max_matches`` (default :data:`MAX_GLOB_MATCHES`) matches,
-        or more than ``max_entries`` (default :data:`MAX_GLOB_ENTRIES`) folder entries looked
-        at: the time and memory a glob takes are bounded by these.
-    """
-    import fnmatch
-
-    max_matches = MAX_GLOB_MATCHES if max_matches is None else max_matches
-    max_entries = MAX_GLOB_ENTRIES if max_entries is None else max_entries
-    text = os.path.expanduser(pattern)
-    parts = PurePosixPath(text).parts
-    if PurePosixPath(text).is_absolute():
-        base, parts = Path(parts[0]), parts[1:]
-    else:
-        base = Path(folder)
-    magic = re.compile(r"[*?[]")
-    found, seen, stack, entries = set(), set(), [(base, 0)], 0
-
-    def listing(path: Path):
-        nonlocal entries
-        try:
-            with os.scandir(path) as it:
-                for entry in it:
-                    entries += 1
-                    if entries > max_entries:
-                        raise GlobLimitError(f"the glob {pattern!r} looked at more than {max_entries} folder entries; "
-                                             f"give a narrower pattern")
-                    yield entry
-        except (PermissionError, FileNotFoundError, NotADirectoryError):
-            return
-
-    def add(path: Path) -> None:
-        found.add(Path(os.path.abspath(path)))
-        if len(found) > max_matches:
-            raise GlobLimitError(f"the glob {pattern!r} matches more than {max_matches} paths; give a narrower "
-                                 f"pattern")
-
-    while stack:
-        path, i = stack.pop()
-        if (path, i) in seen:
-            continue
-        seen.add((path, i))
-        last = i == len(parts) - 1
-        if i == len(parts):
-            add(path)
-            continue
-        name = parts[i]
-        if name == "**":
-            stack.append((path, i + 1))
-            for entry in listing(path):
-                if entry.name.startswith("."):
-                    continue
-                if entry.is_dir(follow_symlinks=False):
-                    stack.append((Path(entry.path), i))
-                elif last:  # a final ** matches files too
-                    add(Path(entry.path))
-        elif magic.search(name):
-            for entry in listing(path):
-                if entry.name.startswith(".") and not name.startswith("."):
-                    continue
-                if fnmatch.fnmatchcase(entry.name, name):
-                    if last:
-                        add(Path(entry.path))
-                    elif entry.is_dir():
-                        stack.append((Path(entry.path), i + 1))
-        else:
-            child = path / name
-            if last:
-                if os.path.lexists(child):
-                    add(child)
-            elif child.is_dir():
-                stack.append((child, i + 1))
-    return sorted(found)

@@ -461,7 +461,7 @@ def _serve(answer: bytes | None):
     ("tcp://127.0.0.1:99999", "port 99999 is not in 1..65535"),
 ])
 def test_a_malformed_scheduler_address_is_refused_naming_it(address, said):
-    from gpu_jiggle.app.bake_many import check_scheduler
+    from gpu_jiggle.app.scheduler_address import check_scheduler
 
     with pytest.raises(ValueError, match=f"--scheduler {address!r}: .*{said}"):
         check_scheduler(address)
@@ -470,8 +470,8 @@ def test_a_malformed_scheduler_address_is_refused_naming_it(address, said):
 def test_a_server_that_is_not_a_dask_scheduler_is_refused_within_the_timeout(tmp_path, capsys, monkeypatch):
     import socket
 
-    from gpu_jiggle.app import bake_many as module
-    from gpu_jiggle.app.bake_many import check_scheduler
+    from gpu_jiggle.app import scheduler_address as module
+    from gpu_jiggle.app.scheduler_address import check_scheduler
 
     silent, close_silent = _serve(None)
     web, close_web = _serve(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")

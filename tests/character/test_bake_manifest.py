@@ -199,7 +199,7 @@ def _library_with_links_to_itself(tmp_path: Path) -> Path:
 
 
 def test_a_double_star_glob_does_not_follow_linked_folders_into_a_loop(tmp_path):
-    from gpu_jiggle.character.bake_manifest import glob_paths
+    from gpu_jiggle.character.globs import glob_paths
 
     library = _library_with_links_to_itself(tmp_path)
     assert glob_paths(library, "**/*.vrm") == [library / "a.vrm", library / "sub" / "b.vrm"]
@@ -209,7 +209,7 @@ def test_a_double_star_glob_does_not_follow_linked_folders_into_a_loop(tmp_path)
 
 
 def test_a_glob_that_matches_or_looks_at_too_much_is_refused_naming_the_limit(tmp_path, monkeypatch):
-    from gpu_jiggle.character import bake_manifest
+    from gpu_jiggle.character import globs
 
     library = tmp_path / "library"
     (library / "deep").mkdir(parents=True)
@@ -218,11 +218,11 @@ def test_a_glob_that_matches_or_looks_at_too_much_is_refused_naming_the_limit(tm
         (library / "deep" / f"n{k}.txt").write_bytes(b"x")
     manifest = write_manifest(library, '[[job]]\ncharacter = "*.vrm"\nclips = ["Run"]\n')
     assert len(read_manifest(manifest)) == 12
-    monkeypatch.setattr(bake_manifest, "MAX_GLOB_MATCHES", 10)
+    monkeypatch.setattr(globs, "MAX_GLOB_MATCHES", 10)
     with pytest.raises(ManifestError, match=r"key 'character': the glob '\*\.vrm' matches more than 10 paths"):
         read_manifest(manifest)
-    monkeypatch.setattr(bake_manifest, "MAX_GLOB_MATCHES", 100)
-    monkeypatch.setattr(bake_manifest, "MAX_GLOB_ENTRIES", 20)
+    monkeypatch.setattr(globs, "MAX_GLOB_MATCHES", 100)
+    monkeypatch.setattr(globs, "MAX_GLOB_ENTRIES", 20)
     manifest = write_manifest(library, '[[job]]\ncharacter = "**/c1.vrm"\nclips = ["Run"]\n')
     with pytest.raises(ManifestError, match=r"the glob '\*\*/c1\.vrm' looked at more than 20 folder entries"):
         read_manifest(manifest)
