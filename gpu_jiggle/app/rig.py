@@ -50,6 +50,8 @@ def run_command(args) -> int:
         character = Character.load(args.model)
         springs = read_springs(character)
         data = rig_dict_from_vrm(character, args.rate, springs)
+        # checked as the model's rig first, so that a bad value names the model, not the output
+        rig_from_dict(data, character.skeleton, f"{args.model} (VRM {springs.version})")
         header = (f"The spring bones of {Path(args.model).name} (VRM {springs.version}), imported by gpu-jiggle rig:\n"
                   f"VRM's per-frame update matched at {args.rate:g} frames per second (docs/VRM.md).")
         text = rig_toml(data, header)

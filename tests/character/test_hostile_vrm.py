@@ -132,3 +132,20 @@ def test_an_integer_too_large_for_any_value_is_refused_naming_the_file(scene, tm
     path.write_text(text.replace("RADIUS", str(10 ** 400)))
     with pytest.raises(GltfError, match=r"huge\.gltf: .*the integer 100000000000… has 401 digits, beyond any number"):
         Character.load(path)
+
+
+def test_gpu_jiggle_rig_blames_the_model_for_a_bad_value_not_the_output(scene, tmp_path, capsys):
+    import json
+    import shutil
+
+    from gpu_jiggle.app.cli import main
+    shutil.copy(SCENE.with_name("sphere_mesh.bin"), tmp_path)
+    doc = copy.deepcopy(scene.json)
+    doc["extensions"]["VRMC_springBone"]["colliders"][0]["shape"]["sphere"]["radius"] = 1e308
+    model = tmp_path / "wide.gltf"
+    model.write_text(json.dumps(doc))
+    out = tmp_path / "wide.toml"
+    assert main(["rig", str(model), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"{model} (VRM 1.0): collider 'colliders[0]': radius = 1e+308" in err and "wide.toml" not in err
+    assert not out.exists()
