@@ -66,7 +66,7 @@ def main(argv=None) -> int:
     Ctrl-C does, unwinding it (exit status 143), so that what it was writing is not left behind.
     """
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
-    args = build_parser().parse_args(argv)
+    args = parse(build_parser(), argv)
     previous = None
     if threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGTERM, _terminated)
@@ -75,6 +75,21 @@ def main(argv=None) -> int:
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+
+
+def parse(parser: argparse.ArgumentParser, argv) -> argparse.Namespace:
+    """``parser.parse_args(argv)``, but an unknown option is answered by the command's own
+    usage with the closest option it has (``--animaton``: did you mean ``--animation``?)."""
+    args, unknown = parser.parse_known_args(argv)
+    if not unknown:
+        return args
+    from ..sim.validation import closest_name
+    commands = next((a.choices for a in parser._actions if isinstance(a, argparse._SubParsersAction)), {})
+    target = commands.get(getattr(args, "command", None), parser)
+    options = [o for action in target._actions for o in action.option_strings]
+    hints = [f"did you mean {close}?" for u in unknown if u.startswith("-")
+             for close in [closest_name(u.split("=")[0], options)] if close]
+    target.error(f"unrecognized arguments: {' '.join(unknown)}" + (f" ({'; '.join(hints)})" if hints else ""))
 
 
 def _terminated(signum, frame):

@@ -34,7 +34,8 @@ def open_character(model, rig=None):
         rig = rig_from_vrm(character)
     elif rig is not None and not isinstance(rig, Rig):
         if not Path(rig).is_file():
-            raise FileNotFoundError(f"{rig}: no such rig file")
+            from ..character.gltf_io import no_such_file
+            raise FileNotFoundError(no_such_file(rig, "rig file"))
         rig = load_rig(rig, character.skeleton)
     return character, rig
 

@@ -121,7 +121,8 @@ def read_manifest(path) -> list:
     """
     path = Path(path)
     if not path.is_file():
-        raise ManifestError(f"{path}: no such manifest file")
+        from .gltf_io import no_such_file
+        raise ManifestError(no_such_file(path, "manifest file"))
     with open(path, "rb") as f:
         raw = f.read(MAX_MANIFEST_BYTES + 1)
     if len(raw) > MAX_MANIFEST_BYTES:

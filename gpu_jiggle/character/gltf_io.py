@@ -148,7 +148,7 @@ def read_container(path: Path, limits: GltfLimits, budget: Budget):
         module docstring).
     """
     if not path.is_file():
-        raise FileNotFoundError(f"{path}: no such glTF file")
+        raise FileNotFoundError(no_such_file(path, "glTF file"))
     size = path.stat().st_size
     budget.charge(size, path, "/", f"the file's {size} bytes")
     with open(path, "rb") as f:
@@ -184,6 +184,12 @@ def read_container(path: Path, limits: GltfLimits, budget: Budget):
         raise GltfError(f"{path}: not a glTF file: {kind} is not valid JSON ({exc})", path) from None
     check_top_level(path, raw)
     return raw, blob
+
+
+def no_such_file(path, what: str) -> str:
+    """The message for a ``what`` (``"glTF file"``) missing at ``path``: that it is a folder
+    when it is one, else that there is no such file."""
+    return f"{path}: is a folder, not a {what}" if Path(path).is_dir() else f"{path}: no such {what}"
 
 
 def _no_constant(name):

@@ -353,8 +353,9 @@ def load_rig(path, skeleton: Skeleton) -> Rig:
         :data:`MAX_RIG_FILE_BYTES`, or a bad rig.
     """
     path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"{path}: no such rig file")
+    if not path.exists() or path.is_dir():
+        from .gltf_io import no_such_file
+        raise FileNotFoundError(no_such_file(path, "rig file"))
     if not path.is_file():
         raise RigError(f"{path}: not a regular file; a rig is a TOML file")
     with open(path, "rb") as f:
