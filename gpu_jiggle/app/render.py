@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from ..extras import require
+from ..character.bake import MAX_BAKE_FRAMES
 from ..character.rig_specs import LookAtSpec, TwoBoneIKSpec
 from ..character.travel import make_pipeline
 from ..gl.offscreen import OffscreenTarget, choose_samples
@@ -129,6 +130,19 @@ def _drawn(rig, compare: bool, constraints) -> tuple:
     return [None], f"with {', '.join(stages)} and springs" if stages else "with springs"
 
 
+#: The most frames one render draws, as a bake's most (:data:`~gpu_jiggle.character.bake.MAX_BAKE_FRAMES`).
+MAX_RENDER_FRAMES = MAX_BAKE_FRAMES
+
+
+def largest_size(ctx) -> int:
+    """The largest side (pixels) of an image ``ctx`` can draw into: the least of its texture,
+    renderbuffer and viewport limits."""
+    info = ctx.info
+    viewport = info.get("GL_MAX_VIEWPORT_DIMS") or (1 << 30,)
+    return int(min(info.get("GL_MAX_TEXTURE_SIZE") or 1 << 30, info.get("GL_MAX_RENDERBUFFER_SIZE") or 1 << 30,
+                   *viewport))
+
+
 def render(model, rig, animation: str | None, out, seconds: float = 4.0, fps: float = 30.0, compare: bool = False,
            size=None, backend: str = "auto", samples: int | None = None, travel="auto", debug: bool = False,
            progress: bool = True, azimuth_degrees: float | None = None, elevation_degrees: float | None = None,
@@ -169,6 +183,10 @@ def render(model, rig, animation: str | None, out, seconds: float = 4.0, fps: fl
         raise ValueError(f"seconds = {seconds!r}: expected a duration > 0")
     if not (math.isfinite(fps) and fps > 0):
         raise ValueError(f"fps = {fps!r}: expected a frame rate > 0")
+    if seconds * fps > MAX_RENDER_FRAMES:
+        raise ValueError(f"seconds = {seconds:g} at {fps:g} fps is {math.ceil(seconds * fps)} frames; at most "
+                         f"{MAX_RENDER_FRAMES} (gpu_jiggle.app.render.MAX_RENDER_FRAMES, "
+                         f"{MAX_RENDER_FRAMES / fps:g} s at {fps:g} fps)")
     try:
         kind = output_kind(out)
     except ValueError as exc:
@@ -182,6 +200,10 @@ def render(model, rig, animation: str | None, out, seconds: float = 4.0, fps: fl
     clip = choose_clip(character, animation, motion)
     _check_drawable(rig, compare, look_at)
     ctx = get_context()
+    largest = largest_size(ctx)
+    if width > largest or height > largest:
+        raise ValueError(f"size = {width}x{height}: this OpenGL context draws at most {largest}x{largest} pixels "
+                         f"(GL_MAX_TEXTURE_SIZE, GL_MAX_RENDERBUFFER_SIZE, GL_MAX_VIEWPORT_DIMS)")
     samples = choose_samples(ctx, samples)
     framing = Framing.of(character, zoom=float(zoom))
     if azimuth_degrees is not None:

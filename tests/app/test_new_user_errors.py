@@ -37,3 +37,22 @@ def test_a_folder_where_a_file_is_expected_is_called_a_folder(argv, what, capsys
     assert main([a.format(folder=folder, out=out) for a in argv]) == 2
     assert f"{folder}: is a folder, not a {what}" in capsys.readouterr().err
     assert not list(out.iterdir())
+
+
+def test_render_caps_its_frames_as_bake_does(capsys, tmp_path):
+    from gpu_jiggle.app.render import MAX_RENDER_FRAMES
+    seconds = 2 * MAX_RENDER_FRAMES // 25  # at --fps 25: twice the cap, a whole number of frames
+    assert main(["render", str(FOX), "--out", str(tmp_path / "x.mp4"), "--fps", "25", "--seconds", str(seconds)]) == 2
+    err = capsys.readouterr().err
+    assert f"is {2 * MAX_RENDER_FRAMES} frames; at most {MAX_RENDER_FRAMES}" in err
+    assert not list(tmp_path.iterdir())
+
+
+def test_render_names_the_largest_size_the_context_draws(gl, capsys, tmp_path):
+    from gpu_jiggle.app.render import largest_size
+    largest = largest_size(gl)
+    side = 2 * largest
+    assert main(["render", str(FOX), "--out", str(tmp_path / "x.mp4"), "--size", f"{side}x{side}"]) == 2
+    err = capsys.readouterr().err
+    assert f"size = {side}x{side}: this OpenGL context draws at most {largest}x{largest} pixels" in err
+    assert "INCOMPLETE" not in err and not list(tmp_path.iterdir())
