@@ -172,8 +172,7 @@ void end_path(PointChainRig chain, uint c, float alpha) {
 }
 
 // SPEC section 2, "Output at frame time", relative to this frame's pivot: each segment's
-// direction carried from the last substep to the frame (σ·h later) at the rate of the last
-// substep (d + σ·(d - d_prev), then normalised), the chain rebuilt with its rest lengths,
+// direction blended between the last two substeps, the chain rebuilt with its rest lengths,
 // kept within its angle limit about this frame's target direction and frame, each particle
 // taken out of this frame's colliders (push_out_of_frame); the world rotation is the target
 // frame turned onto the output direction.
@@ -194,7 +193,7 @@ void write_output(PointChainRig chain, uint c, dvec3 anchor) {
         PointSegmentState st = segment_state[s];
         vec3 prev_dir = st.prev_position.xyz - prev_base;
         vec3 cur_dir = st.position.xyz - cur_base;
-        vec3 dir = cur_dir + sigma * (cur_dir - prev_dir);  // carried on to the frame, σ·h later
+        vec3 dir = prev_dir + sigma * (cur_dir - prev_dir);
         float ld = length(dir);
         dir = ld < MIN_LENGTH ? cur_dir / max(length(cur_dir), MIN_LENGTH) : dir / ld;
         vec3 x = base + dir * segment_rig[s].rest_length;

@@ -274,8 +274,7 @@ class ReferencePointBackend(DepthWalkBackend):
 
     def write_output(self, f, sigma):
         """SPEC section 2, "Output at frame time", relative to this frame's pivot: segment
-        directions carried from the last substep to the frame (σ·h later) at the rate of the
-        last substep (d + σ·(d - d_prev), then normalised), the chain rebuilt with its rest
+        directions blended between the last two substeps, the chain rebuilt with its rest
         lengths, kept within its angle limit about this frame's target direction and frame, each
         particle taken out of this frame's colliders; the world rotation is the target frame
         turned onto the output direction (as ``write_output``). ``f``: the frame's scratch,
@@ -298,7 +297,7 @@ class ReferencePointBackend(DepthWalkBackend):
             prev, cur = f.prev_position[seg], f.position[seg]
             prev_dir = prev - prev_base[ch]
             cur_dir = cur - cur_base[ch]
-            direction = cur_dir + blend * (cur_dir - prev_dir)  # carried on to the frame, σ·h later
+            direction = prev_dir + blend * (cur_dir - prev_dir)
             ld = length(direction)
             fallback = cur_dir / np.maximum(length(cur_dir), MIN_LENGTH)[:, None]
             direction = np.where((ld < MIN_LENGTH)[:, None], fallback, safe_divide(direction, ld))
