@@ -80,12 +80,19 @@ class Framing:
 
     @classmethod
     def of(cls, character, **kwargs) -> "Framing":
-        """Bounds of every mesh skinned by the rest pose (morph targets at their default weights)."""
+        """Bounds of every mesh skinned by the rest pose (morph targets at their default weights);
+        of the joints for a file without meshes (its springs and skeleton are what is drawn),
+        and a box of 1 unit about them where they all lie at one point, so that the camera
+        always has a distance."""
         sk = character.skeleton
         world = sk.world_matrices(sk.rest_pose())
         points = [skin_on_host(character, m, world) for m in character.meshes]
-        points = np.concatenate(points) if points else np.zeros((1, 3))
+        points = np.concatenate(points) if points else world[:, :3, 3].reshape(-1, 3)
+        if not len(points):
+            points = np.zeros((1, 3))
         low, high = points.min(axis=0), points.max(axis=0)
+        if not np.any(high - low > 0):
+            low, high = low - 0.5, high + 0.5
         extent = high - low
         return cls((low + high) / 2, extent, float(low[1]), float(np.linalg.norm(extent)) or 1.0, **kwargs)
 

@@ -56,3 +56,21 @@ def test_render_names_the_largest_size_the_context_draws(gl, capsys, tmp_path):
     err = capsys.readouterr().err
     assert f"size = {side}x{side}: this OpenGL context draws at most {largest}x{largest} pixels" in err
     assert "INCOMPLETE" not in err and not list(tmp_path.iterdir())
+
+
+def test_a_file_without_meshes_is_framed_by_its_joints(gl, tmp_path, capsys):
+    import json
+
+    from gpu_jiggle.character.gltf import Character
+    from gpu_jiggle.render.scene import Framing
+    for translation in ([0.0, 2.0, 0.0], [0.0, 0.0, 0.0]):  # joints apart, and all at one point
+        model = tmp_path / "bones.gltf"
+        model.write_text(json.dumps({"asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0]}],
+                                     "nodes": [{"name": "root", "children": [1]},
+                                               {"name": "tip", "translation": translation}]}))
+        framing = Framing.of(Character.load(model))
+        assert framing.size > 0 and framing.extent[1] == (2.0 if translation[1] else 1.0)
+        out = tmp_path / "bones.mp4"
+        assert main(["render", str(model), "--out", str(out), "--seconds", "0.1", "--backend", "cpu"]) == 0, \
+            capsys.readouterr().err  # it said "eye = [0, 0, 0] and target = [0, 0, 0]"
+        assert out.stat().st_size > 0
