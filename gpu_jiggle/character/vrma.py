@@ -76,14 +76,19 @@ def vrma_clip(avatar: Character, path) -> Clip:
             channels.append(Channel(target, "rotation", Sampler(sampler.times, values, sampler.interpolation)))
         elif channel.path == "translation" and bone == "hips":
             channels.append(Channel(target, "translation",
-                                    Sampler(sampler.times, _hips_moves(src, dst, node, target, sampler.values, turn),
-                                            sampler.interpolation)))
+                                    Sampler(sampler.times, _hips_moves(src, dst, node, target, sampler.values, turn,
+                                                                       (path, avatar.path)), sampler.interpolation)))
     if not channels:
         raise VrmaError(f"{path}: none of the humanoid bones it animates is a bone of {avatar.path.name}")
     return Clip(f"vrma_{path.stem}", channels)
 
 
-def _hips_moves(src, dst, node, target, values, turn):
+#: The largest ratio of the two hips' rest heights a clip is scaled by (either way): a person's
+#: hips are within a factor of a few of another's; past this one the file's rest pose is broken.
+MAX_HIPS_SCALE = 1000.0
+
+
+def _hips_moves(src, dst, node, target, values, turn, paths):
     """The animation's hips translations (keys, or CUBICSPLINE rows of in-tangent, value,
     out-tangent) as the avatar's: the world move from rest, scaled by the hips' heights and
     turned with the avatar, in the avatar hips' parent's space (tangents as moves alone)."""
@@ -92,6 +97,10 @@ def _hips_moves(src, dst, node, target, values, turn):
     to_world = src_rest[parent] if parent >= 0 else np.eye(4)
     from_world = np.linalg.inv(dst_rest[dst_parent]) if dst_parent >= 0 else np.eye(4)
     scale = dst_rest[target, 1, 3] / src_rest[node, 1, 3] if src_rest[node, 1, 3] > 0 else 1.0
+    if not 1.0 / MAX_HIPS_SCALE <= abs(scale) <= MAX_HIPS_SCALE:
+        raise VrmaError(f"{paths[0]}: its hips rest at height {src_rest[node, 1, 3]:g} and those of "
+                        f"{paths[1].name} at {dst_rest[target, 1, 3]:g}: the moves would be scaled by {scale:g}, "
+                        f"beyond a factor of {MAX_HIPS_SCALE:g} either way (a broken rest pose?)")
     linear = from_world[:3, :3] @ quat.to_matrix(turn) @ (scale * to_world[:3, :3])
     rest_local = from_world[:3, :3] @ dst_rest[target, :3, 3] + from_world[:3, 3]
     out = values @ linear.T

@@ -114,3 +114,23 @@ def _write_glb(path, doc, source):
     text += b" " * (-len(text) % 4)
     body = len(text).to_bytes(4, "little") + b"JSON" + text + blob
     path.write_bytes(b"glTF" + (2).to_bytes(4, "little") + (12 + len(body)).to_bytes(4, "little") + body)
+
+
+def test_hips_resting_near_the_ground_are_refused_naming_the_file(tmp_path):
+    """A hips rest height of 1e-30 would scale the moves by 1e30 and fail later, naming no file."""
+    doc = json.loads(_json(VRMA))
+    hips = doc["extensions"]["VRMC_vrm_animation"]["humanoid"]["humanBones"]["hips"]["node"]
+    moving = copy.deepcopy(doc)
+    happy = next(c for c in moving["animations"][0]["channels"] if c["target"]["path"] == "translation")
+    happy["target"]["node"] = hips
+    source = Character.load(VRMA).skeleton
+    parent = source.parents[hips]
+    parent_height = source.world_matrices(source.rest)[parent, 1, 3] if parent >= 0 else 0.0
+    node = moving["nodes"][hips]
+    node["translation"] = [node.get("translation", [0.0] * 3)[0], 1e-30 - parent_height,
+                           node.get("translation", [0.0] * 3)[2]]
+    path = tmp_path / "flat.vrma"
+    _write_glb(path, moving, VRMA)
+    with pytest.raises(VrmaError, match=r"flat\.vrma: its hips rest at height 1e-30 and those of "
+                                        r"Godette_vrm_v4\.vrm at [\d.]+: the moves would be scaled by"):
+        vrma_clip(Character.load(GODETTE), path)
