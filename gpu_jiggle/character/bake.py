@@ -278,8 +278,8 @@ def bake(character: Character, rig: Rig, clip: str, fps: float | None, out, prer
         .vrm, or (a :class:`BakeError`) a source the copy cannot be made valid from: a baked
         joint's matrix with shear, an image of unknown format.
         ValueError before anything runs: ``out`` is (or links to) the character's file, a
-        file it refers to, or one of ``inputs``; or the character is a baked file and
-        ``force`` is not given.
+        file it refers to, or one of ``inputs``; the character is a baked file and
+        ``force`` is not given; or ``out`` is a ``.vrm`` and the character is not a VRM.
         OSError: the output cannot be written (``out`` is then as it was).
     """
     started = _time.perf_counter()
@@ -294,6 +294,10 @@ def bake(character: Character, rig: Rig, clip: str, fps: float | None, out, prer
         raise ValueError(f"{character.path}: already a bake (gpu_jiggle bake of clip {mark.get('clip')!r}, "
                          f"asset.extras.{BAKED_MARK}); baking it again puts springs on springs; force it to bake "
                          f"it anyway (gpu-jiggle bake --force)")
+    extensions = character.json.get("extensions") or {}
+    if suffix == ".vrm" and not ("VRM" in extensions or "VRMC_vrm" in extensions):
+        raise ValueError(f"out = {str(out)!r}: {character.path.name} is not a VRM (no VRM or VRMC_vrm extension), so "
+                         f"a .vrm of it would not be one either; give a .glb or .gltf name")
     name = clip if isinstance(clip, str) else clip.name
     index = character.clip_index(name)
     schedule, rotations, used, joints = bake_frames(character, rig, name, fps, preroll, backend, context, max_frames,

@@ -74,3 +74,11 @@ def test_a_file_without_meshes_is_framed_by_its_joints(gl, tmp_path, capsys):
         assert main(["render", str(model), "--out", str(out), "--seconds", "0.1", "--backend", "cpu"]) == 0, \
             capsys.readouterr().err  # it said "eye = [0, 0, 0] and target = [0, 0, 0]"
         assert out.stat().st_size > 0
+
+
+def test_bake_refuses_a_vrm_name_for_a_model_that_is_not_one(capsys, tmp_path):
+    rig = FOX.parents[2] / "rigs" / "fox.toml"
+    out = tmp_path / "fox.vrm"
+    assert main(["bake", str(FOX), "--rig", str(rig), "--out", str(out), "--backend", "cpu"]) == 2
+    assert "Fox.gltf is not a VRM (no VRM or VRMC_vrm extension)" in capsys.readouterr().err
+    assert not out.exists()
