@@ -55,33 +55,45 @@ def or_perpendicular(rows, u, value):
 
 
 def follow_parent(u, w, a):
-    """Each a turned by the smallest rotation taking u onto w (SPEC 4, step 2): the quaternion
-    built on the half-way direction s = u + w, (u × s, u·s)/|s|, accurate up to antiparallel;
-    a half turn about an axis perpendicular to u only where |u + w| < MIN_LENGTH."""
+    """Each a turned by the smallest rotation taking u onto w (SPEC 4, step 2); past a right
+    angle (u·w < 0) by the quaternion built on the half-way direction s = u + w,
+    (u × s, u·s)/|s|, accurate up to antiparallel; a half turn about an axis perpendicular to
+    u only where |u + w| < MIN_LENGTH (as ``follow_parent`` in the shader)."""
     lu, lw = length(u), length(w)
     degenerate = (lu < MIN_LENGTH) | (lw < MIN_LENGTH)
-    u = safe_divide(u, lu)
-    s = u + safe_divide(w, lw)
-    ls = length(s)
-    v = safe_divide(cross(u, s), ls)
-    c = dot(u, s) / np.where(ls > 0, ls, F(1))
-    t = F(2) * cross(v, a)
-    out = a + c[..., None] * t + cross(v, t)
-    opposite = ls < MIN_LENGTH
-    if opposite.any():  # a half turn about an axis perpendicular to u
-        axis, a_rows = perpendicular(u[opposite]), a[opposite]
-        out[opposite] = F(2) * dot(axis, a_rows)[..., None] * axis - a_rows
+    u, w = safe_divide(u, lu), safe_divide(w, lw)
+    c = dot(u, w)
+    v = cross(u, w)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = a * c[..., None] + cross(v, a) + v * (dot(v, a) / (F(1) + c))[..., None]
+    wide = c < F(0)
+    if wide.any():  # past a right angle: on the half-way direction
+        uw, aw = u[wide], a[wide]
+        s = uw + w[wide]
+        ls = length(s)
+        vh = safe_divide(cross(uw, s), ls)
+        cos_half = dot(uw, s) / np.where(ls > 0, ls, F(1))
+        t = F(2) * cross(vh, aw)
+        turned = aw + cos_half[..., None] * t + cross(vh, t)
+        opposite = ls < MIN_LENGTH
+        if opposite.any():  # a half turn about an axis perpendicular to u
+            axis, a_rows = perpendicular(uw[opposite]), aw[opposite]
+            turned[opposite] = F(2) * dot(axis, a_rows)[..., None] * axis - a_rows
+        out[wide] = turned
     return np.where(degenerate[..., None], a, out)
 
 
 def rotation_between(u, w):
-    """Quaternions (x, y, z, w) of the smallest rotations taking u onto w, built on the
-    half-way direction as :func:`follow_parent`."""
+    """Quaternions (x, y, z, w) of the smallest rotations taking u onto w, past a right angle
+    built on the half-way direction as :func:`follow_parent`."""
     lu, lw = length(u), length(w)
     degenerate = (lu < MIN_LENGTH) | (lw < MIN_LENGTH)
-    u = safe_divide(u, lu)
-    s = u + safe_divide(w, lw)
-    q = np.concatenate([cross(u, s), dot(u, s)[..., None]], axis=-1)
+    u, w = safe_divide(u, lu), safe_divide(w, lw)
+    c = dot(u, w)
+    s = u + w
+    wide = c < F(0)
+    q = np.concatenate([np.where(wide[..., None], cross(u, s), cross(u, w)),
+                        np.where(wide, dot(u, s), F(1) + c)[..., None]], axis=-1)
     q = q / np.sqrt(np.sum(q * q, axis=-1, dtype=F))[..., None].clip(min=F(1e-30))
     opposite = length(s) < MIN_LENGTH
     if opposite.any():  # a half turn about an axis perpendicular to u
