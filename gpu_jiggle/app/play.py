@@ -37,10 +37,11 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from ..character.bake import DEFAULT_PREROLL
 from ..character.motion import MOTIONS, Motion, builtin_motion
-from ..character.travel import make_pipeline
+from ..character.travel import make_pipeline, run_preroll
 from ..render.scene import CharacterView
-from .shared import add_clip_options, choose_clip, one_line, open_character, parse_travel
+from .shared import add_clip_options, add_preroll_option, choose_clip, one_line, open_character, parse_travel
 from .tuning import RigTuning
 from .viewer.imgui_dock import DOCK_SIDES, check_dock_side
 from .viewer.session import FPS_CAPS, Parameter
@@ -65,6 +66,9 @@ class CharacterPlayer:
         clip, motion: the starting clip's name, or ``"none"`` / None and a built-in motion
             (:func:`gpu_jiggle.app.shared.choose_clip`; default: the first clip, else idle).
         backend: the spring solver's. travel: as :func:`gpu_jiggle.character.travel.make_pipeline`.
+        preroll: seconds of each clip played before its first frame (default 4, as ``bake``'s),
+            in frames of 1/``preroll_fps`` s (:func:`~gpu_jiggle.character.travel.run_preroll`),
+            so that a clip starts with its chains settled as the bake's first key shows them.
 
     Attributes: clips: the file's clips, then the built-in motions (:data:`MOTIONS`).
     """
@@ -73,8 +77,9 @@ class CharacterPlayer:
     area = (0.0, 0.0, 1.0, 1.0)  # the part of the window the viewer's panel leaves free (set before each draw)
 
     def __init__(self, ctx, character, rig, clip: str | None = None, backend: str = "auto", travel="auto",
-                 motion: str | None = None):
+                 motion: str | None = None, preroll: float = DEFAULT_PREROLL, preroll_fps: float = 60.0):
         self.ctx = ctx
+        self.preroll, self.preroll_fps = preroll, preroll_fps
         self.character = character
         self.rig = rig
         self.backend = backend
@@ -127,6 +132,7 @@ class CharacterPlayer:
         if not self.moving:
             self.pipeline.velocity = np.zeros(3)
         self.time = self.clip.start
+        run_preroll(self.pipeline, self.time, self.preroll_fps, self.preroll)
         self.frame = None
 
     def follow(self) -> np.ndarray:
@@ -251,9 +257,12 @@ class CharacterPlayer:
 # -- entry points ------------------------------------------------------------------------------------
 def play(model, rig, animation: str | None = None, size=(1280, 720), fps_cap=60, backend: str = "auto",
          travel="auto", debug: bool = False, frames: int | None = None, screenshot=None, screenshot_frames=(),
-         samples: int | None = None, panel: bool = True, motion: str | None = None, dock: str | None = None) -> int:
+         samples: int | None = None, panel: bool = True, motion: str | None = None, dock: str | None = None,
+         preroll: float = DEFAULT_PREROLL) -> int:
     """Open the window and run until it is closed (or for ``frames`` frames, then save
     ``screenshot``); returns 0. ``dock``: "left" or "right" starts with the panel docked there.
+    ``preroll``: seconds of the clip played before its first frame, at the frame-rate cap (60
+    fps uncapped), as ``bake`` does (s, >= 0; default 4).
 
     Raises:
         FileNotFoundError, ValueError: a missing or invalid model or rig, an unknown clip
@@ -264,6 +273,9 @@ def play(model, rig, animation: str | None = None, size=(1280, 720), fps_cap=60,
     if fps_cap not in FPS_CAPS:
         raise ValueError(f"fps_cap = {fps_cap!r}: expected one of 30, 60, 144 or None (uncapped)")
     check_dock_side(dock, "dock")  # before any window opens
+    preroll = float(preroll)
+    if not (math.isfinite(preroll) and preroll >= 0):
+        raise ValueError(f"preroll = {preroll!r}: expected a finite number of seconds >= 0")
     character, rig = open_character(model, rig)
     choose_clip(character, animation, motion)  # unknown: ValueError listing the clips, before any window opens
     window, reason = open_window(f"gpu-jiggle play: {character.path.name}", size)
@@ -273,8 +285,8 @@ def play(model, rig, animation: str | None = None, size=(1280, 720), fps_cap=60,
                            screenshot_frames=sorted(set(screenshot_frames)), debug=debug, size=size, dock=dock)
     if args.screenshot and args.frames is None:
         args.frames = max([60] + args.screenshot_frames)
-    return run_window(lambda ctx, _args: CharacterPlayer(ctx, character, rig, animation, backend, travel, motion), args,
-                      window, reason)
+    return run_window(lambda ctx, _args: CharacterPlayer(ctx, character, rig, animation, backend, travel, motion,
+                                                         preroll, fps_cap or 60.0), args, window, reason)
 
 
 def add_command(sub) -> None:
@@ -303,6 +315,7 @@ def add_command(sub) -> None:
     p.add_argument("--dock", choices=DOCK_SIDES, default=None, help=DOCK_HELP)
     p.add_argument("--samples", type=int, default=None,
                    help="multisampling samples (default 4, or 0 on a software renderer)")
+    add_preroll_option(p)
     p.add_argument("--backend", choices=("auto", "gpu", "cpu"), default="auto",
                    help="spring solver: gpu (GLSL compute), cpu (numpy reference) or auto (default)")
     p.add_argument("--frames", type=int, default=None, help="close the window after this many frames")
@@ -323,7 +336,7 @@ def run_command(args) -> int:
         return play(args.model, args.rig, animation=args.animation, size=args.size, fps_cap=args.fps_cap,
                     backend=args.backend, travel=travel, debug=args.debug, frames=args.frames,
                     screenshot=args.screenshot, screenshot_frames=args.screenshot_frames, samples=args.samples,
-                    panel=not args.no_panel, motion=args.motion, dock=args.dock)
+                    panel=not args.no_panel, motion=args.motion, dock=args.dock, preroll=args.preroll)
     except (OSError, ValueError, RuntimeError) as exc:
         print(f"gpu-jiggle play: {one_line(exc)}", file=sys.stderr)
         return 2

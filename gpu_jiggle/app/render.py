@@ -33,11 +33,12 @@ import numpy as np
 from ..extras import require
 from ..character.bake import MAX_BAKE_FRAMES
 from ..character.rig_specs import LookAtSpec, TwoBoneIKSpec
-from ..character.travel import make_pipeline
+from ..character.bake import DEFAULT_PREROLL
+from ..character.travel import make_pipeline, run_preroll
 from ..gl.offscreen import OffscreenTarget, choose_samples
 from ..render.scene import CharacterView, Framing
 from ..render.video import FrameWriter, output_kind
-from .shared import add_clip_options, choose_clip, one_line, open_character, parse_travel
+from .shared import add_clip_options, add_preroll_option, choose_clip, one_line, open_character, parse_travel
 
 __all__ = ["render", "RenderResult", "add_command", "run_command"]
 
@@ -146,7 +147,8 @@ def largest_size(ctx) -> int:
 def render(model, rig, animation: str | None, out, seconds: float = 4.0, fps: float = 30.0, compare: bool = False,
            size=None, backend: str = "auto", samples: int | None = None, travel="auto", debug: bool = False,
            progress: bool = True, azimuth_degrees: float | None = None, elevation_degrees: float | None = None,
-           zoom: float = 1.0, look_at: bool = False, motion: str | None = None) -> RenderResult:
+           zoom: float = 1.0, look_at: bool = False, motion: str | None = None,
+           preroll: float = DEFAULT_PREROLL) -> RenderResult:
     """Render ``seconds`` of ``animation`` at ``fps`` headless (EGL) to ``out`` (an ``.mp4``,
     a ``.gif`` or a folder for PNGs, see :class:`~gpu_jiggle.render.video.FrameWriter`),
     springs on (none without a rig: the clip as keyframed); with ``compare`` the left half
@@ -167,6 +169,9 @@ def render(model, rig, animation: str | None, out, seconds: float = 4.0, fps: fl
         azimuth_degrees, elevation_degrees, zoom: change the camera's framing.
         look_at: the head follows the rig's look-at target (see
             :func:`~gpu_jiggle.character.travel.make_pipeline`).
+        preroll: seconds of the clip played before the first frame (s, >= 0; default 4, as
+            ``bake``'s), at ``fps`` (:func:`~gpu_jiggle.character.travel.run_preroll`), so that
+            the first frame shows the chains settled as the bake's first key does.
 
     Raises:
         FileNotFoundError: a missing model or rig. ValueError: an invalid file, an unknown
@@ -187,6 +192,9 @@ def render(model, rig, animation: str | None, out, seconds: float = 4.0, fps: fl
         raise ValueError(f"seconds = {seconds:g} at {fps:g} fps is {math.ceil(seconds * fps)} frames; at most "
                          f"{MAX_RENDER_FRAMES} (gpu_jiggle.app.render.MAX_RENDER_FRAMES, "
                          f"{MAX_RENDER_FRAMES / fps:g} s at {fps:g} fps)")
+    preroll = float(preroll)
+    if not (math.isfinite(preroll) and preroll >= 0):
+        raise ValueError(f"preroll = {preroll!r}: expected a finite number of seconds >= 0")
     try:
         kind = output_kind(out)
     except ValueError as exc:
@@ -214,6 +222,8 @@ def render(model, rig, animation: str | None, out, seconds: float = 4.0, fps: fl
     pipelines = [make_pipeline(character, rig, clip, springs=s, travel=travel, backend=backend, context=ctx,
                                look_at=look_at) for s in runs]
     labels, drawn = _drawn(rig, compare, pipelines[0].constraints)
+    for pipeline in pipelines:
+        run_preroll(pipeline, clip.start, fps, preroll)
     view = CharacterView(ctx, character, rig, framing)
     panel = (width // 2 if compare else width, height)
     target = OffscreenTarget(ctx, panel, samples=samples)
@@ -291,6 +301,7 @@ def add_command(sub) -> None:
     p.add_argument("--debug", action="store_true", help="draw chain targets, simulated joints and colliders")
     p.add_argument("--look-at", action="store_true",
                    help="the head turns to the rig's look-at target (an IK stage between keyframes and springs)")
+    add_preroll_option(p)
     p.add_argument("--backend", choices=("auto", "gpu", "cpu"), default="auto",
                    help="spring solver: gpu (GLSL compute), cpu (numpy reference) or auto (default)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -309,7 +320,7 @@ def run_command(args) -> int:
                         compare=args.compare, size=args.size, backend=args.backend, samples=args.samples,
                         travel=travel, debug=args.debug, progress=not args.no_progress,
                         azimuth_degrees=args.azimuth, elevation_degrees=args.elevation, zoom=args.zoom,
-                        look_at=args.look_at, motion=args.motion)
+                        look_at=args.look_at, motion=args.motion, preroll=args.preroll)
     except (OSError, ValueError, RuntimeError) as exc:
         print(f"gpu-jiggle render: {one_line(exc)}", file=sys.stderr)
         return 2

@@ -83,6 +83,17 @@ def add_clip_options(parser, verb: str) -> None:
                              f"idle sway, head turn, walk cycle or head shake (default idle)")
 
 
+def add_preroll_option(parser) -> None:
+    """``--preroll SECONDS`` on ``parser``, with ``bake``'s default (DEFAULT_PREROLL, 4 s), so
+    that a render's or a play's first frame shows the chains as the bake's first key does."""
+    from ..character.bake import DEFAULT_PREROLL
+
+    parser.add_argument("--preroll", type=float, default=DEFAULT_PREROLL, metavar="SECONDS",
+                        help=f"seconds of the looping clip simulated before the first frame, as bake does, so that "
+                             f"the chains start settled (default {DEFAULT_PREROLL:g}; 0: they start on their "
+                             f"authored pose)")
+
+
 def _motion(text: str) -> str:
     """``--motion``: one of the built-in motions; an unknown one is refused naming the closest."""
     import argparse

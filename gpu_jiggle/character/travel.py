@@ -144,6 +144,26 @@ def make_pipeline(character, rig, clip, springs: bool = True, travel="auto", bac
                               velocity=velocity, start=start, constraints=constraints)
 
 
+def run_preroll(pipeline, start: float, fps: float, seconds: float) -> int:
+    """Play ``seconds`` of the clip before ``start`` through ``pipeline``, so that the frame at
+    ``start`` shows the chains hanging as they do in a bake's first key: ``P = round(seconds ·
+    fps)`` frames of ``1/fps`` at the playing times ``start - P/fps, ..., start - 1/fps`` (a
+    looping clip wraps them into the clip, as the bake's pre-roll does; a travelling
+    character travels on through them, so nothing jumps at ``start``). Returns P.
+
+    Raises: ValueError for seconds that are not a finite number >= 0 or an fps that is not
+    a finite number > 0 (nothing is stepped)."""
+    seconds, fps = float(seconds), float(fps)
+    if not (math.isfinite(seconds) and seconds >= 0):
+        raise ValueError(f"preroll = {seconds!r}: expected a finite number of seconds >= 0")
+    if not (math.isfinite(fps) and fps > 0):
+        raise ValueError(f"fps = {fps!r}: expected a frame rate > 0")
+    count = int(round(seconds * fps))
+    for k in range(count, 0, -1):
+        pipeline.step(float(start) - k / fps, 1.0 / fps)
+    return count
+
+
 def preview_constraints(rig, look_at: bool = False, velocity=(0.0, 0.0, 0.0), start: float = 0.0) -> list:
     """The constraints a preview applies after the keyframes (what :func:`make_pipeline` gives
     its pipeline, and what ``bake`` records): the rig's enabled ones, in file order; with
