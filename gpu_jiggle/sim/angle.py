@@ -32,7 +32,7 @@ class AngleSolver(Solver):
     DIM = 2
 
     def __init__(self, chain_set, backend: str = "auto", substep: float = 1.0 / 120.0, max_substeps: int = 8,
-                 context=None, target_path: str = "hermite", damping_frame: str = "relative",
+                 context=None, target_path: str = "monotone", damping_frame: str = "relative",
                  integrator: str = "semi-implicit", work_group_size: int | None = None):
         self._chain_target = None   # this frame's ANGLE_CHAIN_TARGET records (C,)
         self._local_angle = None    # this frame's (S,) float32 local target angles

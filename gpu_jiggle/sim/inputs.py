@@ -119,12 +119,30 @@ def _rows(name, value, width):
     return a
 
 
-def path_weights(alpha: float, hermite: bool) -> tuple:
-    """(p, q, dp, dq) of the target path at ``alpha`` in float64 (SPEC 2; ``common.glsl``)."""
-    if not hermite:
+def path_weights(alpha: float, path: int) -> tuple:
+    """(p, q, dp, dq) of the target path of kind ``path`` (``layouts.PATH_*``) at ``alpha`` in
+    float64 (SPEC 2; ``common.glsl``)."""
+    if path == layouts.PATH_LINEAR:
         return alpha, 0.0, 1.0, 0.0
     u = 1.0 - alpha
     return alpha * alpha * (2.0 - alpha), alpha * u * u, alpha * (4.0 - 3.0 * alpha), u * (1.0 - 3.0 * alpha)
+
+
+def start_tangent(d: np.ndarray, m0s: np.ndarray, path: int) -> np.ndarray:
+    """(n, k) float64: the start velocity × span of each row's path toward its move ``d``
+    (n, k) this frame, from ``m0s`` (SPEC 2; ``start_tangent`` in ``common.glsl``): the monotone
+    path clamps its part along d to [0, 3]·d (Fritsch & Carlson 1980) and its part across d to
+    the length 3|d|; the others keep m0s."""
+    if path != layouts.PATH_MONOTONE or not len(d):
+        return m0s
+    dd = np.einsum("ij,ij->i", d, d)
+    moves = dd != 0
+    along = np.einsum("ij,ij->i", m0s, d) / np.where(moves, dd, 1.0)
+    across = m0s - along[:, None] * d
+    aa = np.einsum("ij,ij->i", across, across)
+    long = aa > 9.0 * dd
+    across = np.where(long[:, None], across * np.sqrt(9.0 * dd / np.where(long, aa, 1.0))[:, None], across)
+    return np.where(moves[:, None], np.clip(along, 0.0, 3.0)[:, None] * d + across, 0.0)
 
 
 @dataclass(frozen=True)
@@ -147,14 +165,15 @@ class ColliderPath:
         """Whether ``end`` continues this path (the same number of colliders of each kind)."""
         return self.start.counts() == end.counts()
 
-    def records(self, end: ColliderSet, span: float):
+    def records(self, end: ColliderSet, span: float, path: int):
         """SPHERE/CAPSULE/PLANE_COLLIDER records from this path's start toward ``end`` over a
-        frame of ``span`` seconds of target path."""
+        frame of ``span`` seconds of target path, of kind ``path`` (``layouts.PATH_*``)."""
         start = self.start
+        sphere_rate, capsule_rate = self.start_rates(end, span, path)
         spheres = np.zeros(len(end.spheres), layouts.SPHERE_COLLIDER)
         spheres["start"] = start.spheres
         spheres["delta"] = end.spheres - start.spheres
-        spheres["start_rate"][:, :3] = span * self.sphere_rate
+        spheres["start_rate"][:, :3] = sphere_rate
         spheres["group"] = end.sphere_groups
         spheres["inside"] = end.sphere_inside
         capsules = np.zeros(len(end.capsules), layouts.CAPSULE_COLLIDER)
@@ -163,7 +182,7 @@ class ColliderPath:
         capsules["delta_a"][:, :3] = end.capsules[:, 0:3] - start.capsules[:, 0:3]
         capsules["delta_a"][:, 3] = end.capsules[:, 6] - start.capsules[:, 6]
         capsules["delta_b"][:, :3] = end.capsules[:, 3:6] - start.capsules[:, 3:6]
-        capsules["rate_a"][:, :3], capsules["rate_b"][:, :3] = span * self.capsule_rate[:, :3], span * self.capsule_rate[:, 3:]
+        capsules["rate_a"][:, :3], capsules["rate_b"][:, :3] = capsule_rate[:, :3], capsule_rate[:, 3:]
         capsules["group"] = end.capsule_groups
         capsules["inside"] = end.capsule_inside
         planes = np.zeros(len(end.planes), layouts.PLANE_COLLIDER)
@@ -172,19 +191,30 @@ class ColliderPath:
         planes["group"] = end.plane_groups
         return spheres, capsules, planes
 
-    def advanced(self, end: ColliderSet, alpha: float, span: float, hermite: bool) -> "ColliderPath":
-        """The path after a frame toward ``end`` whose last substep was at ``alpha``: its value
-        and velocity there (float64; plane normals renormalised as the shader does)."""
-        p, q, dp, dq = path_weights(alpha, hermite)
-        inv_span = 1.0 / span if span > 0 else 0.0
+    def start_rates(self, end: ColliderSet, span: float, path: int) -> tuple:
+        """The path's start velocities × ``span`` toward ``end``, as :func:`start_tangent`
+        limits them: sphere centres (K, 3), capsule ends (M, 6), float64."""
+        s = self.start
+        spheres = start_tangent(end.spheres[:, :3] - s.spheres[:, :3], span * self.sphere_rate, path)
+        ends = [start_tangent(end.capsules[:, i:i + 3] - s.capsules[:, i:i + 3], span * self.capsule_rate[:, i:i + 3],
+                              path) for i in (0, 3)]
+        return spheres, np.concatenate(ends, 1)
 
-        def along(x0, x1, rate):
-            d, m = x1 - x0, span * rate
+    def advanced(self, end: ColliderSet, alpha: float, span: float, path: int) -> "ColliderPath":
+        """The path after a frame toward ``end`` whose last substep was at ``alpha``: its value
+        and velocity there (float64; plane normals renormalised as the shader does); ``path``:
+        its kind (``layouts.PATH_*``)."""
+        p, q, dp, dq = path_weights(alpha, path)
+        inv_span = 1.0 / span if span > 0 else 0.0
+        sphere_m, capsule_m = self.start_rates(end, span, path)
+
+        def along(x0, x1, m):
+            d = x1 - x0
             return x0 + p * d + q * m, (dp * d + dq * m) * inv_span
 
         s, c = self.start, end
-        centres, sphere_rate = along(s.spheres[:, :3], c.spheres[:, :3], self.sphere_rate)
-        ends, capsule_rate = along(s.capsules[:, :6], c.capsules[:, :6], self.capsule_rate)
+        centres, sphere_rate = along(s.spheres[:, :3], c.spheres[:, :3], sphere_m)
+        ends, capsule_rate = along(s.capsules[:, :6], c.capsules[:, :6], capsule_m)
         planes = s.planes + alpha * (c.planes - s.planes)
         if len(planes):
             planes[:, :3] /= np.linalg.norm(planes[:, :3], axis=1)[:, None]

@@ -178,6 +178,18 @@ TELEPORT_MODE_MASK, TELEPORT_MOVING, TELEPORT_MIRROR = 3, 4, 8
 CHAIN_START_MOVING = 1
 #: Solver options (OPTION_* in common.glsl), the frame buffer's ``options``.
 OPTION_HERMITE_PATH, OPTION_RELATIVE_DAMPING, OPTION_EXACT_INTEGRATOR = 1, 2, 4
+#: With OPTION_HERMITE_PATH: the monotone target path (SPEC 2).
+OPTION_MONOTONE_PATH = 8
+#: The target path's kinds (PATH_* in common.glsl).
+PATH_LINEAR, PATH_HERMITE, PATH_MONOTONE = 0, 1, 2
+
+
+def path_kind(options: int) -> int:
+    """The PATH_* kind the solver ``options`` (OPTION_* bits) select, as ``path_kind`` in
+    common.glsl."""
+    if not options & OPTION_HERMITE_PATH:
+        return PATH_LINEAR
+    return PATH_MONOTONE if options & OPTION_MONOTONE_PATH else PATH_HERMITE
 
 #: A frame's substeps may run over several dispatches, each running the substeps j with
 #: substep_begin ≤ j < substep_end of every schedule (the first one also teleports, the one

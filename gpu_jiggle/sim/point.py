@@ -42,7 +42,7 @@ class PointSolver(Solver):
                "joint_output": layouts.POINT_JOINT_OUTPUT, "segment_output": layouts.POINT_SEGMENT_OUTPUT}
 
     def __init__(self, chain_set, backend: str = "auto", substep: float = 1.0 / 120.0, max_substeps: int = 8,
-                 context=None, origin=None, target_path: str = "hermite", damping_frame: str = "relative",
+                 context=None, origin=None, target_path: str = "monotone", damping_frame: str = "relative",
                  integrator: str = "semi-implicit", work_group_size: int | None = None):
         self._origin = None if origin is None else validation.coordinates("origin", origin, (3,))
         self._joint_positions = None      # this frame's pose, world, float64 (J, 3)
@@ -268,7 +268,8 @@ class PointSolver(Solver):
             self._collider_path = ColliderPath.at_rest(self._colliders)
 
     def _frame_buffer(self, plan):
-        self._backend.upload_colliders(*self._collider_path.records(self._colliders, plan.full.span))
+        self._backend.upload_colliders(*self._collider_path.records(self._colliders, plan.full.span,
+                                                                     layouts.path_kind(self._options)))
         header, alphas = packing.frame_buffer(layouts.POINT_FRAME_PARAMS, plan, self._clock.substeps,
                                               self._chain_set.chain_count, self._wind.time_phases(plan))
         header["sphere_count"], header["capsule_count"], header["plane_count"] = self._colliders.counts()
@@ -284,9 +285,8 @@ class PointSolver(Solver):
         Chains at half rate follow the colliders over their own span with the same start, so
         between their frames they see the colliders slightly ahead of time."""
         if plan.full.substep_count:
-            hermite = bool(self._options & layouts.OPTION_HERMITE_PATH)
             self._collider_path = self._collider_path.advanced(self._colliders, float(plan.full.alphas[-1]),
-                                                               plan.full.span, hermite)
+                                                               plan.full.span, layouts.path_kind(self._options))
         self._snap_colliders = False
 
     def _parameters_changed(self, new, changes):

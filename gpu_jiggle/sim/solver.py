@@ -26,7 +26,10 @@ from .timing import DispatchTiming, timed_frame, uploaded_total
 #: The words a refusal at level of detail "half" adds after the substep.
 HALF_RATE = "at level of detail 'half'"
 #: The solver options (SPEC 2, 3, 4) and their values; the first of each is the default (v2).
-TARGET_PATHS = ("hermite", "linear")
+TARGET_PATHS = ("monotone", "hermite", "linear")
+#: The option bits of each target path.
+PATH_OPTIONS = {"monotone": layouts.OPTION_HERMITE_PATH | layouts.OPTION_MONOTONE_PATH,
+                "hermite": layouts.OPTION_HERMITE_PATH, "linear": 0}
 DAMPING_FRAMES = ("relative", "world")
 
 
@@ -45,8 +48,11 @@ class Solver(SavedState):
             is dropped and counted in :attr:`dropped_time`.
         context: optional moderngl context (OpenGL ≥ 4.3) to run on, e.g. a window's, current
             when the solver is made.
-        target_path: ``"hermite"`` (default, v2: the C1 target path of SPEC 2) or
-            ``"linear"`` (v1: targets interpolated linearly within each frame).
+        target_path: ``"monotone"`` (default: SPEC 2's C1 cubic whose start velocity is
+            limited where the motion stops, turns back or slows sharply, so that it never
+            passes a pose), ``"hermite"`` (v2 before it: the same cubic unlimited, which
+            overshoots a pose where the body stops dead) or ``"linear"`` (v1: targets
+            interpolated linearly within each frame).
         damping_frame: ``"relative"`` (default, v2: the spring compares state and target at
             the same instant and damping resists motion relative to the target, SPEC 3 and 4)
             or ``"world"`` (v1: spring toward the end-of-substep target, damping of world
@@ -78,12 +84,11 @@ class Solver(SavedState):
         return super().__new__(solver_class(chain_set) if cls is Solver else cls)
 
     def __init__(self, chain_set, backend: str = "auto", substep: float = 1.0 / 120.0, max_substeps: int = 8,
-                 context=None, target_path: str = "hermite", damping_frame: str = "relative",
+                 context=None, target_path: str = "monotone", damping_frame: str = "relative",
                  integrator: str = "semi-implicit", work_group_size: int | None = None):
         if not isinstance(chain_set, self.CHAIN_SET):
             raise TypeError(f"chain_set: expected a {self.CHAIN_SET.__name__}, got {type(chain_set).__name__}")
-        self._options = (int(validation.choice("target_path", target_path, TARGET_PATHS) == "hermite")
-                         * layouts.OPTION_HERMITE_PATH
+        self._options = (PATH_OPTIONS[validation.choice("target_path", target_path, TARGET_PATHS)]
                          | int(validation.choice("damping_frame", damping_frame, DAMPING_FRAMES) == "relative")
                          * layouts.OPTION_RELATIVE_DAMPING
                          | int(validation.choice("integrator", integrator, INTEGRATORS) == "exact")

@@ -12,7 +12,8 @@ checks share), :mod:`~gpu_jiggle.verify.angle` (angle chains, properties 1-5),
 (point chains, 3 and 5), :mod:`~gpu_jiggle.verify.cross` (property 6 for both),
 :mod:`~gpu_jiggle.verify.field` (model v2's field scenarios: :func:`ear_frame_rates`,
 :func:`tracking`, :func:`contact`, :func:`precision`; its depths from
-:mod:`~gpu_jiggle.verify.contact_geometry`), :mod:`~gpu_jiggle.verify.cut` (:func:`cut_response`:
+:mod:`~gpu_jiggle.verify.contact_geometry`), :mod:`~gpu_jiggle.verify.low_rates`
+(:func:`low_frame_rates`: the target path at 10-20 fps, SPEC 2), :mod:`~gpu_jiggle.verify.cut` (:func:`cut_response`:
 how the response depends on the cut, and ``recut``), :mod:`~gpu_jiggle.verify.integrator`
 (:func:`exact_integrator`: the exact step against the analytic step response, SPEC 1),
 :mod:`~gpu_jiggle.verify.limits` (:func:`cone_limit`, :func:`inside_colliders`: point chains
@@ -31,6 +32,7 @@ from .angle import free_decay, frame_rates, rest, teleport, wraparound
 from .cross import cross_check, point_cross_check
 from .cut import cut_response
 from .field import contact, ear_frame_rates, precision, tracking
+from .low_rates import low_frame_rates
 from .integrator import exact_integrator
 from .joint_limits import hinge_limit, spherical_limit
 from .limits import cone_limit, inside_colliders
@@ -73,6 +75,7 @@ __all__ = [
     "tracking",
     "contact",
     "precision",
+    "low_frame_rates",
     "CHECKS",
     "cut_response",
     "exact_integrator",

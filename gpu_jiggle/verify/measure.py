@@ -28,7 +28,7 @@ FRAME_RATE_LIMIT = 0.03
 REFERENCE_VARIANTS = ((False, False), (True, True))
 #: The solver options of the model versions (SPEC "What changed from v1"): v2's defaults, and
 #: v1's target path and damping, kept for comparison.
-V2 = {"target_path": "hermite", "damping_frame": "relative"}
+V2 = {"target_path": "monotone", "damping_frame": "relative"}
 V1 = {"target_path": "linear", "damping_frame": "world"}
 #: v2 with the exact integrator of SPEC 1 instead of the semi-implicit step.
 EXACT = {**V2, "integrator": "exact"}

@@ -15,6 +15,7 @@ from .field import FIELD_CHECKS
 from .integrator import exact_integrator
 from .joint_limits import hinge_limit, spherical_limit
 from .limits import cone_limit, inside_colliders
+from .low_rates import low_frame_rates
 from .lod import lod_switches
 from .point import point_free_decay, point_rest
 from .point_motion import point_frame_rates, point_teleport
@@ -25,14 +26,14 @@ PLOT_DPI = 100
 
 #: Every check ``run_all`` runs: the angle chains', the point chains' (all four force
 #: variants each), then model v2's field scenarios (:mod:`gpu_jiggle.verify.field`), the
-#: cut row (:mod:`gpu_jiggle.verify.cut`), the exact integrator's
+#: target path at low frame rates (:mod:`gpu_jiggle.verify.low_rates`), the cut row (:mod:`gpu_jiggle.verify.cut`), the exact integrator's
 #: (:mod:`gpu_jiggle.verify.integrator`), the cone limits and inside colliders of point
 #: chains (:mod:`gpu_jiggle.verify.limits`) and their hinge and spherical limits
 #: (:mod:`gpu_jiggle.verify.joint_limits`), then level-of-detail switches on a walking body
 #: (:mod:`gpu_jiggle.verify.lod`).
 CHECKS = ((free_decay, rest, frame_rates, wraparound, teleport, cross_check,
            point_free_decay, point_rest, point_frame_rates, point_teleport, point_cross_check)
-          + FIELD_CHECKS + (cut_response, exact_integrator, cone_limit, inside_colliders, hinge_limit,
+          + FIELD_CHECKS + (low_frame_rates, cut_response, exact_integrator, cone_limit, inside_colliders, hinge_limit,
                            spherical_limit, lod_switches))
 
 

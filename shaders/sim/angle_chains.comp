@@ -25,7 +25,7 @@ layout(local_size_x = LOCAL_SIZE) in;
 // The schedule of this invocation's chain (its level of detail) and the solver's options, set
 // first thing in main().
 Schedule sch;
-bool hermite;
+uint target_path;
 bool relative_damping;
 bool exact_integrator;
 uint schedule_index;  // 0 at full rate, 1 at half rate: which of the segment's two ExactSteps
@@ -136,8 +136,10 @@ vec2 interpolate_root(uint c, AngleChainTarget target, PathWeights w, bool first
     AngleChainState cs = chain_state[c];
     vec2 d_position = target.root_position - cs.last_root_position;
     float d_angle = wrap_angle(target.root_angle - cs.last_root_angle);
-    root_position = cs.last_root_position + w.p * d_position + w.q * (sch.span * cs.root_position_rate);
-    root_angle = cs.last_root_angle + w.p * d_angle + w.q * (sch.span * cs.root_angle_rate);
+    vec2 m_position = start_tangent(d_position, sch.span * cs.root_position_rate, target_path);
+    float m_angle = start_tangent(d_angle, sch.span * cs.root_angle_rate, target_path);
+    root_position = cs.last_root_position + w.p * d_position + w.q * m_position;
+    root_angle = cs.last_root_angle + w.p * d_angle + w.q * m_angle;
     vec2 velocity = (root_position - cs.prev_root_position) * sch.inv_path_step;
     vec2 previous = first_moving ? velocity : cs.prev_root_velocity;
     vec2 acceleration = (velocity - previous) * sch.inv_path_step;
@@ -178,7 +180,8 @@ float integrate_segment(AngleSegmentRig rig, ExactStep step, float local_target,
                         float phi_parent, PathWeights w, vec2 root_acceleration, vec2 gravity, vec2 wind,
                         bool first_moving) {
     float d_local = wrap_angle(local_target - st.last_local_angle);
-    float lambda = st.last_local_angle + w.p * d_local + w.q * (sch.span * st.local_angle_rate);
+    float m_local = start_tangent(d_local, sch.span * st.local_angle_rate, target_path);
+    float lambda = st.last_local_angle + w.p * d_local + w.q * m_local;
     float target_angle = phi_parent + lambda;
     float target_rate = wrap_angle(target_angle - st.target_angle) * sch.inv_path_step;
     float phi = st.angle;
@@ -218,9 +221,9 @@ float integrate_segment(AngleSegmentRig rig, ExactStep step, float local_target,
 void end_path(uint c, AngleChainTarget target, PathWeights w) {
     AngleChainState cs = chain_state[c];
     vec2 d_position = target.root_position - cs.last_root_position;
-    vec2 m_position = sch.span * cs.root_position_rate;
+    vec2 m_position = start_tangent(d_position, sch.span * cs.root_position_rate, target_path);
     float d_angle = wrap_angle(target.root_angle - cs.last_root_angle);
-    float m_angle = sch.span * cs.root_angle_rate;
+    float m_angle = start_tangent(d_angle, sch.span * cs.root_angle_rate, target_path);
     cs.last_root_position = cs.last_root_position + w.p * d_position + w.q * m_position;
     cs.root_position_rate = (w.dp * d_position + w.dq * m_position) * sch.inv_span;
     cs.last_root_angle = wrap_angle(cs.last_root_angle + w.p * d_angle + w.q * m_angle);
@@ -230,7 +233,7 @@ void end_path(uint c, AngleChainTarget target, PathWeights w) {
 
 void end_segment_path(inout AngleSegmentState st, float local_target, PathWeights w) {
     float d_local = wrap_angle(local_target - st.last_local_angle);
-    float m_local = sch.span * st.local_angle_rate;
+    float m_local = start_tangent(d_local, sch.span * st.local_angle_rate, target_path);
     st.last_local_angle = wrap_angle(st.last_local_angle + w.p * d_local + w.q * m_local);
     st.local_angle_rate = (w.dp * d_local + w.dq * m_local) * sch.inv_span;
 }
@@ -281,7 +284,7 @@ void main() {
     AngleChainRig chain = chain_rig[c];
     AngleChainTarget target = chain_target[c];
     sch = target.lod == LOD_HALF ? params.half_rate : params.full_rate;
-    hermite = (params.options & OPTION_HERMITE_PATH) != 0u;
+    target_path = path_kind(params.options);
     relative_damping = (params.options & OPTION_RELATIVE_DAMPING) != 0u;
     exact_integrator = EXACT_STEPS != 0 && (params.options & OPTION_EXACT_INTEGRATOR) != 0u;
     schedule_index = target.lod == LOD_HALF ? 1u : 0u;
@@ -321,7 +324,7 @@ void main() {
     // The frame ends in this dispatch's last batch: its segment walk also ends each segment's
     // path and writes its output, so a segment's state is read and written once per batch.
     bool ends_frame = range.last && sch.substep_count > 0u;
-    PathWeights last_weights = path_weights(alphas[first_alpha + max(sch.substep_count, 1u) - 1u], hermite);
+    PathWeights last_weights = path_weights(alphas[first_alpha + max(sch.substep_count, 1u) - 1u], target_path);
     PathWeights weights[FUSED_SUBSTEPS];
     vec2 root_acceleration[FUSED_SUBSTEPS];
     float parent_angle[FUSED_SUBSTEPS];  // after each substep of the batch
@@ -329,7 +332,7 @@ void main() {
     for (uint batch = range.begin; batch < range.end; batch += uint(FUSED_SUBSTEPS)) {
         uint count = min(uint(FUSED_SUBSTEPS), range.end - batch);
         for (uint k = 0u; k < count; ++k) {
-            weights[k] = path_weights(alphas[first_alpha + batch + k], hermite);
+            weights[k] = path_weights(alphas[first_alpha + batch + k], target_path);
             parent_tip[k] = chain_state[c].prev_root_position;  // the root at the last substep
             root_acceleration[k] = interpolate_root(c, target, weights[k], moving && batch + k == 0u, root_position,
                                                     root_angle);

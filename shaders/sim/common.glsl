@@ -33,6 +33,20 @@ float wrap_angle(float a) {
 #define OPTION_RELATIVE_DAMPING 2u
 // The exact integrator (SPEC 1) instead of the semi-implicit Euler step.
 #define OPTION_EXACT_INTEGRATOR 4u
+// With OPTION_HERMITE_PATH: the monotone path of SPEC 2 (target_path="monotone").
+#define OPTION_MONOTONE_PATH 8u
+
+// The target path's kind (SPEC 2): v1's linear path, the chord-tangent Hermite, the monotone path.
+#define PATH_LINEAR 0u
+#define PATH_HERMITE 1u
+#define PATH_MONOTONE 2u
+
+uint path_kind(uint options) {
+    if ((options & OPTION_HERMITE_PATH) == 0u) {
+        return PATH_LINEAR;
+    }
+    return (options & OPTION_MONOTONE_PATH) != 0u ? PATH_MONOTONE : PATH_HERMITE;
+}
 
 // Level of detail per chain (per frame): every frame at the substep h, every second frame at
 // 2h with both frames' time (so the motion keeps its speed at half the cost), or frozen on
@@ -62,8 +76,9 @@ struct Schedule {
 // The target path of SPEC 2 at fraction alpha of the frame's span: every interpolated quantity
 // is x(α) = x0 + p·d + q·m0s, with d = x1 - x0 (angles: wrap(x1 - x0)) and m0s = span·m0 (m0:
 // its path velocity per second of target path, kept per quantity), and its velocity along the
-// path x'(α)/span = (dp·d + dq·m0s)/span. Hermite (v2): p = α²(2 - α), q = α(1 - α)², the
-// cubic whose end velocity is d/span; linear (v1): p = α, q = 0.
+// path x'(α)/span = (dp·d + dq·m0s)/span. Hermite and monotone (v2): p = α²(2 - α),
+// q = α(1 - α)², the cubic whose end velocity is d/span (the monotone path's m0s limited first
+// by start_tangent); linear (v1): p = α, q = 0.
 struct PathWeights {
     float p;
     float q;
@@ -71,13 +86,62 @@ struct PathWeights {
     float dq;
 };
 
-PathWeights path_weights(float alpha, bool hermite) {
-    if (!hermite) {
+PathWeights path_weights(float alpha, uint path) {
+    if (path == PATH_LINEAR) {
         return PathWeights(alpha, 0.0, 1.0, 0.0);
     }
     float u = 1.0 - alpha;
     return PathWeights(alpha * alpha * (2.0 - alpha), alpha * u * u, alpha * (4.0 - 3.0 * alpha),
                        u * (1.0 - 3.0 * alpha));
+}
+
+// The start velocity m0s (span units) the monotone path takes toward a move d this frame
+// (SPEC 2): its part along d clamped to [0, 3]·d (none where the motion stopped or turned
+// back, so the path stays between x0 and x1 along d: Fritsch & Carlson 1980, "Monotone
+// piecewise cubic interpolation", SIAM J. Numer. Anal. 17(2)), its part across d no longer
+// than 3|d|; continuous in d and m0s. Other paths keep m0s.
+float start_tangent(float d, float m0s, uint path) {
+    if (path != PATH_MONOTONE) {
+        return m0s;
+    }
+    if (d * m0s <= 0.0) {
+        return 0.0;
+    }
+    return abs(m0s) > 3.0 * abs(d) ? 3.0 * d : m0s;
+}
+
+vec2 start_tangent(vec2 d, vec2 m0s, uint path) {
+    if (path != PATH_MONOTONE) {
+        return m0s;
+    }
+    float dd = dot(d, d);
+    if (dd == 0.0) {
+        return vec2(0.0);
+    }
+    float along = dot(m0s, d) / dd;
+    vec2 across = m0s - along * d;
+    float aa = dot(across, across);
+    if (aa > 9.0 * dd) {
+        across = across * sqrt(9.0 * dd / aa);
+    }
+    return clamp(along, 0.0, 3.0) * d + across;
+}
+
+vec3 start_tangent(vec3 d, vec3 m0s, uint path) {
+    if (path != PATH_MONOTONE) {
+        return m0s;
+    }
+    float dd = dot(d, d);
+    if (dd == 0.0) {
+        return vec3(0.0);
+    }
+    float along = dot(m0s, d) / dd;
+    vec3 across = m0s - along * d;
+    float aa = dot(across, across);
+    if (aa > 9.0 * dd) {
+        across = across * sqrt(9.0 * dd / aa);
+    }
+    return clamp(along, 0.0, 3.0) * d + across;
 }
 
 // The exact step of one damped spring over one substep (SPEC section 1; the coefficients come

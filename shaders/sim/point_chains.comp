@@ -29,7 +29,7 @@ layout(local_size_x = LOCAL_SIZE) in;
 // The schedule of this invocation's chain (its level of detail) and the solver's options, set
 // first thing in main().
 Schedule sch;
-bool hermite;
+uint target_path;
 bool relative_damping;
 bool exact_integrator;
 uint schedule_index;  // 0 at full rate, 1 at half rate: which of the segment's two ExactSteps
@@ -87,7 +87,8 @@ void start_moving(PointChainRig chain, uint c) {
 // returns its motion Δp this substep.
 vec3 interpolate_pivot(uint c, PathWeights w, out vec3 pivot) {
     PointChainState cs = chain_state[c];
-    pivot = cs.last_pivot.xyz + w.p * (-cs.last_pivot.xyz) + w.q * (sch.span * cs.pivot_rate.xyz);
+    vec3 d = -cs.last_pivot.xyz;
+    pivot = cs.last_pivot.xyz + w.p * d + w.q * start_tangent(d, sch.span * cs.pivot_rate.xyz, target_path);
     vec3 moved = pivot - cs.prev_pivot.xyz;
     chain_state[c].prev_pivot = vec4(pivot, 0.0);
     return moved;
@@ -154,17 +155,17 @@ void enforce_length(float rest_length, vec3 base, vec3 v_base, inout vec3 x, ino
 // SPEC 2 and 4.2: the colliders' path, at fraction alpha, starts where they were at the last
 // substep; their positions are taken relative to the chain's anchor in double precision.
 void end_path(PointChainRig chain, uint c, float alpha) {
-    PathWeights w = path_weights(alpha, hermite);
+    PathWeights w = path_weights(alpha, target_path);
     PointChainState cs = chain_state[c];
     vec3 d_pivot = -cs.last_pivot.xyz;
-    vec3 m_pivot = sch.span * cs.pivot_rate.xyz;
+    vec3 m_pivot = start_tangent(d_pivot, sch.span * cs.pivot_rate.xyz, target_path);
     chain_state[c].last_pivot = vec4(cs.last_pivot.xyz + w.p * d_pivot + w.q * m_pivot, 0.0);
     chain_state[c].pivot_rate = vec4((w.dp * d_pivot + w.dq * m_pivot) * sch.inv_span, 0.0);
     for (uint i = 0u; i < chain.segment_count; ++i) {
         uint s = chain.first_segment + i;
         vec3 last = segment_state[s].last_offset.xyz;
         vec3 d = target_offset(s) - last;
-        vec3 m = sch.span * segment_state[s].offset_rate.xyz;
+        vec3 m = start_tangent(d, sch.span * segment_state[s].offset_rate.xyz, target_path);
         segment_state[s].last_offset = vec4(last + w.p * d + w.q * m, 0.0);
         segment_state[s].offset_rate = vec4((w.dp * d + w.dq * m) * sch.inv_span, 0.0);
         segment_state[s].last_rotation = nlerp(segment_state[s].last_rotation, joint_rotation[s], alpha);
@@ -230,7 +231,7 @@ void main() {
     PointChainTarget target = chain_target[c];
     PointChainControl control = chain_control[c];
     sch = control.lod == LOD_HALF ? params.half_rate : params.full_rate;
-    hermite = (params.options & OPTION_HERMITE_PATH) != 0u;
+    target_path = path_kind(params.options);
     relative_damping = (params.options & OPTION_RELATIVE_DAMPING) != 0u;
     exact_integrator = EXACT_STEPS != 0 && (params.options & OPTION_EXACT_INTEGRATOR) != 0u;
     schedule_index = control.lod == LOD_HALF ? 1u : 0u;
@@ -268,11 +269,11 @@ void main() {
     vec3 pivot = chain_state[c].last_pivot.xyz;
     for (uint j = range.begin; j < range.end; ++j) {
         float alpha = alphas[first_alpha + j];
-        PathWeights w = path_weights(alpha, hermite);
+        PathWeights w = path_weights(alpha, target_path);
         float elapsed = float(j) * sch.substep;
         // The colliders' path covers the full-rate span; map this substep's time onto it.
         float collider_alpha = clamp(1.0 - (1.0 - alpha) * sch.collider_time_scale, 0.0, 1.0);
-        Contact contact = Contact(chain.collider_mask, anchor, collider_alpha, path_weights(collider_alpha, hermite),
+        Contact contact = Contact(chain.collider_mask, anchor, collider_alpha, path_weights(collider_alpha, target_path),
                                   vec3(0.0), 0.0, sch.substep);
         vec3 moved = interpolate_pivot(c, w, pivot);
         contact.pivot = pivot;
@@ -290,7 +291,8 @@ void main() {
             PointSegmentRig rig = segment_rig[s];
             PointSegmentState st = segment_state[s];
             vec3 last = st.last_offset.xyz;
-            vec3 offset = last + w.p * (target_offset(s) - last) + w.q * (sch.span * st.offset_rate.xyz);
+            vec3 d = target_offset(s) - last;
+            vec3 offset = last + w.p * d + w.q * start_tangent(d, sch.span * st.offset_rate.xyz, target_path);
             vec3 animated = offset - offset_base;
             vec3 t = base + (i == 0u ? animated : follow_parent(parent_animated, parent_simulated, animated));
             // Positions are kept relative to the pivot, which moved: a particle that stays

@@ -50,25 +50,39 @@ def test_one_substep_agrees_tightly(gl):
 
 @pytest.mark.filterwarnings("ignore::gpu_jiggle.sim.clock.FrameTimeWarning")  # long frames on purpose
 def test_600_random_frames_agree(gl):
+    """A lightly damped chain whose tip is whipped round (here one 0.56 Hz, ζ 0.13 chain's tip
+    at 20-27 rad/s) is chaotic: the reference itself, its first heading moved by 1e-6 rad,
+    ends up to 0.7 rad away on that segment. Such chains are found by that perturbed
+    reference run and left out of the comparison (at most 2 of the 300); every other chain
+    agrees within the tolerance."""
     rng = np.random.default_rng(11)
     cs = random_angle_chain_set(rng, chains=300, max_segments=12)
     motion = RandomRootMotion(rng, cs)
-    solvers = [Solver(cs, backend=b) for b in ("cpu", "gpu")]
+    solvers = [Solver(cs, backend=b) for b in ("cpu", "gpu", "cpu")]
     scale = chain_lengths_per_joint(cs)
-    worst_angle = worst_position = 0.0
-    for dt in random_frame_times(rng, 600):
+    chain_of_segment = np.repeat(np.arange(cs.chain_count), cs.segment_counts)
+    chain_of_joint = np.repeat(np.arange(cs.chain_count), cs.segment_counts + 1)
+    angle_error, position_error, sensitive = (np.zeros(cs.chain_count) for _ in range(3))
+    for k, dt in enumerate(random_frame_times(rng, 600)):
         pose = motion.step(dt)
         ns = []
-        for s in solvers:
-            s.set_pose(*pose)
+        for i, s in enumerate(solvers):
+            root, heading, local = pose
+            s.set_pose(root, heading + (1e-6 if i == 2 and k == 0 else 0.0), local)
             ns.append(s.advance(dt))
-        assert ns[0] == ns[1]
-        cpu, gpu = solvers
-        worst_angle = max(worst_angle, angle_difference(cpu.angles(), gpu.angles()).max())
-        worst_position = max(worst_position, (np.abs(cpu.positions() - gpu.positions()).max(axis=1) / scale).max())
-    print(f"GPU vs reference over 600 frames: angle {worst_angle:.3g} rad, position {worst_position:.3g} of chain length")
-    assert worst_angle < 1e-3
-    assert worst_position < 1e-3
+        assert ns[0] == ns[1] == ns[2]
+        cpu, gpu, perturbed = solvers
+        np.maximum.at(angle_error, chain_of_segment, angle_difference(cpu.angles(), gpu.angles()))
+        np.maximum.at(sensitive, chain_of_segment, angle_difference(cpu.angles(), perturbed.angles()))
+        np.maximum.at(position_error, chain_of_joint, np.abs(cpu.positions() - gpu.positions()).max(axis=1) / scale)
+    chaotic = sensitive > 1e-3
+    print(f"GPU vs reference over 600 frames: angle {angle_error[~chaotic].max():.3g} rad, position "
+          f"{position_error[~chaotic].max():.3g} of chain length; {chaotic.sum()} chaotic chains left out "
+          f"(GPU {angle_error[chaotic].max(initial=0):.3g} rad, perturbed reference "
+          f"{sensitive[chaotic].max(initial=0):.3g} rad)")
+    assert chaotic.sum() <= 2
+    assert angle_error[~chaotic].max() < 1e-3
+    assert position_error[~chaotic].max() < 1e-3
     assert solvers[0].dropped_time == solvers[1].dropped_time > 0
     assert solvers[0].sim_time == solvers[1].sim_time
 

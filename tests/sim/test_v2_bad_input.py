@@ -34,7 +34,7 @@ def test_air_drag_changed_live_is_validated_and_nothing_changes(backend):
 
 
 @pytest.mark.parametrize("option, value, hint", [("target_path", "hermit", "did you mean 'hermite'"),
-                                                 ("target_path", "cubic", "expected one of 'hermite', 'linear'"),
+                                                 ("target_path", "cubic", "expected one of 'monotone', 'hermite', 'linear'"),
                                                  ("damping_frame", "wrld", "did you mean 'world'"),
                                                  ("damping_frame", "target", "expected one of")])
 def test_unknown_option_names_are_refused(backend, option, value, hint):

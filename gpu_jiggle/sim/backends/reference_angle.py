@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import layouts
-from .reference_walk import DepthWalkBackend, FieldState, exact_change, path_weights
+from .reference_walk import DepthWalkBackend, FieldState, exact_change, path_weights, start_tangent
 
 F = np.float32
 PI = F(np.pi)
@@ -66,7 +66,7 @@ class ReferenceAngleBackend(DepthWalkBackend):
         size = layouts.ANGLE_FRAME_PARAMS.itemsize
         header = params[:size].view(layouts.ANGLE_FRAME_PARAMS)[0]
         options = int(header["options"])
-        self.hermite = bool(options & layouts.OPTION_HERMITE_PATH)
+        self.target_path = layouts.path_kind(options)
         self.relative_damping = bool(options & layouts.OPTION_RELATIVE_DAMPING)
         self.exact = bool(options & layouts.OPTION_EXACT_INTEGRATOR)
         self.windy = bool(np.any(header["wind"][:3] != 0))
@@ -173,8 +173,10 @@ class ReferenceAngleBackend(DepthWalkBackend):
         last_position, last_angle = s.last_root_position[chains], s.last_root_angle[chains]
         d_position = s.root_position_pose[chains] - last_position
         d_angle = wrap_angle(s.root_angle_pose[chains] - last_angle)
-        s.root_position[chains] = last_position + p * d_position + q * (span * s.root_position_rate[chains])
-        s.root_angle[chains] = last_angle + p * d_angle + q * (span * s.root_angle_rate[chains])
+        m_position = start_tangent(d_position, span * s.root_position_rate[chains], self.target_path)
+        m_angle = start_tangent(d_angle, span * s.root_angle_rate[chains], self.target_path)
+        s.root_position[chains] = last_position + p * d_position + q * m_position
+        s.root_angle[chains] = last_angle + p * d_angle + q * m_angle
         velocity = (s.root_position[chains] - s.prev_root_position[chains]) * inv_path_step
         previous = s.prev_root_velocity[chains]
         if first_moving is not None:
@@ -210,7 +212,8 @@ class ReferenceAngleBackend(DepthWalkBackend):
         v1: 0) over the substep; semi-implicit Euler, or the exact step (SPEC 1)."""
         rig = {name: values[seg] for name, values in self.rig.items()}
         last = s.last_local_angle[seg]
-        lam = last + w[0] * wrap_angle(s.local_angle[seg] - last) + w[1] * (span * s.local_angle_rate[seg])
+        d_local = wrap_angle(s.local_angle[seg] - last)
+        lam = last + w[0] * d_local + w[1] * start_tangent(d_local, span * s.local_angle_rate[seg], self.target_path)
         target_angle = phi_parent + lam
         target_rate = wrap_angle(target_angle - s.target_angle[seg]) * inv_path_step
         phi = s.angle[seg]
@@ -244,7 +247,7 @@ class ReferenceAngleBackend(DepthWalkBackend):
         return phi_new
 
     def substep(self, s, schedule, alpha, j, chains, depth, first_moving):
-        w = path_weights(alpha, self.hermite)
+        w = path_weights(alpha, self.target_path)
         span, inv_path_step, h = F(schedule["span"]), F(schedule["inv_path_step"]), F(schedule["substep"])
         tip = s.prev_root_position.copy()  # the tips of the last substep, for the wind
         acceleration = np.zeros((self.chain_count, 2), F)
@@ -266,18 +269,18 @@ class ReferenceAngleBackend(DepthWalkBackend):
     def end_path(self, s, schedule, alpha, chains, seg):
         """SPEC section 2: the path's x0 and m0 become its value and velocity at the frame's
         last substep, for ``chains`` and their segments ``seg``."""
-        p, q, dp, dq = path_weights(alpha, self.hermite)
+        p, q, dp, dq = path_weights(alpha, self.target_path)
         span, inv_span = F(schedule["span"]), F(schedule["inv_span"])
         d_position = s.root_position_pose[chains] - s.last_root_position[chains]
-        m_position = span * s.root_position_rate[chains]
+        m_position = start_tangent(d_position, span * s.root_position_rate[chains], self.target_path)
         d_angle = wrap_angle(s.root_angle_pose[chains] - s.last_root_angle[chains])
-        m_angle = span * s.root_angle_rate[chains]
+        m_angle = start_tangent(d_angle, span * s.root_angle_rate[chains], self.target_path)
         s.last_root_position[chains] = s.last_root_position[chains] + p * d_position + q * m_position
         s.root_position_rate[chains] = (dp * d_position + dq * m_position) * inv_span
         s.last_root_angle[chains] = wrap_angle(s.last_root_angle[chains] + p * d_angle + q * m_angle)
         s.root_angle_rate[chains] = (dp * d_angle + dq * m_angle) * inv_span
         d_local = wrap_angle(s.local_angle[seg] - s.last_local_angle[seg])
-        m_local = span * s.local_angle_rate[seg]
+        m_local = start_tangent(d_local, span * s.local_angle_rate[seg], self.target_path)
         s.last_local_angle[seg] = wrap_angle(s.last_local_angle[seg] + p * d_local + q * m_local)
         s.local_angle_rate[seg] = (dp * d_local + dq * m_local) * inv_span
 

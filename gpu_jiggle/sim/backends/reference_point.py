@@ -15,7 +15,7 @@ from .. import layouts
 from .reference_contact import (MIN_LENGTH, Contact, collide_near, dot, follow_parent, length,
                                 push_out_of_frame, rotation_between, safe_divide, settle_contact)
 from .reference_limits import limit_angle, nlerp, quat_multiply, target_frame
-from .reference_walk import DepthWalkBackend, FieldState, exact_change, path_weights
+from .reference_walk import DepthWalkBackend, FieldState, exact_change, path_weights, start_tangent
 
 F = np.float32
 #: The state's vec4 fields whose w is unused: the numpy path keeps their xyz.
@@ -66,7 +66,7 @@ class ReferencePointBackend(DepthWalkBackend):
         size = layouts.POINT_FRAME_PARAMS.itemsize
         header = params[:size].view(layouts.POINT_FRAME_PARAMS)[0]
         options = int(header["options"])
-        self.hermite = bool(options & layouts.OPTION_HERMITE_PATH)
+        self.target_path = layouts.path_kind(options)
         self.relative_damping = bool(options & layouts.OPTION_RELATIVE_DAMPING)
         self.exact = bool(options & layouts.OPTION_EXACT_INTEGRATOR)
         self.count = {name: int(header[f"{name[:-1]}_count"]) for name in ("spheres", "capsules", "planes")}
@@ -148,10 +148,10 @@ class ReferencePointBackend(DepthWalkBackend):
         first_moving[moving] = True
         pivot = f.last_pivot.copy()
         for j, alpha in enumerate(alphas):
-            w = path_weights(alpha, self.hermite)
+            w = path_weights(alpha, self.target_path)
             elapsed = F(j) * h
             collider_alpha = np.clip(F(1) - (F(1) - alpha) * scale, F(0), F(1))
-            cw = path_weights(collider_alpha, self.hermite)
+            cw = path_weights(collider_alpha, self.target_path)
             moved = self.interpolate_pivot(f, w, span, chains, pivot)
             contact = Contact(self.live_colliders(), mask, f.anchor, pivot, collider_alpha, cw)  # each depth takes its rows
             base = np.zeros_like(pivot)
@@ -162,7 +162,8 @@ class ReferencePointBackend(DepthWalkBackend):
             for d, (ch, seg) in enumerate(depth):
                 r = rig[seg]
                 last = f.last_offset[seg]
-                offset = last + w[0] * (f.offset_now[seg] - last) + w[1] * (span * f.offset_rate[seg])
+                d_offset = f.offset_now[seg] - last
+                offset = last + w[0] * d_offset + w[1] * start_tangent(d_offset, span * f.offset_rate[seg], self.target_path)
                 animated = offset - offset_base[ch]
                 t = base[ch] + (follow_parent(parent_animated[ch], parent_simulated[ch], animated) if d else animated)
                 x = f.position[seg] - influence[ch][:, None] * moved[ch]
@@ -201,7 +202,8 @@ class ReferencePointBackend(DepthWalkBackend):
         """SPEC 4, step 1: the pivots of ``chains`` on their path (this frame's pivot is the
         anchor, 0); fills ``pivot`` (C, 3) and returns each chain's move Δp (C, 3)."""
         last = f.last_pivot[chains]
-        pivot[chains] = last + w[0] * (-last) + w[1] * (span * f.pivot_rate[chains])
+        d = -last
+        pivot[chains] = last + w[0] * d + w[1] * start_tangent(d, span * f.pivot_rate[chains], self.target_path)
         moved = np.zeros_like(pivot)
         moved[chains] = pivot[chains] - f.prev_pivot[chains]
         f.prev_pivot[chains] = pivot[chains]
@@ -260,14 +262,16 @@ class ReferencePointBackend(DepthWalkBackend):
 
     def end_path(self, f, schedule, alpha, chains, seg):
         """SPEC 2: the paths' x0 and m0 become their value and velocity at the frame's last substep."""
-        p, q, dp, dq = path_weights(alpha, self.hermite)
+        p, q, dp, dq = path_weights(alpha, self.target_path)
         span, inv_span = F(schedule["span"]), F(schedule["inv_span"])
         last = f.last_pivot[chains]
-        d, m = -last, span * f.pivot_rate[chains]
+        d = -last
+        m = start_tangent(d, span * f.pivot_rate[chains], self.target_path)
         f.last_pivot[chains] = last + p * d + q * m
         f.pivot_rate[chains] = (dp * d + dq * m) * inv_span
         last = f.last_offset[seg]
-        d, m = f.offset_now[seg] - last, span * f.offset_rate[seg]
+        d = f.offset_now[seg] - last
+        m = start_tangent(d, span * f.offset_rate[seg], self.target_path)
         f.last_offset[seg] = last + p * d + q * m
         f.offset_rate[seg] = (dp * d + dq * m) * inv_span
         f.last_rotation[seg] = nlerp(f.last_rotation[seg], f.rotation_now[seg], alpha)

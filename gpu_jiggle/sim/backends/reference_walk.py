@@ -20,14 +20,44 @@ def exact_change(step, d, d_rate, b):
             c["v_d"] * d + c["v_v"] * d_rate + c["v_b"] * b)
 
 
-def path_weights(alpha, hermite: bool) -> tuple:
-    """``(p, q, dp, dq)`` float32 of the target path at fraction ``alpha`` (SPEC 2), as
-    ``path_weights`` in ``common.glsl``: x(α) = x0 + p·d + q·m0s, velocity (dp·d + dq·m0s)/span."""
+def path_weights(alpha, path: int) -> tuple:
+    """``(p, q, dp, dq)`` float32 of the target path of kind ``path`` (``layouts.PATH_*``) at
+    fraction ``alpha`` (SPEC 2), as ``path_weights`` in ``common.glsl``: x(α) = x0 + p·d + q·m0s,
+    velocity (dp·d + dq·m0s)/span (m0s as :func:`start_tangent` gives it); the Hermite and the
+    monotone path share the weights."""
     alpha = F(alpha)
-    if not hermite:
+    if path == layouts.PATH_LINEAR:
         return alpha, F(0), F(1), F(0)
     u = F(1) - alpha
     return alpha * alpha * (F(2) - alpha), alpha * u * u, alpha * (F(4) - F(3) * alpha), u * (F(1) - F(3) * alpha)
+
+
+def start_tangent(d, m0s, path: int):
+    """The start velocity m0s (× span) the path of kind ``path`` takes toward the move ``d``
+    this frame, as ``start_tangent`` in ``common.glsl`` (SPEC 2): the monotone path clamps its
+    part along d to [0, 3]·d (none where the motion stopped or turned back; Fritsch & Carlson
+    1980) and its part across d to the length 3|d|; the others keep m0s. ``d``, ``m0s``: (n,) angles or (n, k) vectors, float32."""
+    if path != layouts.PATH_MONOTONE:
+        return m0s
+    if np.ndim(d) == 1:
+        return np.where(d * m0s <= 0, F(0), np.where(np.abs(m0s) > F(3) * np.abs(d), F(3) * d, m0s)).astype(F)
+    dd = _dot(d, d)
+    moves = dd != 0
+    along = _dot(m0s, d) / np.where(moves, dd, F(1))
+    across = m0s - along[:, None] * d
+    aa = _dot(across, across)
+    long = aa > F(9) * dd
+    across = np.where(long[:, None], across * np.sqrt(F(9) * dd / np.where(long, aa, F(1)))[:, None], across)
+    out = np.clip(along, F(0), F(3))[:, None] * d + across
+    return np.where(moves[:, None], out, F(0)).astype(F)
+
+
+def _dot(a, b):
+    """Row-wise dot product of (n, k) float32 arrays, summed left to right as GLSL's dot."""
+    out = a[:, 0] * b[:, 0]
+    for i in range(1, a.shape[1]):
+        out = out + a[:, i] * b[:, i]
+    return out
 
 
 class DepthOrder:
