@@ -216,13 +216,23 @@ def with_keyframes(character, anim_index: int, times, rotations: dict, binary: b
 
     embed_images(character, doc, append_view if binary else None)
 
-    def append(array: np.ndarray, kind: str, with_bounds: bool) -> int:
+    def append(array: np.ndarray, kind: str, with_bounds: bool, replacing: int | None = None) -> int:
+        """A new accessor of ``array``; in the place of accessor ``replacing`` when given (one
+        nothing else reads), and in the place of its view too when nothing else reads that, so
+        that the copy keeps no unused objects."""
         acc = {"bufferView": append_view(array.tobytes()), "componentType": FLOAT, "count": int(len(array)),
                "type": kind}
         if with_bounds:
             acc["min"], acc["max"] = [float(array.min())], [float(array.max())]
-        accessors.append(acc)
-        return len(accessors) - 1
+        if replacing is None:
+            accessors.append(acc)
+            return len(accessors) - 1
+        old_view = accessors[replacing].get("bufferView")
+        accessors[replacing] = acc
+        if old_view is not None and not _view_readers(doc, old_view):
+            views[old_view] = views.pop()
+            acc["bufferView"] = old_view
+        return replacing
 
     unstride(character, doc, append_view)
     nodes = doc.get("nodes", [])
@@ -238,11 +248,16 @@ def with_keyframes(character, anim_index: int, times, rotations: dict, binary: b
     users = {}
     for ch in channels:
         users[ch.get("sampler")] = users.get(ch.get("sampler"), 0) + 1
+    readers = _accessor_readers(doc)
     for node, values in rotations.items():
-        output = append(np.ascontiguousarray(values, np.float32), "VEC4", False)
-        sampler = {"input": time_accessor, "output": output, "interpolation": "LINEAR"}
         channel = next((c for c in channels if c.get("target", {}).get("node") == node
                         and c.get("target", {}).get("path") == "rotation"), None)
+        replaced = None  # the output of a sampler this channel alone uses, read by nothing else
+        if channel is not None and users.get(channel["sampler"], 0) <= 1:
+            replaced = samplers[channel["sampler"]].get("output")
+            replaced = replaced if readers.get(replaced) == 1 else None
+        output = append(np.ascontiguousarray(values, np.float32), "VEC4", False, replaced)
+        sampler = {"input": time_accessor, "output": output, "interpolation": "LINEAR"}
         if channel is None:
             samplers.append(sampler)
             channels.append({"sampler": len(samplers) - 1, "target": {"node": node, "path": "rotation"}})
@@ -259,6 +274,45 @@ def with_keyframes(character, anim_index: int, times, rotations: dict, binary: b
     buffers[0]["byteLength"] = len(blob)
     mark_baked(doc, character.clips[anim_index].name)
     return doc, blob
+
+
+def _accessor_readers(doc: dict) -> dict:
+    """{accessor index: how many places read it}: animation samplers, mesh primitives (their
+    attributes, indices and morph targets), skins, and EXT_mesh_gpu_instancing on nodes."""
+    out = {}
+
+    def count(index):
+        if isinstance(index, int):
+            out[index] = out.get(index, 0) + 1
+    for anim in doc.get("animations", []):
+        for sampler in anim.get("samplers", []):
+            count(sampler.get("input")), count(sampler.get("output"))
+    for mesh in doc.get("meshes", []):
+        for prim in mesh.get("primitives", []):
+            for attributes in [prim.get("attributes") or {}, *(prim.get("targets") or [])]:
+                for index in attributes.values():
+                    count(index)
+            count(prim.get("indices"))
+    for skin in doc.get("skins", []):
+        count(skin.get("inverseBindMatrices"))
+    for node in doc.get("nodes", []):
+        for index in (((node.get("extensions") or {}).get("EXT_mesh_gpu_instancing") or {}).get("attributes")
+                      or {}).values():
+            count(index)
+    return out
+
+
+def _view_readers(doc: dict, view: int) -> int:
+    """How many accessors (sparse parts included), images and Draco primitives read buffer view ``view``."""
+    n = 0
+    for acc in doc.get("accessors", []):
+        sparse = acc.get("sparse") or {}
+        n += sum(part.get("bufferView") == view for part in (acc, sparse.get("indices") or {}, sparse.get("values") or {}))
+    n += sum(image.get("bufferView") == view for image in doc.get("images", []))
+    for mesh in doc.get("meshes", []):
+        for prim in mesh.get("primitives", []):
+            n += ((prim.get("extensions") or {}).get("KHR_draco_mesh_compression") or {}).get("bufferView") == view
+    return n
 
 
 def glb(doc: dict, blob: bytes) -> bytes:

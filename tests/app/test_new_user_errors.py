@@ -82,3 +82,22 @@ def test_bake_refuses_a_vrm_name_for_a_model_that_is_not_one(capsys, tmp_path):
     assert main(["bake", str(FOX), "--rig", str(rig), "--out", str(out), "--backend", "cpu"]) == 2
     assert "Fox.gltf is not a VRM (no VRM or VRMC_vrm extension)" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_a_bake_keeps_no_accessor_that_nothing_reads(tmp_path, capsys):
+    """The rotation outputs a bake replaces were left behind, reported unused by the validator."""
+    import json
+    rig = FOX.parents[2] / "rigs" / "fox.toml"
+    out = tmp_path / "fox.gltf"
+    assert main(["bake", str(FOX), "--rig", str(rig), "--out", str(out), "--backend", "cpu", "--fps", "10", "--preroll", "0"]) == 0, \
+        capsys.readouterr().err
+    doc = json.loads(out.read_text())
+    read = {s[k] for a in doc["animations"] for s in a["samplers"] for k in ("input", "output")}
+    read |= {i for m in doc["meshes"] for p in m["primitives"]
+             for group in [p["attributes"], *p.get("targets", [])] for i in group.values()}
+    read |= {p["indices"] for m in doc["meshes"] for p in m["primitives"] if "indices" in p}
+    read |= {s["inverseBindMatrices"] for s in doc.get("skins", []) if "inverseBindMatrices" in s}
+    assert set(range(len(doc["accessors"]))) - read == set()
+    views = {a["bufferView"] for a in doc["accessors"] if "bufferView" in a}
+    views |= {i["bufferView"] for i in doc.get("images", []) if "bufferView" in i}
+    assert set(range(len(doc["bufferViews"]))) - views == set()

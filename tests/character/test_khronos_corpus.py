@@ -117,8 +117,10 @@ def test_bakes_valid_and_unchanged_outside_the_chain(name, suffix, tmp_path, glt
             assert a == b, n
     for key in ("meshes", "skins", "materials", "textures", "samplers", "scenes", "scene", "asset"):
         assert after.get(key) == before.get(key), key
+    replaced = {anim["samplers"][c["sampler"]]["output"] for anim in after.get("animations", [])
+                for c in anim["channels"] if c["target"].get("node") in baked and c["target"]["path"] == "rotation"}
     for i, (a, b) in enumerate(zip(before["accessors"], after["accessors"])):
-        assert a == b, i
+        assert a == b or i in replaced, i  # a baked rotation's output takes the place of the one it replaces
     assert copy.buffers[0][: len(source.buffers[0])] == source.buffers[0], "every old byte where it was"
     for i in range(1, len(source.buffers)):
         assert copy.buffers[i] == source.buffers[i]
