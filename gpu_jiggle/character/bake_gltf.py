@@ -6,7 +6,9 @@ besides those fixed here).
 
 - appends the key times and each baked joint's rotations as new float32 accessors and
   buffer views after the old bytes (every old byte stays where it was), and points the
-  joints' rotation channels at them (a channel is added where a joint had none);
+  joints' rotation channels at them (a channel is added where a joint had none); a replaced
+  rotation output that nothing else reads gives its accessor index (and its view's, when
+  nothing else reads that view) to the new one, so that the copy has no unused accessor;
 - rewrites a baked joint defined by ``matrix`` as ``translation``/``rotation``/``scale``
   (glTF 2.0 section 3.5.3: an animated node has no ``matrix``), from the loader's own
   decomposition, and refuses a matrix with shear or a projective row, naming the node;
