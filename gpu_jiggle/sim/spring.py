@@ -190,10 +190,10 @@ class UnstableSpringError(validation.InputError):
                     f"lower it or the wave number, or raise damping_ratio or air_drag")
         if self.argument == "lengths":
             shortest = (f"the shortest length that runs with these values is {self.limit:.4g}" if self.limit > 0 else
-                        "no length runs with these values: raise damping_ratio or air_drag, or lower the substep")
+                        "no length runs with these values: raise damping_ratio or air_drag")
             return (f"lengths{where} = {self.value!r} is too short for the substep {self.substep!r} s{self.what} "
                     f"{pair}: gravity, wind and their gusts across a segment turn it like a spring of stiffness "
-                    f"|g_eff|/L that the step cannot keep stable ({cite(1)}); {shortest}; or {remedy}")
+                    f"|g_eff|/L that the step cannot keep stable ({cite(1)}); {shortest}; or lower {remedy}")
         return (f"frequency{where} = {self.value!r} Hz with damping_ratio{where} = {self.damping_ratio!r}"
                 f"{self.detail} is unstable "
                 f"for the substep {self.substep!r} s{self.what}: the largest stable frequency for that damping ratio "
@@ -265,6 +265,8 @@ def check_stable(frequency_hz, damping_ratio, substep, where=None, what: str = "
             limit = _largest_air_drag(f, zeta, h, k_ext) or _largest_air_drag(f, zeta, h, 0.0)
             raise UnstableSpringError(i, f, zeta, h, words, "air_drag", c_air, limit)
         largest = float(largest_external_stiffness(f, zeta, h, c_air, integrator)) - gust_stiffness
+        if largest <= 1e-9 / (h * h):  # rounding of a bound that is 0 (undamped, exact step)
+            largest = 0.0
         if lengths is None:  # point chains: only the gust's gradient turns with the particle
             amplitude, wave_number = gust
             raise UnstableSpringError(i, f, zeta, h, words, "gust_amplitude", float(amplitude),
