@@ -183,8 +183,10 @@ class PointChainSet(_ChainTopology):
         particle_radius: ρ ≥ 0 per segment, added to collider radii.
         max_distance: D > 0 per segment, how far a particle may leave its target
             (default ∞).
-        world_influence: w in [0, 1] per chain: 1 leaves the chain behind in the world when
-            its pivot moves (full inertia), 0 carries it along rigidly.
+        world_influence: w in [0, 1] per chain: the fraction of its pivot's motion the chain
+            feels (SPEC 4): 1 leaves it behind in the world when its pivot moves (full
+            inertia), 0 carries it along rigidly, 0.2 moves it as 1 would under a fifth of
+            the motion (air drag, wind and colliders act in the world and feel all of it).
         collider_mask: per chain, a 32-bit integer: bit g set = collides with group g.
         air_drag: c_air ≥ 0 per segment, 1/s: damping of the particle's motion in the world
             (the spring's damping acts on motion relative to the target; default 0).

@@ -174,6 +174,9 @@ POINT_SEGMENT_OUTPUT = _struct([("velocity", "<f4", (4,)), ("rotation", "<f4", (
 #: bits 0-1, and the MOVING and MIRROR bits.
 TELEPORT_NONE, TELEPORT_SNAP, TELEPORT_KEEP_SHAPE = 0, 1, 2
 TELEPORT_MODE_MASK, TELEPORT_MOVING, TELEPORT_MIRROR = 3, 4, 8
+#: Point chains, keep_shape: this pose and the last gave joint rotations, so the jump's turn is
+#: taken from the pivot joint's rotation (SPEC 5); set by the host on upload, never stored.
+TELEPORT_TURN_FROM_JOINTS = 16
 #: Chain state flags (CHAIN_* in common.glsl).
 CHAIN_START_MOVING = 1
 #: Solver options (OPTION_* in common.glsl), the frame buffer's ``options``.

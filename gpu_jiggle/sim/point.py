@@ -253,10 +253,14 @@ class PointSolver(Solver):
         target = self._target.copy()
         control = np.empty(self._chain_set.chain_count, layouts.POINT_CHAIN_CONTROL)
         control["teleport"], control["lod"] = self._teleport, levels
+        fresh = self._offsets_fresh
+        rotations_now = self._joint_rotation is not None if fresh else not self._identity_on_backend
+        if rotations_now and not self._identity_on_backend:  # the jump's turn from the joints (SPEC 5)
+            keep = (control["teleport"] & layouts.TELEPORT_MODE_MASK) == layouts.TELEPORT_KEEP_SHAPE
+            control["teleport"] |= np.where(keep, np.uint32(layouts.TELEPORT_TURN_FROM_JOINTS), np.uint32(0))
         target["anchor_shift"] = anchor_shift(self._state_anchor, self._anchor, self._teleport)
         target["gust_phase"] = self._wind.space_phase(self._anchor)
         self._state_anchor = self._anchor
-        fresh = self._offsets_fresh
         rotation = self._joint_rotation if fresh else None
         if fresh and rotation is None and not self._identity_on_backend:  # the last pose had rotations
             rotation = np.tile(np.array([0, 0, 0, 1], np.float32), (self._chain_set.segment_count, 1))

@@ -21,6 +21,9 @@ float wrap_angle(float a) {
 #define TELEPORT_MODE_MASK 3u
 #define TELEPORT_MOVING 4u
 #define TELEPORT_MIRROR 8u
+// Point chains, keep_shape: this pose and the last gave joint rotations, so the jump's turn is
+// taken from the pivot joint's rotation (SPEC 5).
+#define TELEPORT_TURN_FROM_JOINTS 16u
 
 // Per chain, dynamic (chain state flags): the next frame that runs substeps starts the chain
 // moving with its targets (set by TELEPORT_MOVING, cleared once used).

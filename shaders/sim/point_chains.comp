@@ -40,6 +40,38 @@ void shift_anchor(uint c, vec3 shift) {
     chain_state[c].last_pivot.xyz += shift;
 }
 
+// SPEC 5, keep_shape: the rotation of the body's jump. TELEPORT_TURN_FROM_JOINTS (this pose and
+// the last gave joint rotations): the pivot joint's rotation now times the inverse of the one
+// at the last substep. Otherwise from the targets: the smallest rotation taking the first
+// segment's expected direction (where its path would have taken it, x0 + span·m0) onto its
+// direction now, then the twist about that direction that takes the second segment's likewise
+// (none where the chain has one segment, or its second is parallel).
+vec4 jump_turn(PointChainRig chain, uint flags) {
+    uint s = chain.first_segment;
+    PointSegmentState st = segment_state[s];
+    if ((flags & TELEPORT_TURN_FROM_JOINTS) != 0u) {
+        return quat_multiply(joint_rotation[s], st.last_rotation * vec4(-1.0, -1.0, -1.0, 1.0));
+    }
+    vec3 expected_first = st.last_offset.xyz + sch.span * st.offset_rate.xyz;
+    vec3 first_now = target_offset(s);
+    vec4 turn = rotation_between(expected_first, first_now);
+    if (chain.segment_count > 1u) {
+        PointSegmentState second = segment_state[s + 1u];
+        vec3 expected = second.last_offset.xyz + sch.span * second.offset_rate.xyz - expected_first;
+        vec3 now = target_offset(s + 1u) - first_now;
+        float la = length(first_now);
+        vec3 axis = la > 0.0 ? first_now / la : first_now;
+        vec3 swung = quat_rotate(turn, expected);
+        vec3 pe = swung - dot(swung, axis) * axis;
+        vec3 pn = now - dot(now, axis) * axis;
+        if (length(pe) >= MIN_LENGTH && length(pn) >= MIN_LENGTH && la > 0.0) {
+            float half_angle = 0.5 * atan(dot(axis, cross(pe, pn)), dot(pe, pn));
+            turn = quat_multiply(vec4(axis * sin(half_angle), cos(half_angle)), turn);
+        }
+    }
+    return turn;
+}
+
 // SPEC section 5: snap onto the current targets (the path at rest), or carry the shape across
 // the jump (positions, velocities and path velocities are relative to the pivot: they stay,
 // and the pivot's path jumps with the body); TELEPORT_MOVING marks the chain to start moving
@@ -57,15 +89,25 @@ void apply_teleport(PointChainRig chain, uint c, uint flags) {
         chain_state[c].pivot_rate = vec4(0.0);
     } else if ((flags & TELEPORT_MODE_MASK) == TELEPORT_KEEP_SHAPE) {
         // The pivot's path jumps with the body by how far this frame's pivot (the anchor, 0) is
-        // from where its path would have taken it (last + span·m0): its own motion stays on the
-        // path, so a moving body is not kicked.
+        // from where its path would have taken it (end = last + span·m0): its own motion stays
+        // on the path, so a moving body is not kicked. That path, and the particles, their
+        // velocities, last targets and target offset paths (all relative to the pivot), turn by
+        // the jump's rotation.
+        vec4 turn = jump_turn(chain, flags);
         PointChainState cs = chain_state[c];
-        vec3 jump = -(cs.last_pivot.xyz + sch.span * cs.pivot_rate.xyz);
-        chain_state[c].prev_pivot = vec4(cs.prev_pivot.xyz + jump, 0.0);
-        chain_state[c].last_pivot = vec4(cs.last_pivot.xyz + jump, 0.0);
-        // The joints' rotations jump with the body too: their path starts at this frame's.
+        vec3 end = cs.last_pivot.xyz + sch.span * cs.pivot_rate.xyz;
+        chain_state[c].prev_pivot = vec4(quat_rotate(turn, cs.prev_pivot.xyz - end), 0.0);
+        chain_state[c].last_pivot = vec4(quat_rotate(turn, cs.last_pivot.xyz - end), 0.0);
+        chain_state[c].pivot_rate = vec4(quat_rotate(turn, cs.pivot_rate.xyz), 0.0);
         for (uint i = 0u; i < chain.segment_count; ++i) {
-            segment_state[chain.first_segment + i].last_rotation = joint_rotation[chain.first_segment + i];
+            uint s = chain.first_segment + i;
+            PointSegmentState st = segment_state[s];
+            // The joints' rotations jump with the body too: their path starts at this frame's.
+            segment_state[s] = PointSegmentState(
+                vec4(quat_rotate(turn, st.position.xyz), 0.0), vec4(quat_rotate(turn, st.velocity.xyz), 0.0),
+                vec4(quat_rotate(turn, st.prev_position.xyz), 0.0), vec4(quat_rotate(turn, st.prev_velocity.xyz), 0.0),
+                vec4(quat_rotate(turn, st.last_offset.xyz), 0.0), vec4(quat_rotate(turn, st.offset_rate.xyz), 0.0),
+                vec4(quat_rotate(turn, st.target.xyz), 0.0), joint_rotation[s]);
         }
     }
     if ((flags & TELEPORT_MOVING) != 0u) {
@@ -83,12 +125,24 @@ void start_moving(PointChainRig chain, uint c) {
     }
 }
 
-// SPEC section 4, step 1: the pivot on its target path (this frame's pivot is the anchor, 0);
-// returns its motion Δp this substep.
-vec3 interpolate_pivot(uint c, PathWeights w, out vec3 pivot) {
+// The pivot's path velocity (length/s) at the path weights w, as interpolate_pivot and end_path
+// work it out.
+vec3 pivot_path_velocity(uint c, PathWeights w) {
     PointChainState cs = chain_state[c];
     vec3 d = -cs.last_pivot.xyz;
-    pivot = cs.last_pivot.xyz + w.p * d + w.q * start_tangent(d, sch.span * cs.pivot_rate.xyz, target_path);
+    vec3 m = start_tangent(d, sch.span * cs.pivot_rate.xyz, target_path);
+    return (w.dp * d + w.dq * m) * sch.inv_span;
+}
+
+// SPEC section 4, step 1: the pivot on its target path (this frame's pivot is the anchor, 0)
+// and its path velocity (length/s, as end_path leaves pivot_rate); returns its motion Δp this
+// substep.
+vec3 interpolate_pivot(uint c, PathWeights w, out vec3 pivot, out vec3 velocity) {
+    PointChainState cs = chain_state[c];
+    vec3 d = -cs.last_pivot.xyz;
+    vec3 m = start_tangent(d, sch.span * cs.pivot_rate.xyz, target_path);
+    pivot = cs.last_pivot.xyz + w.p * d + w.q * m;
+    velocity = (w.dp * d + w.dq * m) * sch.inv_span;
     vec3 moved = pivot - cs.prev_pivot.xyz;
     chain_state[c].prev_pivot = vec4(pivot, 0.0);
     return moved;
@@ -103,23 +157,24 @@ vec3 wind_at(vec3 x, float chain_phase, float elapsed) {
 // SPEC 4, step 2, the particle of segment s. The spring compares x with a reference that moves
 // at `rate` over the substep: v2 the target at the start of the substep (t_prev) moving at v_t,
 // damping relative to it; v1 (world damping) this substep's target t, at rest; air drag damps
-// the world velocity. Semi-implicit Euler, velocity first, or the exact step (SPEC 1).
-void integrate_particle(uint s, PointSegmentRig rig, vec3 t, vec3 t_prev, vec3 v_t, vec3 gravity, vec3 wind,
-                        inout vec3 x, inout vec3 v) {
+// the world velocity v + carry (carry: the velocity of the carriage that v is taken relative
+// to, SPEC 4, world influence). Semi-implicit Euler, velocity first, or the exact step (SPEC 1).
+void integrate_particle(uint s, PointSegmentRig rig, vec3 t, vec3 t_prev, vec3 v_t, vec3 carry, vec3 gravity,
+                        vec3 wind, inout vec3 x, inout vec3 v) {
     vec3 reference = relative_damping ? t_prev : t;
     vec3 rate = relative_damping ? v_t : vec3(0.0);
     if (exact_integrator) {
         ExactStep step = exact_step[2u * s + schedule_index];
         vec3 d = x - reference;
         vec3 d_rate = v - rate;
-        vec3 b = gravity + wind - rig.air_drag * rate;
+        vec3 b = gravity + wind - rig.air_drag * (rate + carry);
         vec3 change_x = step.d_d * d + step.d_v * d_rate + step.d_b * b;
         vec3 change_v = step.v_d * d + step.v_v * d_rate + step.v_b * b;
         x = x + (rate * sch.substep + change_x);
         v = v + change_v;
         return;
     }
-    vec3 acc = -rig.stiffness * (x - reference) - rig.damping * (v - rate) - rig.air_drag * v + gravity + wind;
+    vec3 acc = -rig.stiffness * (x - reference) - rig.damping * (v - rate) - rig.air_drag * (v + carry) + gravity + wind;
     v = v + acc * sch.substep;
     x = x + v * sch.substep;
 }
@@ -266,7 +321,16 @@ void main() {
     }
     uint first_alpha = control.lod * params.alpha_stride;
     float influence = chain.world_influence;
+    // SPEC 4, world influence: the chain feels the fraction `felt` of its pivot's motion; the
+    // rest carries it. v2: its velocity relative to that carriage (the carriage moving at
+    // `carried` times the pivot's path velocity) is what the spring and the damping see; v1
+    // kept the velocity as it was (felt 1 for the target, carried 0).
+    float felt = relative_damping ? influence : 1.0;
+    float carried = relative_damping ? 1.0 - influence : 0.0;
     vec3 pivot = chain_state[c].last_pivot.xyz;
+    // The pivot's path velocity at the last substep (of this frame, where a dispatch before ran some).
+    vec3 pivot_velocity = range.begin == 0u ? chain_state[c].pivot_rate.xyz
+                                            : pivot_path_velocity(c, path_weights(alphas[first_alpha + range.begin - 1u], target_path));
     for (uint j = range.begin; j < range.end; ++j) {
         float alpha = alphas[first_alpha + j];
         PathWeights w = path_weights(alpha, target_path);
@@ -275,14 +339,16 @@ void main() {
         float collider_alpha = clamp(1.0 - (1.0 - alpha) * sch.collider_time_scale, 0.0, 1.0);
         Contact contact = Contact(chain.collider_mask, anchor, collider_alpha, path_weights(collider_alpha, target_path),
                                   vec3(0.0), 0.0, sch.substep);
-        vec3 moved = interpolate_pivot(c, w, pivot);
+        vec3 carry_before = carried * pivot_velocity;
+        vec3 moved = interpolate_pivot(c, w, pivot, pivot_velocity);
+        vec3 carry = carried * pivot_velocity;
         contact.pivot = pivot;
         if (COLLIDERS != 0) {
             place_colliders(contact);
         }
         bool first_moving = moving && j == 0u;
         vec3 base = vec3(0.0);
-        vec3 v_base = moved * sch.inv_path_step;
+        vec3 v_base = (felt * moved) * sch.inv_path_step;
         vec3 offset_base = vec3(0.0);
         vec3 parent_animated = vec3(0.0);
         vec3 parent_simulated = vec3(0.0);
@@ -297,13 +363,14 @@ void main() {
             vec3 t = base + (i == 0u ? animated : follow_parent(parent_animated, parent_simulated, animated));
             // Positions are kept relative to the pivot, which moved: a particle that stays
             // put in the world moves by -Δp; world influence w keeps the fraction w of that.
-            // The target moves with the body: its last value, relative to the new pivot.
+            // The target moves with the body: its last value, relative to the new pivot, less
+            // the carriage's part (v2).
             vec3 x = st.position.xyz - influence * moved;
-            vec3 t_prev = st.target.xyz - moved;
+            vec3 t_prev = st.target.xyz - felt * moved;
             vec3 v_t = (t - t_prev) * sch.inv_path_step;
-            vec3 v = first_moving ? v_t : st.velocity.xyz;
+            vec3 v = first_moving ? v_t : st.velocity.xyz - carry_before;
             vec3 wind = WIND != 0 ? wind_at(pivot + x, target.gust_phase, elapsed) : vec3(0.0);
-            integrate_particle(s, rig, t, t_prev, v_t, chain.gravity.xyz, wind, x, v);
+            integrate_particle(s, rig, t, t_prev, v_t, carry, chain.gravity.xyz, wind, x, v);
             contact.radius = rig.particle_radius;
             if (COLLIDERS != 0) {
                 collide_near(contact, x, v);
@@ -321,7 +388,7 @@ void main() {
             segment_state[s].prev_position = st.position;  // relative to the previous substep's pivot
             segment_state[s].prev_velocity = st.velocity;
             segment_state[s].position = vec4(x, 0.0);
-            segment_state[s].velocity = vec4(v, 0.0);
+            segment_state[s].velocity = vec4(v + carry, 0.0);  // the world velocity
             segment_state[s].target = vec4(t, 0.0);
             parent_animated = animated;
             parent_simulated = x - base;

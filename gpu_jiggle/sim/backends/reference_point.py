@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import layouts
-from .reference_contact import (MIN_LENGTH, Contact, collide_near, dot, follow_parent, length,
+from .reference_contact import (MIN_LENGTH, Contact, collide_near, cross, dot, follow_parent, length,
                                 push_out_of_frame, rotation_between, safe_divide, settle_contact)
-from .reference_limits import limit_angle, nlerp, quat_multiply, target_frame
+from .reference_limits import limit_angle, nlerp, quat_multiply, quat_rotate, target_frame
 from .reference_walk import DepthWalkBackend, FieldState, exact_change, path_weights, start_tangent
 
 F = np.float32
@@ -104,10 +104,14 @@ class ReferencePointBackend(DepthWalkBackend):
 
     def apply_teleport(self, f, flags, spans):
         """SPEC section 5: snap flagged chains onto their targets, the path at rest (flags (C,),
-        sorted chains); keep_shape carries the pivot-relative state as it is and moves the
-        pivot's path by the jump (``spans`` (C,): each chain's span this frame); MOVING marks them."""
+        sorted chains); keep_shape carries the chain by the body's rigid jump: the pivot's path
+        moves by it and the pivot-relative state and paths turn by its rotation (``spans``
+        (C,): each chain's span this frame); MOVING marks them."""
         if not flags.any():
             return
+        keep = (flags & layouts.TELEPORT_MODE_MASK) == layouts.TELEPORT_KEEP_SHAPE
+        if keep.any():  # before the joints' rotations jump: the turn is measured with them
+            self.carry_across_jump(f, np.flatnonzero(keep), flags, spans)
         snap_chain = (flags & layouts.TELEPORT_MODE_MASK) == layouts.TELEPORT_SNAP
         snap = snap_chain[self.order.chain_of_position]
         for name in ("position", "prev_position", "last_offset", "target"):
@@ -116,14 +120,62 @@ class ReferencePointBackend(DepthWalkBackend):
             getattr(f, name)[snap] = 0
         for name in _CHAIN_XYZ:
             getattr(f, name)[snap_chain] = 0
-        keep = (flags & layouts.TELEPORT_MODE_MASK) == layouts.TELEPORT_KEEP_SHAPE
         jumped = snap | keep[self.order.chain_of_position]
         f.last_rotation[jumped] = f.rotation_now[jumped]  # the joints' rotations jump too
-        if keep.any():  # the pivot's path jumps with the body (as in the shader)
-            jump = -(f.last_pivot[keep] + spans[keep, None] * f.pivot_rate[keep])
-            f.prev_pivot[keep] += jump
-            f.last_pivot[keep] += jump
         f.flags = np.where((flags & layouts.TELEPORT_MOVING) != 0, f.flags | layouts.CHAIN_START_MOVING, f.flags)
+
+    def jump_turn(self, f, chains, flags, spans):
+        """SPEC 5, keep_shape: the rotation (C', 4) of the body's jump for the sorted chains
+        ``chains`` (as ``jump_turn`` in the shader). TELEPORT_TURN_FROM_JOINTS (this pose and
+        the last gave joint rotations): the pivot joint's rotation now times the inverse of the
+        one at the last substep. Otherwise from the targets: the smallest rotation taking the
+        first segment's expected direction (where its path would have taken it, x0 + span·m0)
+        onto its direction now, then the twist about that direction that takes the second
+        segment's likewise (none where a chain has one segment, or its second is parallel)."""
+        from_joints = (flags[chains] & layouts.TELEPORT_TURN_FROM_JOINTS) != 0
+        depth = self.depth_lists(chains)
+        rank = np.full(self.chain_count, -1, np.int64)
+        rank[chains] = np.arange(chains.size)
+        span = spans[:, None]
+        ch, seg = depth[0]
+        expected_first = f.last_offset[seg] + span[ch] * f.offset_rate[seg]
+        first_now = f.offset_now[seg]
+        turn = rotation_between(expected_first, first_now)
+        if len(depth) > 1:
+            ch2, seg2 = depth[1]
+            row = rank[ch2]
+            expected = f.last_offset[seg2] + span[ch2] * f.offset_rate[seg2] - expected_first[row]
+            now = f.offset_now[seg2] - first_now[row]
+            axis = first_now[row]
+            axis = safe_divide(axis, length(axis))
+            swung = quat_rotate(turn[row], expected)
+            pe, pn = swung - dot(swung, axis)[:, None] * axis, now - dot(now, axis)[:, None] * axis
+            clear = (length(pe) >= MIN_LENGTH) & (length(pn) >= MIN_LENGTH) & (length(axis) > 0)
+            half = F(0.5) * np.arctan2(dot(axis, cross(pe, pn)), dot(pe, pn))
+            twist = np.concatenate([axis * np.sin(half)[:, None], np.cos(half)[:, None]], axis=1)
+            twist = np.where(clear[:, None], twist, np.array([0, 0, 0, 1], F))
+            turn[row] = quat_multiply(twist, turn[row])
+        joints = quat_multiply(f.rotation_now[seg], f.last_rotation[seg] * np.array([-1, -1, -1, 1], F))
+        return np.where(from_joints[:, None], joints, turn).astype(F)
+
+    def carry_across_jump(self, f, chains, flags, spans):
+        """SPEC 5, keep_shape, for the sorted chains ``chains``: the pivot's path jumps with the
+        body by how far this frame's pivot (the anchor, 0) is from where its path would have
+        taken it (last + span·m0), so that its own motion stays on the path; that path, the
+        particles, velocities, last targets and target offset paths (all relative to the
+        pivot) turn by the jump's rotation (``jump_turn``)."""
+        turn = self.jump_turn(f, chains, flags, spans)
+        end = f.last_pivot[chains] + spans[chains, None] * f.pivot_rate[chains]
+        f.prev_pivot[chains] = quat_rotate(turn, f.prev_pivot[chains] - end)
+        f.last_pivot[chains] = quat_rotate(turn, f.last_pivot[chains] - end)
+        f.pivot_rate[chains] = quat_rotate(turn, f.pivot_rate[chains])
+        rank = np.full(self.chain_count, -1, np.int64)
+        rank[chains] = np.arange(chains.size)
+        for ch, seg in self.depth_lists(chains):
+            segment_turn = turn[rank[ch]]
+            for name in _SEGMENT_XYZ:
+                values = getattr(f, name)
+                values[seg] = quat_rotate(segment_turn, values[seg])
 
     def start_moving(self, f, schedule, chains):
         """SPEC 5, moving: the path of ``chains`` starts at the speed it is seen to have (m0 = m1)."""
@@ -142,20 +194,30 @@ class ReferencePointBackend(DepthWalkBackend):
         rig, chain_rig = self.sorted_segment_rig, self.sorted_chain_rig
         mask, influence = chain_rig["collider_mask"], chain_rig["world_influence"]
         gravity = chain_rig["gravity"][:, :3].astype(F)
-        h, span = F(schedule["substep"]), F(schedule["span"])
+        h, span, inv_span = F(schedule["substep"]), F(schedule["span"]), F(schedule["inv_span"])
         inv_path_step, scale = F(schedule["inv_path_step"]), F(schedule["collider_time_scale"])
         first_moving = np.zeros(self.chain_count, bool)
         first_moving[moving] = True
         pivot = f.last_pivot.copy()
+        # SPEC 4, world influence: the chain feels the fraction ``felt`` of its pivot's motion;
+        # the rest carries it. v2: its velocity relative to that carriage (the carriage moving
+        # at ``carried`` times the pivot's path velocity) is what the spring and the damping
+        # see; v1 kept the velocity as it was (felt 1 for the target, carried 0).
+        felt = influence if self.relative_damping else np.ones_like(influence)
+        carried = (F(1) - influence) if self.relative_damping else np.zeros_like(influence)
+        pivot_velocity = f.pivot_rate.copy()  # the pivot's path velocity at the last substep
         for j, alpha in enumerate(alphas):
             w = path_weights(alpha, self.target_path)
             elapsed = F(j) * h
             collider_alpha = np.clip(F(1) - (F(1) - alpha) * scale, F(0), F(1))
             cw = path_weights(collider_alpha, self.target_path)
-            moved = self.interpolate_pivot(f, w, span, chains, pivot)
+            carry_before = carried[:, None] * pivot_velocity
+            moved = self.interpolate_pivot(f, w, span, inv_span, chains, pivot, pivot_velocity)
+            carry = carried[:, None] * pivot_velocity
+            # Where the colliders were at the start of the substep, for the swept contact (SPEC 9).
             contact = Contact(self.live_colliders(), mask, f.anchor, pivot, collider_alpha, cw)  # each depth takes its rows
             base = np.zeros_like(pivot)
-            v_base = moved * inv_path_step
+            v_base = (felt[:, None] * moved) * inv_path_step
             offset_base = np.zeros_like(pivot)
             parent_animated = np.zeros_like(pivot)
             parent_simulated = np.zeros_like(pivot)
@@ -167,12 +229,13 @@ class ReferencePointBackend(DepthWalkBackend):
                 animated = offset - offset_base[ch]
                 t = base[ch] + (follow_parent(parent_animated[ch], parent_simulated[ch], animated) if d else animated)
                 x = f.position[seg] - influence[ch][:, None] * moved[ch]
-                t_prev = f.target[seg] - moved[ch]
+                t_prev = f.target[seg] - felt[ch][:, None] * moved[ch]
                 v_t = (t - t_prev) * inv_path_step
-                v = np.where(first_moving[ch][:, None], v_t, f.velocity[seg]) if j == 0 else f.velocity[seg]
+                v = f.velocity[seg] - carry_before[ch]
+                v = np.where(first_moving[ch][:, None], v_t, v) if j == 0 else v
                 wind = self.wind_at(header, schedule, pivot[ch] + x, f.gust_phase[ch], elapsed)
                 step = self.exact_steps(seg, ch) if self.exact else None
-                x, v = self.integrate_particle(r, step, t, t_prev, v_t, gravity[ch], wind, h, x, v)
+                x, v = self.integrate_particle(r, step, t, t_prev, v_t, carry[ch], gravity[ch], wind, h, x, v)
                 ct = contact.rows(ch)
                 x, v = collide_near(ct, r["particle_radius"], x, v)
                 x, v = self.limit_distance(r["max_distance"], t, x, v)
@@ -186,7 +249,7 @@ class ReferencePointBackend(DepthWalkBackend):
                 f.prev_position[seg] = f.position[seg]
                 f.prev_velocity[seg] = f.velocity[seg]
                 f.position[seg] = x
-                f.velocity[seg] = v
+                f.velocity[seg] = v + carry[ch]  # the world velocity
                 f.target[seg] = t
                 parent_animated[ch] = animated
                 parent_simulated[ch] = x - base[ch]
@@ -198,12 +261,15 @@ class ReferencePointBackend(DepthWalkBackend):
         """The colliders of this frame (the buffers may hold more records than are live)."""
         return {name: records[:self.count[name]] for name, records in self.colliders.items()}
 
-    def interpolate_pivot(self, f, w, span, chains, pivot):
+    def interpolate_pivot(self, f, w, span, inv_span, chains, pivot, velocity):
         """SPEC 4, step 1: the pivots of ``chains`` on their path (this frame's pivot is the
-        anchor, 0); fills ``pivot`` (C, 3) and returns each chain's move Δp (C, 3)."""
+        anchor, 0); fills ``pivot`` (C, 3) and their path velocity ``velocity`` (C, 3, length/s,
+        as ``end_path`` leaves ``pivot_rate``) and returns each chain's move Δp (C, 3)."""
         last = f.last_pivot[chains]
         d = -last
-        pivot[chains] = last + w[0] * d + w[1] * start_tangent(d, span * f.pivot_rate[chains], self.target_path)
+        m = start_tangent(d, span * f.pivot_rate[chains], self.target_path)
+        pivot[chains] = last + w[0] * d + w[1] * m
+        velocity[chains] = (w[2] * d + w[3] * m) * inv_span
         moved = np.zeros_like(pivot)
         moved[chains] = pivot[chains] - f.prev_pivot[chains]
         f.prev_pivot[chains] = pivot[chains]
@@ -216,20 +282,21 @@ class ReferencePointBackend(DepthWalkBackend):
             - gust[3] * elapsed
         return wind[:3] + wind[3] * direction[:3] * np.sin(phase)[:, None]
 
-    def integrate_particle(self, r, step, t, t_prev, v_t, gravity, wind, h, x, v):
+    def integrate_particle(self, r, step, t, t_prev, v_t, carry, gravity, wind, h, x, v):
         """SPEC 4, step 2. The spring compares x with ``reference`` (v2: t_prev; v1: t), which
         moves at ``rate`` (v2: v_t; v1: 0) over the substep; damping relative to that rate, air
-        drag of the world velocity. Semi-implicit Euler, or the exact step (SPEC 1) with the
-        segments' EXACT_STEP records ``step``."""
+        drag of the world velocity (v + ``carry``, the carriage's velocity: SPEC 4, world
+        influence). Semi-implicit Euler, or the exact step (SPEC 1) with the segments'
+        EXACT_STEP records ``step``."""
         k, c, c_air = r["stiffness"][:, None], r["damping"][:, None], r["air_drag"][:, None]
         if self.relative_damping:
             reference, rate = t_prev, v_t
         else:
             reference, rate = t, np.zeros_like(v_t)
         if self.exact:
-            change_x, change_v = exact_change(step, x - reference, v - rate, gravity + wind - c_air * rate)
+            change_x, change_v = exact_change(step, x - reference, v - rate, gravity + wind - c_air * (rate + carry))
             return x + (rate * h + change_x), v + change_v
-        acc = -k * (x - reference) - c * (v - rate) - c_air * v + gravity + wind
+        acc = -k * (x - reference) - c * (v - rate) - c_air * (v + carry) + gravity + wind
         v = v + acc * h
         x = x + v * h
         return x, v
