@@ -264,9 +264,9 @@ void write_output(PointChainRig chain, uint c, dvec3 anchor) {
         }
         vec3 v = st.prev_velocity.xyz + sigma * (st.velocity.xyz - st.prev_velocity.xyz);
         vec3 animated = target_offset(s);
-        vec4 q = rotation_between(animated - animated_base, x - base);
+        vec4 q = swing_between(animated - animated_base, x - base);
         joint_output[chain.first_joint + 1u + i] = PointJointOutput(vec4(x, 0.0), vec4(st.position.xyz, 0.0));
-        vec4 world = quat_multiply(rotation_between(target - base, x - base), frame);
+        vec4 world = quat_multiply(swing_between(target - base, x - base), frame);
         segment_output[s] = PointSegmentOutput(vec4(v, 0.0), q, world);
         parent_animated = animated_offset;
         parent_output = x - base;

@@ -16,11 +16,9 @@ vec3 perpendicular(vec3 u) {
     return normalize(cross(u, axis));
 }
 
-// a turned by the smallest rotation taking direction u onto direction w (SPEC 4, step 2); past a
-// right angle (u·w < 0) the quaternion is built on the half-way direction s = u + w,
-// (u × s, u·s)/|s|, which stays accurate up to antiparallel (1 + u·w and u × w lose their
-// digits there); a half turn about an axis perpendicular to u only when |u + w| < MIN_LENGTH;
-// a itself when either direction has no length.
+// a turned by the smallest rotation taking direction u onto direction w (SPEC 4, step 2);
+// a half turn about an axis perpendicular to u when u·w < -0.9999; a itself when either
+// direction has no length.
 vec3 follow_parent(vec3 u, vec3 w, vec3 a) {
     float lu = length(u);
     float lw = length(w);
@@ -30,25 +28,37 @@ vec3 follow_parent(vec3 u, vec3 w, vec3 a) {
     u = u / lu;
     w = w / lw;
     float c = dot(u, w);
-    if (c >= 0.0) {
-        vec3 v = cross(u, w);
-        return a * c + cross(v, a) + v * (dot(v, a) / (1.0 + c));
-    }
-    vec3 s = u + w;
-    float ls = length(s);
-    if (ls < MIN_LENGTH) {
+    if (c < -0.9999) {
         vec3 axis = perpendicular(u);
         return 2.0 * dot(axis, a) * axis - a;
     }
-    vec3 v = cross(u, s) / ls;
-    float cos_half = dot(u, s) / ls;
-    vec3 t = 2.0 * cross(v, a);
-    return a + cos_half * t + cross(v, t);
+    vec3 v = cross(u, w);
+    return a * c + cross(v, a) + v * (dot(v, a) / (1.0 + c));
 }
 
-// The quaternion (x, y, z, w) of the smallest rotation taking u onto w, past a right angle
-// built on the half-way direction as in follow_parent; identity for a zero-length direction.
+// The quaternion (x, y, z, w) of the smallest rotation taking u onto w; identity for a
+// zero-length direction.
 vec4 rotation_between(vec3 u, vec3 w) {
+    float lu = length(u);
+    float lw = length(w);
+    if (lu < MIN_LENGTH || lw < MIN_LENGTH) {
+        return vec4(0.0, 0.0, 0.0, 1.0);
+    }
+    u = u / lu;
+    w = w / lw;
+    float c = dot(u, w);
+    if (c < -0.9999) {
+        return vec4(perpendicular(u), 0.0);
+    }
+    return normalize(vec4(cross(u, w), 1.0 + c));
+}
+
+// The quaternion (x, y, z, w) of the smallest rotation taking u onto w for the swings and world
+// rotations read back (SPEC 4, step 3): past a right angle built on the half-way direction
+// s = u + w, (u × s, u·s)/|s|, which stays accurate up to antiparallel (where 1 + u·w and
+// u × w lose their digits); a half turn about an axis perpendicular to u only when
+// |u + w| < MIN_LENGTH; identity for a zero-length direction.
+vec4 swing_between(vec3 u, vec3 w) {
     float lu = length(u);
     float lw = length(w);
     if (lu < MIN_LENGTH || lw < MIN_LENGTH) {

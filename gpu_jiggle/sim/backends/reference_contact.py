@@ -55,10 +55,7 @@ def or_perpendicular(rows, u, value):
 
 
 def follow_parent(u, w, a):
-    """Each a turned by the smallest rotation taking u onto w (SPEC 4, step 2); past a right
-    angle (u·w < 0) by the quaternion built on the half-way direction s = u + w,
-    (u × s, u·s)/|s|, accurate up to antiparallel; a half turn about an axis perpendicular to
-    u only where |u + w| < MIN_LENGTH (as ``follow_parent`` in the shader)."""
+    """Each a turned by the smallest rotation taking u onto w (SPEC 4, step 2)."""
     lu, lw = length(u), length(w)
     degenerate = (lu < MIN_LENGTH) | (lw < MIN_LENGTH)
     u, w = safe_divide(u, lu), safe_divide(w, lw)
@@ -66,26 +63,32 @@ def follow_parent(u, w, a):
     v = cross(u, w)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = a * c[..., None] + cross(v, a) + v * (dot(v, a) / (F(1) + c))[..., None]
-    wide = c < F(0)
-    if wide.any():  # past a right angle: on the half-way direction
-        uw, aw = u[wide], a[wide]
-        s = uw + w[wide]
-        ls = length(s)
-        vh = safe_divide(cross(uw, s), ls)
-        cos_half = dot(uw, s) / np.where(ls > 0, ls, F(1))
-        t = F(2) * cross(vh, aw)
-        turned = aw + cos_half[..., None] * t + cross(vh, t)
-        opposite = ls < MIN_LENGTH
-        if opposite.any():  # a half turn about an axis perpendicular to u
-            axis, a_rows = perpendicular(uw[opposite]), aw[opposite]
-            turned[opposite] = F(2) * dot(axis, a_rows)[..., None] * axis - a_rows
-        out[wide] = turned
+    opposite = c < F(-0.9999)
+    if opposite.any():  # a half turn about an axis perpendicular to u
+        axis, a_rows = perpendicular(u[opposite]), a[opposite]
+        out[opposite] = F(2) * dot(axis, a_rows)[..., None] * axis - a_rows
     return np.where(degenerate[..., None], a, out)
 
 
 def rotation_between(u, w):
-    """Quaternions (x, y, z, w) of the smallest rotations taking u onto w, past a right angle
-    built on the half-way direction as :func:`follow_parent`."""
+    """Quaternions (x, y, z, w) of the smallest rotations taking u onto w."""
+    lu, lw = length(u), length(w)
+    degenerate = (lu < MIN_LENGTH) | (lw < MIN_LENGTH)
+    u, w = safe_divide(u, lu), safe_divide(w, lw)
+    c = dot(u, w)
+    q = np.concatenate([cross(u, w), (F(1) + c)[..., None]], axis=-1)
+    q = q / np.sqrt(np.sum(q * q, axis=-1, dtype=F))[..., None].clip(min=F(1e-30))
+    opposite = c < F(-0.9999)
+    if opposite.any():  # a half turn about an axis perpendicular to u
+        q[opposite] = np.concatenate([perpendicular(u[opposite]), np.zeros((int(opposite.sum()), 1), F)], axis=-1)
+    return np.where(degenerate[..., None], np.array([0, 0, 0, 1], F), q)
+
+
+def swing_between(u, w):
+    """Quaternions (x, y, z, w) of the smallest rotations taking u onto w for the swings and
+    world rotations read back (as ``swing_between`` in the shader): past a right angle built
+    on the half-way direction s = u + w, accurate up to antiparallel; a half turn about an axis
+    perpendicular to u only where |u + w| < MIN_LENGTH."""
     lu, lw = length(u), length(w)
     degenerate = (lu < MIN_LENGTH) | (lw < MIN_LENGTH)
     u, w = safe_divide(u, lu), safe_divide(w, lw)

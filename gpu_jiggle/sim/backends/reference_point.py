@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import layouts
 from .reference_contact import (MIN_LENGTH, Contact, collide_near, cross, dot, follow_parent, length,
-                                push_out_of_frame, rotation_between, safe_divide, settle_contact)
+                                push_out_of_frame, rotation_between, safe_divide, settle_contact, swing_between)
 from .reference_limits import limit_angle, nlerp, quat_multiply, quat_rotate, target_frame
 from .reference_walk import DepthWalkBackend, FieldState, exact_change, path_weights, start_tangent
 
@@ -383,8 +383,8 @@ class ReferencePointBackend(DepthWalkBackend):
             pv, cv = f.prev_velocity[seg], f.velocity[seg]
             velocity[seg] = pv + blend * (cv - pv)
             animated = f.offset_now[seg]
-            rotation[seg] = rotation_between(animated - animated_base[ch], x - base[ch])
-            world_rotation[seg] = quat_multiply(rotation_between(target - base[ch], x - base[ch]), frame)
+            rotation[seg] = swing_between(animated - animated_base[ch], x - base[ch])
+            world_rotation[seg] = quat_multiply(swing_between(target - base[ch], x - base[ch]), frame)
             position[seg] = x
             parent_animated[ch] = animated_offset
             parent_output[ch] = x - base[ch]
