@@ -2,9 +2,9 @@
 // One frame of point chains (SPEC sections 2, 4 and 5): one invocation per chain walks its
 // particles root to tip, for every substep of the frame, inside this one dispatch.
 // Stages, named as in gpu_jiggle/sim/backends/reference_point.py: shift_anchor, apply_teleport,
-// start_moving, interpolate_pivot, follow_parent, integrate_particle, collide_near (collide),
-// limit_distance, enforce_length, limit_angle (point_limits.glsl), settle_contact (keep_outside,
-// collide), end_path, write_output.
+// start_moving, interpolate_pivot, follow_parent, integrate_particle, collide_near (sweep_particle,
+// collide), limit_distance, enforce_length, limit_angle (point_limits.glsl), settle_contact
+// (sweep_segment, keep_outside, collide), end_path, write_output.
 #define LOCAL_SIZE 64
 // Feature switches (gpu_jiggle/sim/backends/gpu.py compiles a variant per frame's needs): a
 // switch at 0 leaves the feature's code out, for frames that cannot use it (no colliders, no
@@ -345,7 +345,15 @@ void main() {
         contact.pivot = pivot;
         if (COLLIDERS != 0) {
             place_colliders(contact);
+            // Where the colliders were at the start of the substep, for the swept contact (SPEC 9).
+            float start_alpha = clamp(1.0 - (1.0 - (j > 0u ? alphas[first_alpha + j - 1u] : 0.0))
+                                      * sch.collider_time_scale, 0.0, 1.0);
+            Contact start_contact = contact;
+            start_contact.alpha = start_alpha;
+            start_contact.w = path_weights(start_alpha, target_path);
+            place_collider_moves(start_contact);
         }
+        vec3 base_start = -moved;  // where each segment's base was at the start of the substep
         bool first_moving = moving && j == 0u;
         vec3 base = vec3(0.0);
         vec3 v_base = (felt * moved) * sch.inv_path_step;
@@ -370,10 +378,11 @@ void main() {
             vec3 v_t = (t - t_prev) * sch.inv_path_step;
             vec3 v = first_moving ? v_t : st.velocity.xyz - carry_before;
             vec3 wind = WIND != 0 ? wind_at(pivot + x, target.gust_phase, elapsed) : vec3(0.0);
+            vec3 start = x;  // where the particle was at the start of the substep (swept contact)
             integrate_particle(s, rig, t, t_prev, v_t, carry, chain.gravity.xyz, wind, x, v);
             contact.radius = rig.particle_radius;
             if (COLLIDERS != 0) {
-                collide_near(contact, x, v);
+                collide_near(contact, start, x, v);
             }
             limit_distance(rig.max_distance, t, x, v);
             enforce_length(rig.rest_length, base, v_base, x, v);
@@ -383,7 +392,7 @@ void main() {
             }
             limit_angle(rig, frame, base, t, v_t, x, v);
             if (COLLIDERS != 0) {
-                settle_contact(contact, base, rig.rest_length, x, v);
+                settle_contact(contact, base_start, start, base, rig.rest_length, x, v);
             }
             segment_state[s].prev_position = st.position;  // relative to the previous substep's pivot
             segment_state[s].prev_velocity = st.velocity;
@@ -394,6 +403,7 @@ void main() {
             parent_simulated = x - base;
             offset_base = offset;
             base = x;
+            base_start = start;
             v_base = v;
         }
     }

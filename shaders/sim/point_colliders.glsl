@@ -61,10 +61,21 @@ bool capsule_keeps_out[PLACED_COLLIDERS];
 bool plane_applies[PLACED_COLLIDERS];
 bool always_near;
 
+// For the swept contact (SPEC 9): how far each placed sphere and capsule end moved over the
+// substep (zero at rest, as place_colliders leaves them), and, for the colliders past the
+// placed ones, where they were at its start (swept: place_collider_moves was called).
+vec3 placed_sphere_move[PLACED_COLLIDERS];
+vec3 placed_capsule_move_a[PLACED_COLLIDERS];
+vec3 placed_capsule_move_b[PLACED_COLLIDERS];
+bool swept;
+Contact sweep_start;
+
 void place_colliders(Contact ct) {
+    swept = false;
     always_near = max(max(params.sphere_count, params.capsule_count), params.plane_count) > uint(PLACED_COLLIDERS);
     for (uint k = 0u; k < min(params.sphere_count, uint(PLACED_COLLIDERS)); ++k) {
         placed_sphere[k] = sphere_on_path(k, ct);
+        placed_sphere_move[k] = vec3(0.0);
         bool applies = in_mask(ct.mask, spheres[k].group);
         sphere_keeps_out[k] = applies && spheres[k].inside == 0u;
         always_near = always_near || (applies && spheres[k].inside != 0u);
@@ -75,6 +86,8 @@ void place_colliders(Contact ct) {
         capsule_on_path(k, ct, a, b, r);
         placed_capsule_a[k] = vec4(a, r);
         placed_capsule_b[k] = b;
+        placed_capsule_move_a[k] = vec3(0.0);
+        placed_capsule_move_b[k] = vec3(0.0);
         bool applies = in_mask(ct.mask, capsules[k].group);
         capsule_keeps_out[k] = applies && capsules[k].inside == 0u;
         always_near = always_near || (applies && capsules[k].inside != 0u);
@@ -82,6 +95,48 @@ void place_colliders(Contact ct) {
     for (uint k = 0u; k < min(params.plane_count, uint(PLACED_COLLIDERS)); ++k) {
         placed_plane[k] = plane_on_path(k, ct);
         plane_applies[k] = in_mask(ct.mask, planes[k].group);
+    }
+}
+
+// SPEC 9, swept contact: after place_colliders(ct), each sphere's and capsule's move over the
+// substep, from where it was at the start (the contact `start`, same pivot) to where ct has it.
+void place_collider_moves(Contact start) {
+    swept = true;
+    sweep_start = start;
+    for (uint k = 0u; k < min(params.sphere_count, uint(PLACED_COLLIDERS)); ++k) {
+        placed_sphere_move[k] = placed_sphere[k].xyz - sphere_on_path(k, start).xyz;
+    }
+    for (uint k = 0u; k < min(params.capsule_count, uint(PLACED_COLLIDERS)); ++k) {
+        vec3 a, b;
+        float r;
+        capsule_on_path(k, start, a, b, r);
+        placed_capsule_move_a[k] = placed_capsule_a[k].xyz - a;
+        placed_capsule_move_b[k] = placed_capsule_b[k] - b;
+    }
+}
+
+vec3 sphere_move(uint k, Contact ct) {
+    if (k < uint(PLACED_COLLIDERS)) {
+        return placed_sphere_move[k];
+    }
+    return swept ? sphere_on_path(k, ct).xyz - sphere_on_path(k, sweep_start).xyz : vec3(0.0);
+}
+
+void capsule_move(uint k, Contact ct, out vec3 move_a, out vec3 move_b) {
+    if (k < uint(PLACED_COLLIDERS)) {
+        move_a = placed_capsule_move_a[k];
+        move_b = placed_capsule_move_b[k];
+        return;
+    }
+    move_a = vec3(0.0);
+    move_b = vec3(0.0);
+    if (swept) {
+        vec3 a, b, a0, b0;
+        float r;
+        capsule_on_path(k, ct, a, b, r);
+        capsule_on_path(k, sweep_start, a0, b0, r);
+        move_a = a - a0;
+        move_b = b - b0;
     }
 }
 
@@ -114,10 +169,14 @@ bool keeps_in(Contact ct, uint group, uint inside) {
     return inside != 0u && in_mask(ct.mask, group);
 }
 
-vec3 closest_on_segment(vec3 a, vec3 b, vec3 x) {
+// Where on segment [a, b] the point closest to x lies, as a fraction in [0, 1].
+float segment_fraction(vec3 a, vec3 b, vec3 x) {
     vec3 ab = b - a;
-    float t = clamp(dot(x - a, ab) / max(dot(ab, ab), 1e-12), 0.0, 1.0);
-    return a + t * ab;
+    return clamp(dot(x - a, ab) / max(dot(ab, ab), 1e-12), 0.0, 1.0);
+}
+
+vec3 closest_on_segment(vec3 a, vec3 b, vec3 x) {
+    return a + segment_fraction(a, b, x) * (b - a);
 }
 
 // SPEC 4.2, broad phase: whether a contact stage can act on the segment from base to x (x
@@ -126,11 +185,13 @@ vec3 closest_on_segment(vec3 a, vec3 b, vec3 x) {
 // sphere and capsule the chain collides with (by its radius with ρ, and a margin over float32
 // rounding), and x clear of each plane (the plane stages look at x alone), so leaving them out
 // changes nothing. Inside colliders, which act on particles far from them, always count as near.
+// Swept (`travel`: how far base and x moved over the substep): the ball grows by that travel
+// and by each collider's own move, so that it holds the whole path the swept stages look at.
 bool clear_of(float distance, float reach, vec3 m) {
     return distance > reach + 1e-3 * (reach + abs(distance) + length(m));
 }
 
-bool contact_possible(Contact ct, vec3 base, vec3 x) {
+bool contact_possible(Contact ct, vec3 base, vec3 x, float travel) {
     if (always_near) {
         return true;
     }
@@ -138,14 +199,16 @@ bool contact_possible(Contact ct, vec3 base, vec3 x) {
     float half_length = 0.5 * length(x - base);
     for (uint k = 0u; k < params.sphere_count; ++k) {
         vec4 s = placed_sphere[k];
-        if (sphere_keeps_out[k] && !clear_of(length(m - s.xyz), s.w + ct.radius + half_length, m)) {
+        float sweep = travel + length(placed_sphere_move[k]);
+        if (sphere_keeps_out[k] && !clear_of(length(m - s.xyz), s.w + ct.radius + half_length + sweep, m)) {
             return true;
         }
     }
     for (uint k = 0u; k < params.capsule_count; ++k) {
         vec4 a = placed_capsule_a[k];
         float d = length(m - closest_on_segment(a.xyz, placed_capsule_b[k], m));
-        if (capsule_keeps_out[k] && !clear_of(d, a.w + ct.radius + half_length, m)) {
+        float sweep = travel + max(length(placed_capsule_move_a[k]), length(placed_capsule_move_b[k]));
+        if (capsule_keeps_out[k] && !clear_of(d, a.w + ct.radius + half_length + sweep, m)) {
             return true;
         }
     }
@@ -156,4 +219,8 @@ bool contact_possible(Contact ct, vec3 base, vec3 x) {
         }
     }
     return false;
+}
+
+bool contact_possible(Contact ct, vec3 base, vec3 x) {
+    return contact_possible(ct, base, x, 0.0);
 }

@@ -1,8 +1,9 @@
 // Geometry and contact for the point-chain kernel (SPEC 4 and 4.2): directions and rotations,
 // and the contact stages against the colliders placed by point_colliders.glsl: particles
 // pushed out (collide), slid back out along their length sphere (keep_outside), segments
-// turned about their base off a collider (segment_out_of_sphere), both behind the broad phase
-// (collide_near, settle_contact), and the frame-time push-out. Stage names as in
+// turned about their base off a collider (segment_out_of_sphere), particles and segments swept
+// along their paths and the colliders' over the substep (sweep_particle, sweep_segment), all
+// behind the broad phase (collide_near, settle_contact), and the frame-time push-out. Stage names as in
 // gpu_jiggle/sim/backends/reference_contact.py. Include after point_colliders.glsl.
 
 const float MIN_LENGTH = 1e-6;
@@ -307,7 +308,10 @@ void slide_out_of_plane(vec3 base, float rest_length, vec3 n, float offset, inou
 // previous particle rests) or inside turns the segment onto the tangent plane at the base:
 // the limit of the tangent cone as the base reaches the surface, so that rounding on which
 // side of the surface the base lies changes nothing.
-void segment_out_of_sphere(vec3 base, vec3 q, float r, float h, inout vec3 x, inout vec3 v) {
+// The velocity so given leaves the collider (which moved by `move` over the substep) no faster
+// than the tip left it before, or than the collider's own motion (SPEC 9): a push-out of a
+// segment posed through a collider does not fling it.
+void segment_out_of_sphere(vec3 base, vec3 q, float r, float h, vec3 move, inout vec3 x, inout vec3 v) {
     vec3 d = q - base;
     float dq = length(d);
     vec3 u = x - base;
@@ -327,7 +331,13 @@ void segment_out_of_sphere(vec3 base, vec3 q, float r, float h, inout vec3 x, in
     float sine = min(r / dq, 1.0);
     vec3 turned = sqrt(max(1.0 - sine * sine, 0.0)) * dh + sine * side;
     vec3 cleared = base + turned * lu;
-    v = v + (cleared - x) / h;
+    vec3 new_v = v + (cleared - x) / h;
+    vec3 push = cleared - x;
+    float lp = length(push);
+    vec3 n = lp > 0.0 ? push / lp : push;
+    vec3 v_c = move / h;
+    float excess = dot(new_v - v_c, n) - max(dot(v - v_c, n), 0.0);
+    v = new_v - max(excess, 0.0) * n;
     x = cleared;
 }
 
@@ -338,17 +348,20 @@ void keep_outside(Contact ct, vec3 base, float rest_length, inout vec3 x, inout 
             if (keeps_out(ct, spheres[k].group, spheres[k].inside)) {
                 vec4 s = sphere_at(k, ct);
                 slide_out(base, rest_length, s.xyz, s.w + ct.radius, x, v);
-                segment_out_of_sphere(base, s.xyz, s.w + ct.radius, ct.substep, x, v);
+                segment_out_of_sphere(base, s.xyz, s.w + ct.radius, ct.substep, sphere_move(k, ct), x, v);
             }
         }
         for (uint k = 0u; k < params.capsule_count; ++k) {
             if (keeps_out(ct, capsules[k].group, capsules[k].inside)) {
-                vec3 a, b;
+                vec3 a, b, move_a, move_b;
                 float r;
                 capsule_at(k, ct, a, b, r);
+                capsule_move(k, ct, move_a, move_b);
                 for (int iteration = 0; iteration < 2; ++iteration) {  // the closest point moves with x
                     slide_out(base, rest_length, closest_on_segment(a, b, x), r + ct.radius, x, v);
-                    segment_out_of_sphere(base, closest_to_segment(a, b, base, x), r + ct.radius, ct.substep, x, v);
+                    vec3 q = closest_to_segment(a, b, base, x);
+                    vec3 move = move_a + segment_fraction(a, b, q) * (move_b - move_a);
+                    segment_out_of_sphere(base, q, r + ct.radius, ct.substep, move, x, v);
                 }
             }
         }
@@ -365,14 +378,149 @@ void keep_outside(Contact ct, vec3 base, float rest_length, inout vec3 x, inout 
 // the length and angle steps, keep_outside then collide again for a segment near one (where
 // overlapping colliders leave no room on the length sphere, no penetration wins over the exact
 // length: the particle ends outside, the segment stretched). Far ones are left as they are.
+// SPEC 9, swept contact, in the frame of a collider that moved by `move` over the substep h
+// and ends as the sphere (q, r): a point whose path from `start` (already in that frame) to x
+// (longer than r/2) enters the sphere, having started outside it or on it, ends on the near side of the tangent plane at the
+// point where it entered, and its velocity into the collider, relative to the collider's own
+// (move/h), is removed. The first root of |start - q + τ·(x - start)| = r is taken as
+// c / (-b + √(b² - a·c)): no cancellation, no division by a path of no length. True if it acted.
+bool sweep_past(vec3 q, float r, vec3 start, float h, vec3 move, inout vec3 x, inout vec3 v) {
+    vec3 e = start - q;
+    vec3 d = x - start;
+    float b = dot(e, d);
+    float c = dot(e, e) - r * r;
+    float disc = b * b - dot(d, d) * c;
+    // Only a path longer than half the radius (shorter ones cannot pass through; a particle
+    // resting on the surface stays the particle stage's, never decided by rounding), started
+    // outside or on the surface (to 1e-3 of r).
+    bool fast = dot(d, d) > (0.5 * r) * (0.5 * r);
+    if (!fast || c < -2e-3 * r * r || b >= 0.0 || disc <= 0.0) {
+        return false;
+    }
+    float tau = c / (-b + sqrt(disc));
+    if (tau > 1.0) {
+        return false;
+    }
+    vec3 n = e + max(tau, 0.0) * d;
+    float ln = length(n);
+    n = ln > 0.0 ? n / ln : n;
+    vec3 xq = x - q;
+    float depth = r - dot(xq, n);
+    // An end inside on the side it came in from is left to the particle stage's push-out (so a
+    // particle resting on the surface is never decided by rounding between the two).
+    if (depth <= 0.0 || (dot(xq, xq) < r * r && dot(xq, n) >= 0.0)) {
+        return false;
+    }
+    x = x + depth * n;
+    v = v - min(dot(v - move / h, n), 0.0) * n;
+    return true;
+}
+
+// SPEC 9, swept contact of a particle that moved from `start` to x over the substep: spheres,
+// then capsules (a capsule as the sphere about the point of its axis nearest the path, which
+// the path enters exactly when it enters the capsule).
+void sweep_particle(Contact ct, vec3 start, inout vec3 x, inout vec3 v) {
+    for (uint k = 0u; k < params.sphere_count; ++k) {
+        if (keeps_out(ct, spheres[k].group, spheres[k].inside)) {
+            vec4 s = sphere_at(k, ct);
+            vec3 move = sphere_move(k, ct);
+            sweep_past(s.xyz, s.w + ct.radius, start + move, ct.substep, move, x, v);
+        }
+    }
+    for (uint k = 0u; k < params.capsule_count; ++k) {
+        if (keeps_out(ct, capsules[k].group, capsules[k].inside)) {
+            vec3 a, b, move_a, move_b;
+            float r;
+            capsule_at(k, ct, a, b, r);
+            capsule_move(k, ct, move_a, move_b);
+            float f = segment_fraction(a - move_a, b - move_b, start);
+            vec3 move = move_a + f * (move_b - move_a);
+            vec3 moved_start = start + move;
+            sweep_past(closest_to_segment(a, b, moved_start, x), r + ct.radius, moved_start, ct.substep, move, x, v);
+        }
+    }
+}
+
+// SPEC 9, swept contact of a segment, in the collider's frame (it ends as the sphere (q, r),
+// having moved by `move`): the segment's point that passes nearest q (the one nearest q at the
+// middle of the substep, at fraction f) is swept as a particle from base_start + f·(start -
+// base_start); where it went through, the segment turns about its base onto the side it came
+// from (towards x moved by the point's push-out over f), its length kept, and the tip's velocity
+// into the collider, relative to the collider's, is removed.
+void sweep_segment_past(vec3 q, float r, vec3 base_start, vec3 start, float h, vec3 move, vec3 base, inout vec3 x,
+                        inout vec3 v) {
+    vec3 mid_base = 0.5 * (base_start + base);
+    vec3 mid_x = 0.5 * (start + x);
+    float f = max(segment_fraction(mid_base, mid_x, q), 1e-3);
+    vec3 point = base + f * (x - base);
+    vec3 swept_point = point;
+    vec3 unused = vec3(0.0);
+    if (!sweep_past(q, r, base_start + f * (start - base_start), h, move, swept_point, unused)) {
+        return;
+    }
+    vec3 u = x + (swept_point - point) / f - base;
+    float lu = length(x - base);
+    float l = length(u);
+    vec3 turned = base + (l > 0.0 ? u / l : u) * lu;
+    vec3 push = swept_point - point;
+    float lp = length(push);
+    vec3 n = lp > 0.0 ? push / lp : push;
+    v = v - min(dot(v - move / h, n), 0.0) * n;
+    x = turned;
+}
+
+// SPEC 9, swept contact of the segment from base to x (from base_start to start at the start of
+// the substep): spheres, then capsules (each as the sphere about the point of its axis nearest
+// the segment, moved as that point moved).
+void sweep_segment(Contact ct, vec3 base_start, vec3 start, vec3 base, inout vec3 x, inout vec3 v) {
+    for (uint k = 0u; k < params.sphere_count; ++k) {
+        if (keeps_out(ct, spheres[k].group, spheres[k].inside)) {
+            vec4 s = sphere_at(k, ct);
+            vec3 move = sphere_move(k, ct);
+            sweep_segment_past(s.xyz, s.w + ct.radius, base_start + move, start + move, ct.substep, move, base, x, v);
+        }
+    }
+    for (uint k = 0u; k < params.capsule_count; ++k) {
+        if (keeps_out(ct, capsules[k].group, capsules[k].inside)) {
+            vec3 a, b, move_a, move_b;
+            float r;
+            capsule_at(k, ct, a, b, r);
+            capsule_move(k, ct, move_a, move_b);
+            float f = segment_fraction(a - move_a, b - move_b, 0.5 * (base_start + start));
+            vec3 move = move_a + f * (move_b - move_a);
+            vec3 q = closest_to_segment(a, b, base, x);
+            sweep_segment_past(q, r + ct.radius, base_start + move, start + move, ct.substep, move, base, x, v);
+        }
+    }
+}
+
 void collide_near(Contact ct, inout vec3 x, inout vec3 v) {
     if (contact_possible(ct, x, x)) {
         collide(ct, x, v);
     }
 }
 
+// In a substep (`start`: where the particle was at its start), sweep_particle runs first.
+void collide_near(Contact ct, vec3 start, inout vec3 x, inout vec3 v) {
+    if (contact_possible(ct, x, x, length(x - start))) {
+        sweep_particle(ct, start, x, v);
+        collide(ct, x, v);
+    }
+}
+
 void settle_contact(Contact ct, vec3 base, float rest_length, inout vec3 x, inout vec3 v) {
     if (contact_possible(ct, base, x)) {
+        keep_outside(ct, base, rest_length, x, v);
+        collide(ct, x, v);
+    }
+}
+
+// In a substep (`base_start`, `start`: where base and x were at its start), sweep_segment runs
+// first.
+void settle_contact(Contact ct, vec3 base_start, vec3 start, vec3 base, float rest_length, inout vec3 x,
+                    inout vec3 v) {
+    if (contact_possible(ct, base, x, max(length(base - base_start), length(x - start)))) {
+        sweep_segment(ct, base_start, start, base, x, v);
         keep_outside(ct, base, rest_length, x, v);
         collide(ct, x, v);
     }

@@ -7,7 +7,7 @@ import pytest
 
 from gpu_jiggle.sim import layouts
 from gpu_jiggle.sim.backends.reference_contact import (Contact, collide, collide_near, contact_possible,
-                                                       keep_outside, settle_contact)
+                                                       keep_outside, settle_contact, sweep_particle, sweep_segment)
 
 F = np.float32
 N = 4000
@@ -62,6 +62,39 @@ def test_the_broad_phase_changes_nothing(inside):
         np.testing.assert_array_equal(got, want)
     # The stages did act on this scene: the comparison is not between two untouched copies.
     assert (collide(ct, rho, x, v)[0] != x).any(axis=1).sum() > N // 10
+
+
+@pytest.mark.parametrize("inside", [False, True])
+def test_the_swept_broad_phase_changes_nothing(inside):
+    """Swept contact (SPEC 9): with colliders that moved over the substep and particles and
+    bases that moved too, the broad phase (grown by those moves) still changes nothing."""
+    ct, rho, base, rest_length, x, v = scene(inside)
+    rng = np.random.default_rng(11)
+    mask = rng.choice(np.array([0b01, 0b10, 0b11, 0], np.uint32), N)
+    anchor = rng.normal(scale=0.01, size=(N, 3))
+    pivot = rng.normal(scale=0.01, size=(N, 3)).astype(F)
+    # The colliders at fraction 1 of a fast path, having started at fraction 0 (their moves
+    # are their whole deltas, scaled up here to cross many particles).
+    shapes = colliders(inside)
+    for name, fields in (("spheres", ("delta",)), ("capsules", ("delta_a", "delta_b"))):
+        for field in fields:
+            shapes[name][field][:, :3] = rng.normal(scale=0.3, size=(len(shapes[name]), 3))
+    ct = Contact(shapes, mask, anchor, pivot, F(1), (F(1), F(0), F(0), F(0)), (F(0), F(0), F(0), F(0)))
+    start = (x + rng.normal(scale=0.4, size=(N, 3))).astype(F)
+    base_start = (base + rng.normal(scale=0.4, size=(N, 3))).astype(F)
+    h = F(1 / 240)
+    swept = collide(ct, rho, *sweep_particle(ct, rho, h, start, x, v))
+    for got, want in zip(collide_near(ct, rho, x, v, h, start), swept):
+        np.testing.assert_array_equal(got, want)
+    settled = collide(ct, rho, *keep_outside(ct, rho, base, rest_length, h,
+                                             *sweep_segment(ct, rho, h, base_start, start, base, x, v)))
+    for got, want in zip(settle_contact(ct, rho, base, rest_length, h, x, v, base_start, start), settled):
+        np.testing.assert_array_equal(got, want)
+    # The swept stages did act, and (where no inside collider makes every row near) on
+    # particles that the broad phase without the moves finds far.
+    acted = (sweep_particle(ct, rho, h, start, x, v)[0] != x).any(axis=1)
+    assert acted.sum() > N // 50
+    assert inside or (acted & ~contact_possible(ct, rho, x, x)).any()
 
 
 def test_far_segments_are_found_far_and_are_far():

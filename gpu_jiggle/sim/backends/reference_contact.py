@@ -114,21 +114,37 @@ class Contact:
         float32 pivots relative to the anchors. alpha, w: the colliders' path fraction and
         its (p, q, dp, dq) weights. Spheres and capsules that keep particles in (``inside``)
         are listed apart; every other stage sees only the ones that keep them out.
+        start: None (the colliders at rest), or the path weights (p, q, dp, dq) of where they
+        were at the start of the substep: each outside sphere's and capsule's move over the
+        substep (``sphere_moves`` (n, 3) and ``capsule_moves`` ((n, 3), (n, 3)), relative to the
+        same pivot) then sweeps the contact stages (SPEC 9, swept contact).
     """
 
-    def __init__(self, colliders, mask, anchor, pivot, alpha, w):
+    def __init__(self, colliders, mask, anchor, pivot, alpha, w, start=None):
         p, q = w[0], w[1]
         self.spheres, self.capsules, self.planes = [], [], []
         self.inside_spheres, self.inside_capsules = [], []  # the ones that keep particles in
+        self.sphere_moves, self.capsule_moves = [], []  # of the outside ones, zero at rest
+
+        def at(start_xyz, delta, rate, weights):
+            return (start_xyz - anchor).astype(F) + weights[0] * delta + weights[1] * rate - pivot
+
         for s in colliders["spheres"]:
             centre = (s["start"][:3] - anchor).astype(F) + p * s["delta"][:3] + q * s["start_rate"][:3]
             (self.inside_spheres if s["inside"] else self.spheres).append(
                 (((mask >> s["group"]) & 1) != 0, centre - pivot, F(s["start"][3]) + F(alpha) * s["delta"][3]))
+            if not s["inside"]:
+                self.sphere_moves.append(np.zeros_like(pivot) if start is None else (centre - pivot) - at(
+                    s["start"][:3], s["delta"][:3], s["start_rate"][:3], start))
         for c in colliders["capsules"]:
             a = (c["start_a"][:3] - anchor).astype(F) + p * c["delta_a"][:3] + q * c["rate_a"][:3] - pivot
             b = (c["start_b"][:3] - anchor).astype(F) + p * c["delta_b"][:3] + q * c["rate_b"][:3] - pivot
             (self.inside_capsules if c["inside"] else self.capsules).append(
                 (((mask >> c["group"]) & 1) != 0, a, b, F(c["start_a"][3]) + F(alpha) * c["delta_a"][3]))
+            if not c["inside"]:
+                self.capsule_moves.append((np.zeros_like(pivot), np.zeros_like(pivot)) if start is None else
+                                          (a - at(c["start_a"][:3], c["delta_a"][:3], c["rate_a"][:3], start),
+                                           b - at(c["start_b"][:3], c["delta_b"][:3], c["rate_b"][:3], start)))
         for pl in colliders["planes"]:
             n = pl["start"][:3].astype(F) + F(alpha) * pl["delta"][:3]
             n = n / np.sqrt(dot(n, n))
@@ -147,6 +163,8 @@ class Contact:
                               for active, centre, radius in self.inside_spheres]
         sub.inside_capsules = [(active[index], a[index], b[index], radius)
                                for active, a, b, radius in self.inside_capsules]
+        sub.sphere_moves = [move[index] for move in self.sphere_moves]
+        sub.capsule_moves = [(move_a[index], move_b[index]) for move_a, move_b in self.capsule_moves]
         return sub
 
 
@@ -157,22 +175,27 @@ def clear_of(distance, reach, size):
     return distance > reach + F(1e-3) * (reach + np.abs(distance) + size)
 
 
-def contact_possible(ct, rho, base, x):
+def contact_possible(ct, rho, base, x, travel=None):
     """SPEC 4.2, broad phase (as ``contact_possible`` in the shader): (n,) bool, whether a
     contact stage can act on the segment from base to x (x alone when base is x). The segment
     lies in the ball about its midpoint with half its length as radius; every stage is an exact
     no-op while that ball stays clear of each sphere and capsule a chain collides with, and x
     clear of each plane (the plane stages look at x alone), so running the stages on the near
     rows alone changes nothing. Inside colliders, which act on particles far from them, make
-    their chains' rows near."""
+    their chains' rows near. Swept (``travel`` (n,): how far base and x moved over the
+    substep; None: they did not): the ball grows by that travel and by each collider's own
+    move, so that it holds the whole path the swept stages look at, in the collider's frame."""
     m = F(0.5) * (base + x)
     half_length = F(0.5) * length(x - base)
     near = np.zeros(len(x), bool)
     size_m = length(m) if ct.spheres or ct.capsules else None
-    for active, centre, radius in ct.spheres:
-        near |= active & ~clear_of(length(m - centre), radius + rho + half_length, size_m)
-    for active, a, b, radius in ct.capsules:
-        near |= active & ~clear_of(length(m - closest_on_segment(a, b, m)), radius + rho + half_length, size_m)
+    if travel is None:
+        travel = np.zeros(len(x), F)
+    for (active, centre, radius), move in zip(ct.spheres, ct.sphere_moves):
+        near |= active & ~clear_of(length(m - centre), radius + rho + half_length + (travel + length(move)), size_m)
+    for (active, a, b, radius), (move_a, move_b) in zip(ct.capsules, ct.capsule_moves):
+        sweep = travel + np.maximum(length(move_a), length(move_b))
+        near |= active & ~clear_of(length(m - closest_on_segment(a, b, m)), radius + rho + half_length + sweep, size_m)
     size_x = length(x) if ct.planes else None
     for active, n, offset in ct.planes:
         near |= active & ~clear_of(dot(n, x) - offset, rho, size_x)
@@ -225,10 +248,14 @@ def keep_inside(ct, rho, x, v):
     return x, v
 
 
-def closest_on_segment(a, b, x):
+def segment_fraction(a, b, x):
+    """Where on each segment [a, b] the point closest to x lies, as a fraction in [0, 1]."""
     ab = b - a
-    t = np.clip(dot(x - a, ab) / np.maximum(dot(ab, ab), F(1e-12)), F(0), F(1))
-    return a + t[..., None] * ab
+    return np.clip(dot(x - a, ab) / np.maximum(dot(ab, ab), F(1e-12)), F(0), F(1))
+
+
+def closest_on_segment(a, b, x):
+    return a + segment_fraction(a, b, x)[..., None] * (b - a)
 
 
 def closest_to_segment(a, b, p, x):
@@ -360,9 +387,11 @@ def slide_out_of_plane(base, rest_length, n, offset, x, v, active):
     return np.where(ok[..., None], new_x, x), np.where(ok[..., None], new_v, v)
 
 
-def segment_out_of_sphere(base, q, r, h, x, v, active):
+def segment_out_of_sphere(base, q, r, h, move, x, v, active):
     """SPEC 4, segments: as ``segment_out_of_sphere`` in the shader (the tip's velocity takes
-    the turn's displacement over the substep h)."""
+    the turn's displacement over the substep h, but leaves the collider, which moved by
+    ``move`` over the substep, no faster than it left it before, or than the collider's own
+    motion: SPEC 9)."""
     d = q - base
     dq = length(d)
     u = x - base
@@ -380,37 +409,148 @@ def segment_out_of_sphere(base, q, r, h, x, v, active):
     turned = np.sqrt(np.maximum(F(1) - sine * sine, F(0)))[..., None] * dh + sine[..., None] * side
     new_x = base + turned * lu[..., None]
     new_v = v + (new_x - x) / h
+    push = new_x - x
+    n = safe_divide(push, length(push))
+    v_c = move / h
+    excess = dot(new_v - v_c, n) - np.maximum(dot(v - v_c, n), F(0))
+    new_v = new_v - np.maximum(excess, F(0))[..., None] * n
     return np.where(ok[..., None], new_x, x), np.where(ok[..., None], new_v, v)
 
 
 def keep_outside(ct, rho, base, rest_length, h, x, v):
     """Colliders again, keeping the rest length (spheres, capsules, planes), then the segment."""
     for _ in range(CONTACT_PASSES):
-        for active, centre, radius in ct.spheres:
+        for (active, centre, radius), move in zip(ct.spheres, ct.sphere_moves):
             x, v = slide_out(base, rest_length, centre, radius + rho, x, v, active)
-            x, v = segment_out_of_sphere(base, centre, radius + rho, h, x, v, active)
-        for active, a, b, radius in ct.capsules:
+            x, v = segment_out_of_sphere(base, centre, radius + rho, h, move, x, v, active)
+        for (active, a, b, radius), (move_a, move_b) in zip(ct.capsules, ct.capsule_moves):
             for _ in range(2):
                 x, v = slide_out(base, rest_length, closest_on_segment(a, b, x), radius + rho, x, v, active)
-                x, v = segment_out_of_sphere(base, closest_to_segment(a, b, base, x), radius + rho, h, x, v, active)
+                q = closest_to_segment(a, b, base, x)
+                move = move_a + segment_fraction(a, b, q)[..., None] * (move_b - move_a)
+                x, v = segment_out_of_sphere(base, q, radius + rho, h, move, x, v, active)
         for active, n, offset in ct.planes:
             x, v = slide_out_of_plane(base, rest_length, n, offset + rho, x, v, active)
     return x, v
 
 
-def collide_near(ct, rho, x, v):
+def sweep_past(q, r, start, h, move, x, v, active):
+    """SPEC 9, swept contact (as ``sweep_past`` in the shader), in the frame of a collider
+    that moved by ``move`` over the substep h and ends as the sphere (q, r): a point whose path
+    from ``start`` (already in that frame) to x, longer than r/2, enters the sphere, having
+    started outside it or on it,
+    ends on the near side of the tangent plane at the point where it entered, and its velocity
+    into the collider, relative to the collider's own (move/h), is removed. The first root of
+    |start - q + τ·(x - start)| = r is taken as ``c / (-b + √(b² - a·c))``, which has no
+    cancellation and no division by a path of no length. Returns x, v and where it acted."""
+    e, d = start - q, x - start
+    b = dot(e, d)
+    c = dot(e, e) - r * r
+    disc = b * b - dot(d, d) * c
+    # Only a path longer than half the radius (shorter ones cannot pass through; a particle
+    # resting on the surface stays the particle stage's, never decided by rounding), started
+    # outside or on the surface (to 1e-3 of r).
+    fast = dot(d, d) > (F(0.5) * r) * (F(0.5) * r)
+    hit = active & fast & (c >= F(-2e-3) * r * r) & (b < 0) & (disc > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tau = c / (-b + np.sqrt(np.maximum(disc, F(0))))
+    hit &= tau <= F(1)
+    if not hit.any():
+        return x, v, hit
+    n = e + np.where(hit, np.maximum(tau, F(0)), F(0))[..., None] * d
+    n = safe_divide(n, length(n))
+    xq = x - q
+    depth = r - dot(xq, n)
+    # An end inside on the side it came in from is left to the particle stage's push-out
+    # (so a particle resting on the surface is never decided by rounding between the two).
+    hit &= (depth > 0) & ((dot(xq, xq) >= r * r) | (dot(xq, n) < 0))
+    x = np.where(hit[..., None], x + np.where(hit, depth, F(0))[..., None] * n, x)
+    relative = dot(v - move / h, n)
+    v = np.where(hit[..., None], v - np.minimum(relative, F(0))[..., None] * n, v)
+    return x, v, hit
+
+
+def sweep_particle(ct, rho, h, start, x, v):
+    """SPEC 9, swept contact of a particle that moved from ``start`` to x over the substep:
+    spheres, then capsules (a capsule as the sphere about the point of its axis nearest the
+    path, which the path enters exactly when it enters the capsule)."""
+    for (active, centre, radius), move in zip(ct.spheres, ct.sphere_moves):
+        x, v, _ = sweep_past(centre, radius + rho, start + move, h, move, x, v, active)
+    for (active, a, b, radius), (move_a, move_b) in zip(ct.capsules, ct.capsule_moves):
+        f = segment_fraction(a - move_a, b - move_b, start)[..., None]
+        move = move_a + f * (move_b - move_a)
+        moved_start = start + move
+        x, v, _ = sweep_past(closest_to_segment(a, b, moved_start, x), radius + rho, moved_start, h, move, x, v,
+                             active)
+    return x, v
+
+
+def sweep_segment_past(q, r, base_start, start, h, move, base, x, v, active):
+    """SPEC 9, swept contact of a segment (as ``sweep_segment_past``), in the collider's frame
+    (it ends as the sphere (q, r), having moved by ``move``): the segment's point that passes
+    nearest q (the one nearest q at the middle of the substep, at fraction f) is swept as a
+    particle from ``base_start + f·(start - base_start)``; where it went through, the segment
+    turns about its base onto the side it came from (towards x moved by the point's push-out
+    over f), its length kept, and the tip's velocity into the collider, relative to the
+    collider's, is removed."""
+    mid_base, mid_x = F(0.5) * (base_start + base), F(0.5) * (start + x)
+    f = np.maximum(segment_fraction(mid_base, mid_x, q), F(1e-3))[..., None]
+    point = base + f * (x - base)
+    swept, _, hit = sweep_past(q, r, base_start + f * (start - base_start), h, move, point, np.zeros_like(v), active)
+    if not hit.any():
+        return x, v
+    u = x + (swept - point) / f - base
+    lu = length(x - base)
+    turned = base + safe_divide(u, length(u)) * lu[..., None]
+    n = safe_divide(swept - point, length(swept - point))
+    relative = dot(v - move / h, n)
+    new_v = v - np.minimum(relative, F(0))[..., None] * n
+    return np.where(hit[..., None], turned, x), np.where(hit[..., None], new_v, v)
+
+
+def sweep_segment(ct, rho, h, base_start, start, base, x, v):
+    """SPEC 9, swept contact of the segment from base to x (from base_start to start at the
+    start of the substep): spheres, then capsules (each as the sphere about the point of its
+    axis nearest the segment, moved as that point moved)."""
+    for (active, centre, radius), move in zip(ct.spheres, ct.sphere_moves):
+        x, v = sweep_segment_past(centre, radius + rho, base_start + move, start + move, h, move, base, x, v, active)
+    for (active, a, b, radius), (move_a, move_b) in zip(ct.capsules, ct.capsule_moves):
+        f = segment_fraction(a - move_a, b - move_b, F(0.5) * (base_start + start))[..., None]
+        move = move_a + f * (move_b - move_a)
+        q = closest_to_segment(a, b, base, x)
+        x, v = sweep_segment_past(q, radius + rho, base_start + move, start + move, h, move, base, x, v, active)
+    return x, v
+
+
+def collide_near(ct, rho, x, v, h=None, start=None):
     """``collide`` for the particles the broad phase finds near a collider; the others are left
-    as they are (as ``collide_near`` in the shader)."""
-    return on_near_rows(contact_possible(ct, rho, x, x), collide, ct, x, v, rho)
+    as they are (as ``collide_near`` in the shader). In a substep (``start`` (n, 3): where the
+    particles were at its start; h its length) ``sweep_particle`` runs first."""
+    if start is None:
+        return on_near_rows(contact_possible(ct, rho, x, x), collide, ct, x, v, rho)
+
+    def swept(ct, rho, start, x, v):
+        return collide(ct, rho, *sweep_particle(ct, rho, h, start, x, v))
+    return on_near_rows(contact_possible(ct, rho, x, x, length(x - start)), swept, ct, x, v, rho, start)
 
 
-def settle_contact(ct, rho, base, rest_length, h, x, v):
+def settle_contact(ct, rho, base, rest_length, h, x, v, base_start=None, start=None):
     """After the length and angle steps, for the segments the broad phase finds near a
     collider: ``keep_outside``, then ``collide`` again (no penetration wins over the exact
-    length); the others are left as they are (as ``settle_contact`` in the shader)."""
-    def settle(ct, rho, base, rest_length, x, v):
+    length); the others are left as they are (as ``settle_contact`` in the shader). In a
+    substep (``base_start``, ``start`` (n, 3): where base and x were at its start)
+    ``sweep_segment`` runs first."""
+    if start is None:
+        def settle(ct, rho, base, rest_length, x, v):
+            return collide(ct, rho, *keep_outside(ct, rho, base, rest_length, h, x, v))
+        return on_near_rows(contact_possible(ct, rho, base, x), settle, ct, x, v, rho, base, rest_length)
+
+    def swept(ct, rho, base, rest_length, base_start, start, x, v):
+        x, v = sweep_segment(ct, rho, h, base_start, start, base, x, v)
         return collide(ct, rho, *keep_outside(ct, rho, base, rest_length, h, x, v))
-    return on_near_rows(contact_possible(ct, rho, base, x), settle, ct, x, v, rho, base, rest_length)
+    travel = np.maximum(length(base - base_start), length(x - start))
+    return on_near_rows(contact_possible(ct, rho, base, x, travel), swept, ct, x, v, rho, base, rest_length,
+                        base_start, start)
 
 
 def push_out_of_frame(ct, rho, base, rest_length, x):

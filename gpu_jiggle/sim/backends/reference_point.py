@@ -215,8 +215,12 @@ class ReferencePointBackend(DepthWalkBackend):
             moved = self.interpolate_pivot(f, w, span, inv_span, chains, pivot, pivot_velocity)
             carry = carried[:, None] * pivot_velocity
             # Where the colliders were at the start of the substep, for the swept contact (SPEC 9).
-            contact = Contact(self.live_colliders(), mask, f.anchor, pivot, collider_alpha, cw)  # each depth takes its rows
+            # Where the colliders were at the start of the substep, for the swept contact (SPEC 9).
+            start_alpha = np.clip(F(1) - (F(1) - (alphas[j - 1] if j else F(0))) * scale, F(0), F(1))
+            contact = Contact(self.live_colliders(), mask, f.anchor, pivot, collider_alpha, cw,
+                              path_weights(start_alpha, self.target_path))  # each depth takes its rows
             base = np.zeros_like(pivot)
+            base_start = -moved  # where each segment's base was at the start of the substep
             v_base = (felt[:, None] * moved) * inv_path_step
             offset_base = np.zeros_like(pivot)
             parent_animated = np.zeros_like(pivot)
@@ -235,9 +239,10 @@ class ReferencePointBackend(DepthWalkBackend):
                 v = np.where(first_moving[ch][:, None], v_t, v) if j == 0 else v
                 wind = self.wind_at(header, schedule, pivot[ch] + x, f.gust_phase[ch], elapsed)
                 step = self.exact_steps(seg, ch) if self.exact else None
+                start = x  # where the particle was at the start of the substep (swept contact)
                 x, v = self.integrate_particle(r, step, t, t_prev, v_t, carry[ch], gravity[ch], wind, h, x, v)
                 ct = contact.rows(ch)
-                x, v = collide_near(ct, r["particle_radius"], x, v)
+                x, v = collide_near(ct, r["particle_radius"], x, v, h, start)
                 x, v = self.limit_distance(r["max_distance"], t, x, v)
                 x, v = self.enforce_length(r["rest_length"], base[ch], v_base[ch], h, x, v)
                 frame = None
@@ -245,7 +250,8 @@ class ReferencePointBackend(DepthWalkBackend):
                     rotation = nlerp(f.last_rotation[seg], f.rotation_now[seg], alpha)
                     frame = target_frame(parent_animated[ch], parent_simulated[ch], rotation)
                 x, v = limit_angle(r, frame, base[ch], t, v_t, x, v)
-                x, v = settle_contact(ct, r["particle_radius"], base[ch], r["rest_length"], h, x, v)
+                x, v = settle_contact(ct, r["particle_radius"], base[ch], r["rest_length"], h, x, v, base_start[ch],
+                                      start)
                 f.prev_position[seg] = f.position[seg]
                 f.prev_velocity[seg] = f.velocity[seg]
                 f.position[seg] = x
@@ -255,6 +261,7 @@ class ReferencePointBackend(DepthWalkBackend):
                 parent_simulated[ch] = x - base[ch]
                 offset_base[ch] = offset
                 base[ch] = x
+                base_start[ch] = start
                 v_base[ch] = v
 
     def live_colliders(self):
