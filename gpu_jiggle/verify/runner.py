@@ -15,8 +15,8 @@ from .field import FIELD_CHECKS
 from .integrator import exact_integrator
 from .joint_limits import hinge_limit, spherical_limit
 from .limits import cone_limit, inside_colliders
-from .low_rates import low_frame_rates
 from .lod import lod_switches
+from .low_rates import low_frame_rates
 from .point import point_free_decay, point_rest
 from .point_motion import point_frame_rates, point_teleport
 from .result import CheckResult
