@@ -11,6 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import gpu_jiggle
+
 from gpu_jiggle.character.bake import bake
 from gpu_jiggle.character.gltf import Character
 from gpu_jiggle.character.gltf_draco import draco_installed
@@ -115,12 +117,27 @@ def test_bakes_valid_and_unchanged_outside_the_chain(name, suffix, tmp_path, glt
             np.testing.assert_array_equal(copy.skeleton.rest.scale[n], source.skeleton.rest.scale[n])
         else:
             assert a == b, n
-    for key in ("meshes", "skins", "materials", "textures", "samplers", "scenes", "scene", "asset"):
+    for key in ("meshes", "skins", "materials", "textures", "samplers", "scenes", "scene"):
         assert after.get(key) == before.get(key), key
-    replaced = {anim["samplers"][c["sampler"]]["output"] for anim in after.get("animations", [])
-                for c in anim["channels"] if c["target"].get("node") in baked and c["target"]["path"] == "rotation"}
+    # the asset differs by the bake's mark alone: asset.extras.gpu_jiggle_baked and the generator
+    asset_before, asset_after = dict(before["asset"]), dict(after["asset"])
+    extras = dict(asset_after.pop("extras"))
+    assert extras.pop("gpu_jiggle_baked") == {"clip": clip, "gpu_jiggle": gpu_jiggle.__version__}
+    if extras or "extras" in asset_before:
+        assert extras == asset_before.pop("extras")
+    generator = asset_before.pop("generator", None)
+    assert asset_after.pop("generator") == f"gpu_jiggle {gpu_jiggle.__version__} bake" + (
+        f" (source: {generator})" if generator else "")
+    assert asset_after == asset_before
+    replaced = set()  # a baked rotation's output takes the place of the one it replaces, or a new one
+    for a, b in zip(before["animations"], after["animations"]):
+        for ca, cb in zip(a["channels"], b["channels"]):
+            if cb["target"].get("node") in baked and cb["target"]["path"] == "rotation":
+                out_a, out_b = a["samplers"][ca["sampler"]]["output"], b["samplers"][cb["sampler"]]["output"]
+                assert out_b == out_a or out_b >= len(before["accessors"]), (out_a, out_b)
+                replaced.add(out_b)
     for i, (a, b) in enumerate(zip(before["accessors"], after["accessors"])):
-        assert a == b or i in replaced, i  # a baked rotation's output takes the place of the one it replaces
+        assert a == b or i in replaced, i
     assert copy.buffers[0][: len(source.buffers[0])] == source.buffers[0], "every old byte where it was"
     for i in range(1, len(source.buffers)):
         assert copy.buffers[i] == source.buffers[i]
