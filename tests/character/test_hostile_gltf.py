@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from PIL import Image, PngImagePlugin
 
-from gpu_jiggle.character import bake as bake_module
+from gpu_jiggle import whole_files
 from gpu_jiggle.character.bake import bake
 from gpu_jiggle.character.gltf import Character, GltfError, GltfLimits
 from gpu_jiggle.character.gltf_io import split_glb
@@ -242,12 +242,16 @@ def test_a_bake_is_written_whole_or_not_at_all(fox, rig, tmp_path, monkeypatch):
     out = tmp_path / "fox_run.glb"
     out.write_bytes(b"the previous bake")
 
-    def full_disk(fd):
+    written = []
+
+    def full_disk(fd):  # the disk fills once the new bake's bytes are in its temporary
+        written.append(os.fstat(fd).st_size)
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(bake_module.os, "fsync", full_disk)
+    monkeypatch.setattr(whole_files.os, "fsync", full_disk)  # where the bake's whole write happens
     with pytest.raises(OSError, match="No space left"):
         bake(fox, rig, "Walk", 10, out, preroll=0.0, backend="cpu")
+    assert written and written[0] > len(b"the previous bake"), written  # it failed part-way through the write
     assert out.read_bytes() == b"the previous bake"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fox_run.glb"]  # no temporary file left behind
 
