@@ -158,11 +158,23 @@ def test_bad_values_are_named(fox, data, table, key, value, match):
 
 
 def test_unstable_frequency_names_the_largest_stable_one(fox, data):
-    data["chain"][0]["frequency"] = 40.0
-    data["chain"][0]["damping_ratio"] = 1.0
+    """The bound covers the whole step (SPEC 1): ``h²·ω0² + 2h·(2ζ·ω0 + c_air) < 4`` for the
+    tail, a point chain with the Fox rig's air drag; the frequency named is the largest the rig
+    then takes (15.82 Hz at ζ = 1 with no drag, 15.77 Hz with the tail's 1/s)."""
+    tail = data["chain"][0]
+    tail["frequency"] = 40.0
+    tail["damping_ratio"] = 1.0
+    h, zeta, c_air = 1 / 120, 1.0, tail["air_drag"]
+    assert h == data.get("solver", {}).get("substep", 1 / 120) and c_air == 1.0
+    bound = (math.sqrt(4 * zeta * zeta + 4 - 2 * h * c_air) - 2 * zeta) / (2 * math.pi * h)  # root of the bound
     message = _error(fox, data, r"frequency = 40.0 Hz with damping_ratio = 1.0 is unstable for the substep")
-    assert "the largest stable frequency for that damping ratio is 15.82 Hz" in message
+    assert f"the largest stable frequency for that damping ratio is {bound:.4g} Hz" in message, bound
     assert '[solver] integrator = "exact"' in message
+    named = float(message.split("the largest stable frequency for that damping ratio is ")[1].split(" Hz")[0])
+    tail["frequency"] = named * 0.999
+    rig_from_dict(copy.deepcopy(data), fox.skeleton, "fox.toml")  # just under the named one runs
+    tail["frequency"] = named * 1.001
+    _error(fox, data, r"unstable for the substep")  # just over it does not
 
 
 def test_the_exact_integrator_takes_what_the_semi_implicit_step_refuses(fox, data):
