@@ -3,6 +3,8 @@ of colliders (``Pipeline.set_wind``, ``Pipeline.set_collider``)."""
 from __future__ import annotations
 
 import math
+import os
+import re
 
 import numpy as np
 import pytest
@@ -83,7 +85,11 @@ def test_wind_and_colliders_change_live_and_refusals_change_nothing(fox, rig_dat
 def test_a_rig_path_that_is_not_a_file_is_refused_as_such(fox, tmp_path):
     from gpu_jiggle.character.rig import load_rig
 
+    with pytest.raises(OSError, match=f"{re.escape(str(tmp_path))}: is a folder, not a rig file"):
+        load_rig(tmp_path, fox.skeleton)  # a folder is called one (not "no such rig file")
+    fifo = tmp_path / "rig.toml"
+    os.mkfifo(fifo)  # neither a file nor a folder: refused without opening it (which would block)
     with pytest.raises(RigError, match="not a regular file"):
-        load_rig(tmp_path, fox.skeleton)
+        load_rig(fifo, fox.skeleton)
     with pytest.raises(FileNotFoundError, match="no such rig file"):
         load_rig(tmp_path / "missing.toml", fox.skeleton)
