@@ -164,9 +164,12 @@ def test_changing_frequency_and_damping_mid_motion_keeps_the_state(backend):
     targets = np.concatenate([wrap(root_angle[0] + np.cumsum(local[:6])), wrap(root_angle[1] + np.cumsum(local[6:]))])
     deviation = np.abs(wrap(track[99][1] - targets)).max()
     first_step = np.abs(wrap(track[100][1] - track[99][1])).max()
-    previous_step = np.abs(wrap(track[99][1] - track[98][1])).max()
+    next_step = np.abs(wrap(track[101][1] - track[100][1])).max()
     assert first_step < 0.25 * deviation
-    assert first_step < 4 * previous_step
+    # The stiffer, less damped springs accelerate the chain from its state, and the frame-time
+    # output is that state carried to the frame (SPEC 2, 9), not a substep behind it: the motion
+    # the change starts builds up over the frames after it instead of jumping on the first.
+    assert first_step < next_step
     assert s.chain_set.frequency[0] == 4.5
 
 
