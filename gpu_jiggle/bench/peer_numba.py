@@ -17,7 +17,7 @@ from ..extras import require
 numba = require("numba", "the numba peer")
 
 F = np.float32
-ZERO, ONE, TWO, THREE, FOUR = F(0), F(1), F(2), F(3), F(4)
+ZERO, ONE, TWO, THREE, FOUR, NINE = F(0), F(1), F(2), F(3), F(4), F(9)
 PI = F(np.pi)
 TWO_PI = F(2.0 * np.pi)
 INV_TWO_PI = F(1.0 / (2.0 * np.pi))
@@ -68,17 +68,44 @@ def wrap(a):
 
 @jit
 def path_weights(alpha):
-    """(p, q, dp, dq) of the Hermite target path at ``alpha`` (SPEC 2):
-    x(α) = x0 + p·(x1 - x0) + q·span·m0, its velocity (dp·(x1 - x0) + dq·span·m0)/span."""
+    """(p, q, dp, dq) of the target path at ``alpha`` (SPEC 2): x(α) = x0 + p·d + q·m,
+    its velocity (dp·d + dq·m)/span, with d = x1 - x0 and m the start velocity × span
+    (:func:`start_tangent`)."""
     u = ONE - alpha
     return alpha * alpha * (TWO - alpha), alpha * u * u, alpha * (FOUR - THREE * alpha), u * (ONE - THREE * alpha)
+
+
+@jit
+def start_tangent(d, m):
+    """The monotone path's start velocity × span (SPEC 2) toward the move ``d`` of an angle:
+    span·m0 clamped to [0, 3]·d (none where the motion stopped or turned back)."""
+    if d * m <= ZERO:
+        return ZERO
+    return THREE * d if abs(m) > THREE * abs(d) else m
+
+
+@jit
+def start_tangent2(dx, dy, mx, my):
+    """:func:`start_tangent` of a 2-vector move (dx, dy): the part of span·m0 (mx, my) along
+    it clamped to [0, 3]·d, the part across it to the length 3|d|."""
+    dd = dx * dx + dy * dy
+    if dd == ZERO:
+        return ZERO, ZERO
+    along = (mx * dx + my * dy) / dd
+    ax, ay = mx - along * dx, my - along * dy
+    aa = ax * ax + ay * ay
+    if aa > NINE * dd:
+        shrink = np.sqrt(NINE * dd / aa)
+        ax, ay = ax * shrink, ay * shrink
+    along = min(max(along, ZERO), THREE)
+    return along * dx + ax, along * dy + ay
 
 
 @numba.njit(parallel=True, cache=True)
 def angle_frame(length, stiffness, damping, air_drag, inertia, gravity,
                 root_position, root_angle, local_angle,
                 root_last, root_rate, heading_last, heading_rate, root_prev, root_velocity_prev,
-                angle, angular_velocity, angle_before, target_angle, local_last, local_rate,
+                angle, angular_velocity, angular_velocity_before, target_angle, local_last, local_rate,
                 joint_output,
                 alphas, substep_count, segments, h, span, inv_span, inv_path_step, blend,
                 wind, gust_amplitude, gust_direction, gust_wave_vector, gust_angular_frequency, gust_phase):
@@ -89,14 +116,19 @@ def angle_frame(length, stiffness, damping, air_drag, inertia, gravity,
         first = c * segments
         px, py, heading_pose = root_position[c, 0], root_position[c, 1], root_angle[c]
         lx, ly, heading0 = root_last[c, 0], root_last[c, 1], heading_last[c]
+        # SPEC 2: the moves this frame and the monotone path's start velocities (× span).
+        dx, dy = px - lx, py - ly
+        mx, my = start_tangent2(dx, dy, span * root_rate[c, 0], span * root_rate[c, 1])
+        dh = wrap(heading_pose - heading0)
+        mh = start_tangent(dh, span * heading_rate[c])
         for j in range(substep_count):
             p, q, _, _ = path_weights(alphas[j])
             elapsed = F(j) * h
             tip_x, tip_y = root_prev[c, 0], root_prev[c, 1]  # the tips of the last substep, for the wind
             # SPEC 3 step 1: the root on its path, its velocity and acceleration.
-            rx = lx + p * (px - lx) + q * (span * root_rate[c, 0])
-            ry = ly + p * (py - ly) + q * (span * root_rate[c, 1])
-            heading = heading0 + p * wrap(heading_pose - heading0) + q * (span * heading_rate[c])
+            rx = lx + p * dx + q * mx
+            ry = ly + p * dy + q * my
+            heading = heading0 + p * dh + q * mh
             vx = (rx - root_prev[c, 0]) * inv_path_step
             vy = (ry - root_prev[c, 1]) * inv_path_step
             ax = (vx - root_velocity_prev[c, 0]) * inv_path_step
@@ -108,7 +140,8 @@ def angle_frame(length, stiffness, damping, air_drag, inertia, gravity,
             for i in range(segments):
                 s = first + i
                 last = local_last[s]
-                target = phi_parent + (last + p * wrap(local_angle[s] - last) + q * (span * local_rate[s]))
+                dl = wrap(local_angle[s] - last)
+                target = phi_parent + (last + p * dl + q * start_tangent(dl, span * local_rate[s]))
                 target_rate = wrap(target - target_angle[s]) * inv_path_step
                 phi = angle[s]
                 omega = angular_velocity[s]
@@ -127,37 +160,34 @@ def angle_frame(length, stiffness, damping, air_drag, inertia, gravity,
                 acc = -stiffness[s] * d - damping[s] * (omega - target_rate) - air_drag[s] * omega + torque
                 omega = omega + acc * h
                 phi_new = wrap(phi + omega * h)
-                angle_before[s] = phi
+                angular_velocity_before[s] = angular_velocity[s]
                 angular_velocity[s] = omega
                 target_angle[s] = wrap(target)
                 angle[s] = phi_new
                 phi_parent = phi_new
         if substep_count > 0:  # SPEC 2: x0, m0 become the path's value and velocity at α_n
             p, q, dp, dq = path_weights(alphas[substep_count - 1])
-            for k in range(2):
-                d = root_position[c, k] - root_last[c, k]
-                m = span * root_rate[c, k]
-                root_last[c, k] = root_last[c, k] + p * d + q * m
-                root_rate[c, k] = (dp * d + dq * m) * inv_span
-            d = wrap(heading_pose - heading0)
-            m = span * heading_rate[c]
-            heading_last[c] = wrap(heading0 + p * d + q * m)
-            heading_rate[c] = (dp * d + dq * m) * inv_span
+            root_last[c, 0] = lx + p * dx + q * mx
+            root_last[c, 1] = ly + p * dy + q * my
+            root_rate[c, 0] = (dp * dx + dq * mx) * inv_span
+            root_rate[c, 1] = (dp * dy + dq * my) * inv_span
+            heading_last[c] = wrap(heading0 + p * dh + q * mh)
+            heading_rate[c] = (dp * dh + dq * mh) * inv_span
             for s in range(first, first + segments):
                 d = wrap(local_angle[s] - local_last[s])
-                m = span * local_rate[s]
+                m = start_tangent(d, span * local_rate[s])
                 local_last[s] = wrap(local_last[s] + p * d + q * m)
                 local_rate[s] = (dp * d + dq * m) * inv_span
-        # SPEC 2 and 9, output at frame time: the last two substeps blended with σ, turned
-        # rigidly onto this frame's heading, from this frame's root.
-        turn = wrap(heading_pose - heading_last[c]) + (ONE - blend) * heading_rate[c] / inv_path_step
+        # SPEC 2 and 9, output at frame time, σ·h after the last substep: each angle carried
+        # there at its angular velocity extrapolated from the last two substeps, 2ω - ω_prev,
+        # then laid out from this frame's root.
+        ahead = blend * h
         joint = c * (segments + 1)
         bx, by = px, py
         joint_output[joint, 0], joint_output[joint, 1] = bx, by
         for i in range(segments):
             s = first + i
-            before = angle_before[s]
-            a = wrap(before + blend * wrap(angle[s] - before) + turn)
+            a = wrap(angle[s] + ahead * (TWO * angular_velocity[s] - angular_velocity_before[s]))
             bx = bx + length[s] * math.cos(a)
             by = by + length[s] * math.sin(a)
             joint_output[joint + 1 + i, 0], joint_output[joint + 1 + i, 1] = bx, by
@@ -210,9 +240,25 @@ def norm(a):
 
 
 @jit
+def start_tangent3(d, m):
+    """:func:`start_tangent` of a 3-vector move ``d``: the part of span·m0 ``m`` along it
+    clamped to [0, 3]·d, the part across it to the length 3|d| (SPEC 2)."""
+    dd = dot(d, d)
+    if dd == ZERO:
+        return (ZERO, ZERO, ZERO)
+    along = dot(m, d) / dd
+    across = sub(m, scale(d, along))
+    aa = dot(across, across)
+    if aa > NINE * dd:
+        across = scale(across, np.sqrt(NINE * dd / aa))
+    return add(scale(d, min(max(along, ZERO), THREE)), across)
+
+
+@jit
 def on_path(last, rate, pose, p, q, span):
-    """SPEC 2: x0 + p·(x1 - x0) + q·(span·m0)."""
-    return add(add(last, scale(sub(pose, last), p)), scale(scale(rate, span), q))
+    """SPEC 2, the monotone path: x0 + p·d + q·m, d = x1 - x0, m = span·m0 limited."""
+    d = sub(pose, last)
+    return add(add(last, scale(d, p)), scale(start_tangent3(d, scale(rate, span)), q))
 
 
 @jit
@@ -262,7 +308,7 @@ def collide(sphere_centre, sphere_radius, capsule_a, capsule_b, capsule_radius, 
 @numba.njit(parallel=True, cache=True)
 def point_frame(rest_length, stiffness, damping, air_drag, particle_radius, gravity,
                 sphere_centre, sphere_radius, capsule_a, capsule_b, capsule_radius,
-                joint_position,
+                joint_target,
                 joint_last, joint_rate, pivot, pivot_before, position, velocity, position_before, target,
                 joint_output,
                 alphas, substep_count, segments, h, span, inv_span, inv_path_step, blend,
@@ -281,15 +327,15 @@ def point_frame(rest_length, stiffness, damping, air_drag, particle_radius, grav
             elapsed = F(j) * h
             # SPEC 4 step 1: the pivot on its path.
             base = on_path(load(joint_last, first_joint), load(joint_rate, first_joint),
-                           load(joint_position, first_joint), p, q, span)
+                           load(joint_target, first_joint), p, q, span)
             store(pivot_before, c, load(pivot, c))
             store(pivot, c, base)
-            joint_before = base
+            offset_before = zero  # the tips' targets go as offsets from the pivot on its path
             parent_animated, parent_simulated = zero, zero
             for i in range(segments):
                 s, J = first + i, first_joint + 1 + i
-                joint = on_path(load(joint_last, J), load(joint_rate, J), load(joint_position, J), p, q, span)
-                animated = sub(joint, joint_before)
+                offset = on_path(load(joint_last, J), load(joint_rate, J), load(joint_target, J), p, q, span)
+                animated = sub(offset, offset_before)
                 if i == 0:
                     t = add(base, animated)
                 else:
@@ -314,17 +360,17 @@ def point_frame(rest_length, stiffness, damping, air_drag, particle_radius, grav
                 store(velocity, s, v)
                 store(target, s, t)
                 parent_animated, parent_simulated = animated, sub(x, base)
-                base, joint_before = x, joint
+                base, offset_before = x, offset
         if substep_count > 0:  # SPEC 2: x0, m0 become the path's value and velocity at α_n
             p, q, dp, dq = path_weights(alphas[substep_count - 1])
             for J in range(first_joint, first_joint + segments + 1):
-                d = sub(load(joint_position, J), load(joint_last, J))
-                m = scale(load(joint_rate, J), span)
+                d = sub(load(joint_target, J), load(joint_last, J))
+                m = start_tangent3(d, scale(load(joint_rate, J), span))
                 store(joint_last, J, add(add(load(joint_last, J), scale(d, p)), scale(m, q)))
                 store(joint_rate, J, scale(add(scale(d, dp), scale(m, dq)), inv_span))
         # SPEC 2, output at frame time: directions blended with σ, rebuilt with the rest
         # lengths from this frame's pivot, pushed out of the colliders.
-        base = load(joint_position, first_joint)
+        base = load(joint_target, first_joint)
         base_before, base_now = load(pivot_before, c), load(pivot, c)
         store(joint_output, first_joint, base)
         for i in range(segments):

@@ -82,10 +82,51 @@ def wrap(a: float):
 
 @wp.func
 def path_weights(alpha: float):
-    """(p, q, dp, dq) of the Hermite target path at ``alpha`` (SPEC 2):
-    x(α) = x0 + p·(x1 - x0) + q·span·m0, its velocity (dp·(x1 - x0) + dq·span·m0)/span."""
+    """(p, q, dp, dq) of the target path at ``alpha`` (SPEC 2): x(α) = x0 + p·d + q·m,
+    its velocity (dp·d + dq·m)/span, with d = x1 - x0 and m the start velocity × span
+    (``start_tangent``)."""
     u = 1.0 - alpha
     return alpha * alpha * (2.0 - alpha), alpha * u * u, alpha * (4.0 - 3.0 * alpha), u * (1.0 - 3.0 * alpha)
+
+
+@wp.func
+def start_tangent(d: float, m: float):
+    """The monotone path's start velocity × span (SPEC 2) toward the move ``d`` of an angle:
+    span·m0 clamped to [0, 3]·d (none where the motion stopped or turned back)."""
+    if d * m <= 0.0:
+        return 0.0
+    if wp.abs(m) > 3.0 * wp.abs(d):
+        return 3.0 * d
+    return m
+
+
+@wp.func
+def start_tangent(d: wp.vec2, m: wp.vec2):
+    """Of a 2-vector move: the part of span·m0 along d clamped to [0, 3]·d, the part across
+    it to the length 3|d|."""
+    dd = wp.dot(d, d)
+    if dd == 0.0:
+        return wp.vec2(0.0)
+    along = wp.dot(m, d) / dd
+    across = m - along * d
+    aa = wp.dot(across, across)
+    if aa > 9.0 * dd:
+        across = across * wp.sqrt(9.0 * dd / aa)
+    return wp.clamp(along, 0.0, 3.0) * d + across
+
+
+@wp.func
+def start_tangent(d: wp.vec3, m: wp.vec3):
+    """Of a 3-vector move, as for a 2-vector one."""
+    dd = wp.dot(d, d)
+    if dd == 0.0:
+        return wp.vec3(0.0)
+    along = wp.dot(m, d) / dd
+    across = m - along * d
+    aa = wp.dot(across, across)
+    if aa > 9.0 * dd:
+        across = across * wp.sqrt(9.0 * dd / aa)
+    return wp.clamp(along, 0.0, 3.0) * d + across
 
 
 @wp.kernel
@@ -97,7 +138,7 @@ def angle_frame(length: wp.array(dtype=float), stiffness: wp.array(dtype=float),
                 heading_last: wp.array(dtype=float), heading_rate: wp.array(dtype=float),
                 root_prev: wp.array(dtype=wp.vec2), root_velocity_prev: wp.array(dtype=wp.vec2),
                 angle: wp.array(dtype=float), angular_velocity: wp.array(dtype=float),
-                angle_before: wp.array(dtype=float), target_angle: wp.array(dtype=float),
+                angular_velocity_before: wp.array(dtype=float), target_angle: wp.array(dtype=float),
                 local_last: wp.array(dtype=float), local_rate: wp.array(dtype=float),
                 joint_output: wp.array(dtype=wp.vec2),
                 alphas: wp.array(dtype=float), substep_count: int, segments: int, h: float, span: float,
@@ -113,13 +154,18 @@ def angle_frame(length: wp.array(dtype=float), stiffness: wp.array(dtype=float),
     heading_pose = root_angle[c]
     last = root_last[c]
     heading0 = heading_last[c]
+    # SPEC 2: the moves this frame and the monotone path's start velocities (× span).
+    dr = pose - last
+    mr = start_tangent(dr, span * root_rate[c])
+    da = wrap(heading_pose - heading0)
+    ma = start_tangent(da, span * heading_rate[c])
     for j in range(substep_count):
         p, q, dp, dq = path_weights(alphas[j])
         elapsed = float(j) * h
         tip = root_prev[c]  # the tips of the last substep, for the wind
         # SPEC 3 step 1: the root on its path, its velocity and acceleration.
-        root = last + p * (pose - last) + q * (span * root_rate[c])
-        heading = heading0 + p * wrap(heading_pose - heading0) + q * (span * heading_rate[c])
+        root = last + p * dr + q * mr
+        heading = heading0 + p * da + q * ma
         velocity = (root - root_prev[c]) * inv_path_step
         acceleration = (velocity - root_velocity_prev[c]) * inv_path_step
         root_prev[c] = root
@@ -130,7 +176,8 @@ def angle_frame(length: wp.array(dtype=float), stiffness: wp.array(dtype=float),
         for i in range(segments):
             s = first + i
             local0 = local_last[s]
-            target = phi_parent + (local0 + p * wrap(local_angle[s] - local0) + q * (span * local_rate[s]))
+            dl = wrap(local_angle[s] - local0)
+            target = phi_parent + (local0 + p * dl + q * start_tangent(dl, span * local_rate[s]))
             target_rate = wrap(target - target_angle[s]) * inv_path_step
             phi = angle[s]
             omega = angular_velocity[s]
@@ -145,37 +192,33 @@ def angle_frame(length: wp.array(dtype=float), stiffness: wp.array(dtype=float),
             acc = -stiffness[s] * d - damping[s] * (omega - target_rate) - air_drag[s] * omega + torque
             omega = omega + acc * h
             phi_new = wrap(phi + omega * h)
-            angle_before[s] = phi
+            angular_velocity_before[s] = angular_velocity[s]
             angular_velocity[s] = omega
             target_angle[s] = wrap(target)
             angle[s] = phi_new
             phi_parent = phi_new
     if substep_count > 0:  # SPEC 2: x0, m0 become the path's value and velocity at α_n
         p, q, dp, dq = path_weights(alphas[substep_count - 1])
-        dr = pose - last
-        mr = span * root_rate[c]
         root_last[c] = last + p * dr + q * mr
         root_rate[c] = (dp * dr + dq * mr) * inv_span
-        da = wrap(heading_pose - heading0)
-        ma = span * heading_rate[c]
         heading_last[c] = wrap(heading0 + p * da + q * ma)
         heading_rate[c] = (dp * da + dq * ma) * inv_span
         for i in range(segments):
             s = first + i
             dl = wrap(local_angle[s] - local_last[s])
-            ml = span * local_rate[s]
+            ml = start_tangent(dl, span * local_rate[s])
             local_last[s] = wrap(local_last[s] + p * dl + q * ml)
             local_rate[s] = (dp * dl + dq * ml) * inv_span
-    # SPEC 2 and 9, output at frame time: the last two substeps blended with σ, turned
-    # rigidly onto this frame's heading, from this frame's root.
-    turn = wrap(heading_pose - heading_last[c]) + (1.0 - blend) * heading_rate[c] / inv_path_step
+    # SPEC 2 and 9, output at frame time, σ·h after the last substep: each angle carried there
+    # at its angular velocity extrapolated from the last two substeps, 2ω - ω_prev, then laid
+    # out from this frame's root.
+    ahead = blend * h
     joint = c * (segments + 1)
     base = pose
     joint_output[joint] = base
     for i in range(segments):
         s = first + i
-        before = angle_before[s]
-        a = wrap(before + blend * wrap(angle[s] - before) + turn)
+        a = wrap(angle[s] + ahead * (2.0 * angular_velocity[s] - angular_velocity_before[s]))
         base = base + length[s] * wp.vec2(wp.cos(a), wp.sin(a))
         joint_output[joint + 1 + i] = base
 
@@ -241,7 +284,7 @@ def point_frame(rest_length: wp.array(dtype=float), stiffness: wp.array(dtype=fl
                 sphere_centre: wp.array(dtype=wp.vec3), sphere_radius: wp.array(dtype=float),
                 capsule_a: wp.array(dtype=wp.vec3), capsule_b: wp.array(dtype=wp.vec3),
                 capsule_radius: wp.array(dtype=float),
-                joint_position: wp.array(dtype=wp.vec3),
+                joint_target: wp.array(dtype=wp.vec3),
                 joint_last: wp.array(dtype=wp.vec3), joint_rate: wp.array(dtype=wp.vec3),
                 pivot: wp.array(dtype=wp.vec3), pivot_before: wp.array(dtype=wp.vec3),
                 position: wp.array(dtype=wp.vec3), velocity: wp.array(dtype=wp.vec3),
@@ -262,18 +305,20 @@ def point_frame(rest_length: wp.array(dtype=float), stiffness: wp.array(dtype=fl
         elapsed = float(j) * h
         # SPEC 4 step 1: the pivot on its path.
         last = joint_last[first_joint]
-        base = last + (joint_position[first_joint] - last) * p + (joint_rate[first_joint] * span) * q
+        d_pivot = joint_target[first_joint] - last
+        base = last + d_pivot * p + start_tangent(d_pivot, joint_rate[first_joint] * span) * q
         pivot_before[c] = pivot[c]
         pivot[c] = base
-        joint_before = base
+        offset_before = wp.vec3(0.0)  # the tips' targets go as offsets from the pivot on its path
         parent_animated = wp.vec3(0.0)
         parent_simulated = wp.vec3(0.0)
         for i in range(segments):
             s = first + i
             J = first_joint + 1 + i
             last = joint_last[J]
-            joint = last + (joint_position[J] - last) * p + (joint_rate[J] * span) * q
-            animated = joint - joint_before
+            d_tip = joint_target[J] - last
+            offset = last + d_tip * p + start_tangent(d_tip, joint_rate[J] * span) * q
+            animated = offset - offset_before
             t = base + animated
             if i > 0:
                 t = base + follow_parent(parent_animated, parent_simulated, animated)
@@ -299,17 +344,17 @@ def point_frame(rest_length: wp.array(dtype=float), stiffness: wp.array(dtype=fl
             parent_animated = animated
             parent_simulated = x - base
             base = x
-            joint_before = joint
+            offset_before = offset
     if substep_count > 0:  # SPEC 2: x0, m0 become the path's value and velocity at α_n
         p, q, dp, dq = path_weights(alphas[substep_count - 1])
         for J in range(first_joint, first_joint + segments + 1):
-            d = joint_position[J] - joint_last[J]
-            m = joint_rate[J] * span
+            d = joint_target[J] - joint_last[J]
+            m = start_tangent(d, joint_rate[J] * span)
             joint_last[J] = joint_last[J] + d * p + m * q
             joint_rate[J] = (d * dp + m * dq) * inv_span
     # SPEC 2, output at frame time: directions blended with σ, rebuilt with the rest lengths
     # from this frame's pivot, pushed out of the colliders.
-    base = joint_position[first_joint]
+    base = joint_target[first_joint]
     base_before = pivot_before[c]
     base_now = pivot[c]
     joint_output[first_joint] = base

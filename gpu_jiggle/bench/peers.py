@@ -9,21 +9,24 @@ through every substep of a frame, in float32 and in world coordinates: no per-ch
 (SPEC 3.4, 4.4), so they agree with the solver for chains near the origin only.
 
 What they implement: the fixed-step accumulator with its cap and path step (SPEC 2); the
-Hermite C1 target path of roots, headings, local angles and joints (SPEC 2); the first pose's
+monotone target path (the v2 default, SPEC 2: the Hermite C1 cubic with its start velocity
+limited along and across each frame's move) of roots, headings, local angles, pivots and the
+tips' offsets from their pivot (as the solver takes them, SPEC 4); the first pose's
 snap onto the targets (SPEC 5); semi-implicit Euler, velocity first, with damping relative to
 the target and air drag (SPEC 1, 3, 4); the root's acceleration from the interpolated root
 (SPEC 3 step 1); angle wrap (SPEC 0); the wind of SPEC 4.1 (angle chains: its 2D form at each
 segment's tip from the last substep, SPEC 3 and 9); for point chains, the push-out of each
 particle from the spheres, then the capsules (SPEC 4.2, one pass), then the radial,
 position-based length step (SPEC 9); and the frame-time output of SPEC 2 and 9 (angle chains:
-the last two substeps blended with σ and turned onto this frame's heading from this frame's
-root; point chains: segment directions blended, rebuilt with the rest lengths from this
-frame's pivot and pushed out of the colliders).
+each angle carried σ·h past the last substep at the angular velocity extrapolated from the
+last two substeps, 2ω - ω_prev, then laid out from this frame's root; point chains: segment
+directions blended, rebuilt with the rest lengths from this frame's pivot and pushed out of
+the colliders).
 What they leave out: angle limits, max distance, world influence (always 1), collider masks
-and groups, planes, inside colliders, moving colliders, the second contact pass, crevices
-between overlapping colliders, ``keep_outside`` and segment collisions (SPEC 4, 9), teleports
-after the first pose, level of detail, the exact integrator, the v1 options, joint rotations
-and their limits.
+and groups, planes, inside colliders, moving colliders, swept contact, the second contact
+pass, crevices between overlapping colliders, ``keep_outside`` and segment collisions (SPEC 4,
+9), teleports after the first pose, level of detail, the exact integrator, the other target
+paths ("hermite", "linear") and the v1 options, joint rotations and their limits.
 
 The case dict (:func:`case_from_chain_set` builds one from a project chain set and, optionally,
 what gives a solver its wind and colliders); values are numpy arrays or numbers, float64 on
@@ -69,11 +72,12 @@ STEP_TOLERANCE = 1e-9  # n = floor(span/h + 1e-9), SPEC 2
 ANGLE_ARRAYS = ("length", "stiffness", "damping", "air_drag", "inertia", "gravity",
                 "root_position", "root_angle", "local_angle",
                 "root_last", "root_rate", "heading_last", "heading_rate", "root_prev", "root_velocity_prev",
-                "angle", "angular_velocity", "angle_before", "target_angle", "local_last", "local_rate",
+                "angle", "angular_velocity", "angular_velocity_before", "target_angle", "local_last",
+                "local_rate",
                 "joint_output")
 POINT_ARRAYS = ("rest_length", "stiffness", "damping", "air_drag", "particle_radius", "gravity",
                 "sphere_centre", "sphere_radius", "capsule_a", "capsule_b", "capsule_radius",
-                "joint_position",
+                "joint_target",
                 "joint_last", "joint_rate", "pivot", "pivot_before", "position", "velocity", "position_before",
                 "target",
                 "joint_output")
@@ -315,7 +319,8 @@ class AnglePeer(_Peer):
         return {**self.rig, **pose, "root_last": pose["root_position"].copy(), "root_rate": zero_c,
                 "heading_last": pose["root_angle"].copy(), "heading_rate": np.zeros(C, F),
                 "root_prev": pose["root_position"].copy(), "root_velocity_prev": zero_c.copy(),
-                "angle": phi, "angular_velocity": zero_s, "angle_before": phi.copy(), "target_angle": phi.copy(),
+                "angle": phi, "angular_velocity": zero_s, "angular_velocity_before": zero_s.copy(),
+                "target_angle": phi.copy(),
                 "local_last": pose["local_angle"].copy(), "local_rate": zero_s.copy(),
                 "joint_output": np.zeros((self.joint_count, 2), F)}
 
@@ -348,19 +353,26 @@ class PointPeer(_Peer):
                         capsule_radius=capsules[:, 6].astype(F))
 
     def set_pose(self, joint_positions) -> None:
-        """Joint targets (J, 3) world: per chain its pivot, then one per segment tip (SPEC 4)."""
+        """Joint targets (J, 3) world: per chain its pivot, then one per segment tip (SPEC 4).
+        The kernels take them as the solver does: each pivot in the world, each tip as its
+        offset from its pivot (``joint_target``; the path of each is kept in ``joint_last`` and
+        ``joint_rate``), so the monotone path limits each tip's move relative to its pivot."""
         joints = _array("joint_positions", joint_positions, (self.joint_count, 3), np.float64)
         if self.rig["rest_length"] is None:  # from the first pose
             self.rig["rest_length"] = np.linalg.norm(joints[self.tip_joint] - joints[self.tip_joint - 1], axis=1).astype(F)
-        self._pose = {"joint_position": joints.astype(F)}
+        target = joints.copy()
+        target[self.tip_joint] -= joints[np.repeat(self.first_joint, self.segments_per_chain)]
+        self._pose = {"joint_target": target.astype(F)}
+        self._joints = joints.astype(F)
         if self._started:
-            self.engine.load(("joint_position",), self._pose)
+            self.engine.load(("joint_target",), self._pose)
 
     def _snap(self) -> dict:
         """Rig, pose and the state at rest on the first pose (SPEC 5)."""
-        joints = self._pose["joint_position"]
+        joints = self._joints
         tips, pivots = joints[self.tip_joint], joints[self.first_joint]
-        return {**self.rig, **self._pose, "joint_last": joints.copy(), "joint_rate": np.zeros_like(joints),
+        target = self._pose["joint_target"]
+        return {**self.rig, **self._pose, "joint_last": target.copy(), "joint_rate": np.zeros_like(target),
                 "pivot": pivots.copy(), "pivot_before": pivots.copy(), "position": tips.copy(),
                 "velocity": np.zeros_like(tips), "position_before": tips.copy(), "target": tips.copy(),
                 "joint_output": joints.copy()}
