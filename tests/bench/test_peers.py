@@ -136,7 +136,8 @@ def particle_contact_only(monkeypatch):
     from gpu_jiggle.sim.backends import reference_contact as contact
     from gpu_jiggle.sim.backends import reference_point
 
-    def one_pass(ct, rho, x, v):
+    def one_pass(ct, rho, x, v, h=None, start=None):
+        # not swept: the peers' contact is the particle push-out at the end of the substep
         for active, centre, radius in ct.spheres:
             x, v = contact.push_out(centre, radius + rho, x, v, active)
         for active, a, b, radius in ct.capsules:
@@ -144,7 +145,7 @@ def particle_contact_only(monkeypatch):
         return x, v
 
     monkeypatch.setattr(reference_point, "collide_near", one_pass)
-    monkeypatch.setattr(reference_point, "settle_contact", lambda ct, rho, base, rest_length, h, x, v: (x, v))
+    monkeypatch.setattr(reference_point, "settle_contact", lambda ct, rho, base, rest_length, h, x, v, base_start=None, start=None: (x, v))
     monkeypatch.setattr(reference_point, "push_out_of_frame",
                         lambda ct, rho, base, rest_length, x: one_pass(ct, rho, x, np.zeros_like(x))[0])
 
