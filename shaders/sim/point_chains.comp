@@ -345,9 +345,11 @@ void main() {
         contact.pivot = pivot;
         if (COLLIDERS != 0) {
             place_colliders(contact);
-            // Where the colliders were at the start of the substep, for the swept contact (SPEC 9).
-            float start_alpha = clamp(1.0 - (1.0 - (j > 0u ? alphas[first_alpha + j - 1u] : 0.0))
-                                      * sch.collider_time_scale, 0.0, 1.0);
+            // Where the colliders were at the start of the substep, for the swept contact (SPEC 9):
+            // before this frame's path (a half-rate substep started a frame earlier) the path is
+            // extended backwards, not held at its start, so the sweep sees the whole move.
+            float start_alpha = min(1.0 - (1.0 - (j > 0u ? alphas[first_alpha + j - 1u] : 0.0))
+                                    * sch.collider_time_scale, 1.0);
             Contact start_contact = contact;
             start_contact.alpha = start_alpha;
             start_contact.w = path_weights(start_alpha, target_path);

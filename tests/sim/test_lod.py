@@ -46,7 +46,10 @@ def test_half_rate_ends_a_motion_near_full_rate(backend):
     difference = np.abs(half.positions() - full.positions()).max()
     print(f"half rate after 2 s: {difference / motion:.2%} of the motion from full rate, "
           f"{worst_coarse:.2g} at most from a 2h solver")
-    assert worst_coarse < 2e-3
+    # 2.5e-3: the swept contact (SPEC 9) of the half-rate chain's substep, which starts a frame
+    # before this frame's collider path, takes the collider's start from that path extended
+    # backwards; the 2h solver had the previous frame's own path (6.9e-4 without the sweep)
+    assert worst_coarse < 2.5e-3
     assert difference < 0.1 * motion
 
 

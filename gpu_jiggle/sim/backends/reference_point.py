@@ -214,9 +214,10 @@ class ReferencePointBackend(DepthWalkBackend):
             carry_before = carried[:, None] * pivot_velocity
             moved = self.interpolate_pivot(f, w, span, inv_span, chains, pivot, pivot_velocity)
             carry = carried[:, None] * pivot_velocity
-            # Where the colliders were at the start of the substep, for the swept contact (SPEC 9).
-            # Where the colliders were at the start of the substep, for the swept contact (SPEC 9).
-            start_alpha = np.clip(F(1) - (F(1) - (alphas[j - 1] if j else F(0))) * scale, F(0), F(1))
+            # Where the colliders were at the start of the substep, for the swept contact (SPEC 9):
+            # before this frame's path (a half-rate substep started a frame earlier) the path is
+            # extended backwards, not held at its start, so the sweep sees the whole move.
+            start_alpha = np.minimum(F(1) - (F(1) - (alphas[j - 1] if j else F(0))) * scale, F(1))
             contact = Contact(self.live_colliders(), mask, f.anchor, pivot, collider_alpha, cw,
                               path_weights(start_alpha, self.target_path))  # each depth takes its rows
             base = np.zeros_like(pivot)
