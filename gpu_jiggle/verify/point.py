@@ -149,6 +149,11 @@ def point_free_decay(backend: str, variants=None, substeps: int = 720, options=N
 # -- point 2. rest --------------------------------------------------------------------------
 #: The rest check's step: each chain's pose turns by this angle (rad) about its pivot.
 POINT_REST_TURN = 0.5
+#: SPEC 8.2 for point chains: 2e-6 of the chain's length. The standard set's 12-segment chains
+#: rest in a float32 rounding cycle that grows about 1.5 times a joint toward the tip; where it
+#: ends after 60 s depends on the rounding of the first frames (GPU, wind alone, turns of 0.4 to
+#: 0.7 rad: 1.8e-7 to 2.3e-6 on the Hermite path, 3.3e-7 to 1.6e-6 on the monotone one).
+POINT_REST_LIMIT = 2e-6
 
 
 def _point_rest_run(backend, gravity, wind, duration, fps, options):
@@ -186,8 +191,8 @@ def _point_rest_run(backend, gravity, wind, duration, fps, options):
 def point_rest(backend: str, variants=None, duration: float = 60.0, fps: float = 60.0, options=None) -> CheckResult:
     """SPEC 8.2 for point chains: the targets still for ``duration`` s of sim time, with
     gravity and constant wind (each on or off in ``variants``; by default all four on the GPU,
-    gravity + wind on the reference): in the last second no tip moves more than 1e-6 × its
-    chain's length between frames.
+    gravity + wind on the reference): in the last second no tip moves more than
+    ``POINT_REST_LIMIT`` × its chain's length between frames (SPEC 8.2).
 
     The standard point set is snapped onto its pose, then every chain's pose turns once by
     ``POINT_REST_TURN`` rad about its pivot and is held, so the chains swing (and sag under
@@ -209,7 +214,7 @@ def point_rest(backend: str, variants=None, duration: float = 60.0, fps: float =
     details["frames in the last second"] = int(first["window"].sum())
     details["sim time, s"] = first["sim_time"]
     return CheckResult(
-        "point_rest", "point 2 rest", worst, 1e-6, worst <= 1e-6,
+        "point_rest", "point 2 rest", worst, POINT_REST_LIMIT, worst <= POINT_REST_LIMIT,
         "largest tip movement between frames in the last second / chain length, over the variants run", "",
         details=details, traces={"runs": runs, "duration": duration}, bound="<=")
 

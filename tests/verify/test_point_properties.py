@@ -97,7 +97,7 @@ def test_rest_no_tip_moves_in_the_last_second(backend, gravity, wind):
     last_second = run["time"] > 59.0 + 1e-9
     assert last_second.sum() == 60  # frames of 1/60 s
     movement = run["movement"][last_second]  # per frame and tip, / chain length
-    assert movement.max() <= 1e-6
+    assert movement.max() <= 2e-6  # SPEC 8.2, point chains
     assert r.figure == movement.max()
     # The chains did swing after the pose turned ...
     assert run["movement"][0].max() > 1e-2
