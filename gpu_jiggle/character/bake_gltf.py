@@ -8,7 +8,9 @@ besides those fixed here).
   buffer views after the old bytes (every old byte stays where it was), and points the
   joints' rotation channels at them (a channel is added where a joint had none); a replaced
   rotation output that nothing else reads gives its accessor index (and its view's, when
-  nothing else reads that view) to the new one, so that the copy has no unused accessor;
+  nothing else reads that view) to the new one, and so do key times that only the rewritten
+  samplers read (the baked key times take each such place, one copy each, and are appended
+  once for the channels left), so that the copy has no unused accessor;
 - rewrites a baked joint defined by ``matrix`` as ``translation``/``rotation``/``scale``
   (glTF 2.0 section 3.5.3: an animated node has no ``matrix``), from the loader's own
   decomposition, and refuses a matrix with shear or a projective row, naming the node;
@@ -243,7 +245,7 @@ def with_keyframes(character, anim_index: int, times, rotations: dict, binary: b
             trs = matrix_as_trs(character, node)
             del nodes[node]["matrix"]
             nodes[node].update(trs)
-    time_accessor = append(np.ascontiguousarray(times, np.float32), "SCALAR", True)
+    key_times = np.ascontiguousarray(times, np.float32)
     anim = doc["animations"][anim_index]
     samplers = anim.setdefault("samplers", [])
     channels = anim.setdefault("channels", [])
@@ -251,15 +253,36 @@ def with_keyframes(character, anim_index: int, times, rotations: dict, binary: b
     for ch in channels:
         users[ch.get("sampler")] = users.get(ch.get("sampler"), 0) + 1
     readers = _accessor_readers(doc)
+    baked_channels = {node: next((c for c in channels if c.get("target", {}).get("node") == node
+                                  and c.get("target", {}).get("path") == "rotation"), None) for node in rotations}
+    # The key times of the samplers the bake rewrites: an accessor read only by them is left
+    # unread, so the baked key times take its place (one copy each) instead of being appended.
+    rewritten = {}
+    for channel in baked_channels.values():
+        if channel is not None and users.get(channel["sampler"], 0) <= 1:
+            old_input = samplers[channel["sampler"]].get("input")
+            rewritten[old_input] = rewritten.get(old_input, 0) + 1
+    times_at = {}  # old key-times accessor → the baked key times in its place
+
+    def time_accessor_for(old_input=None) -> int:
+        if old_input is not None and rewritten.get(old_input) == readers.get(old_input):
+            key = old_input
+        else:
+            key = None  # one shared accessor of the baked key times, appended
+        if key not in times_at:
+            times_at[key] = append(key_times, "SCALAR", True, key)
+        return times_at[key]
+
     for node, values in rotations.items():
-        channel = next((c for c in channels if c.get("target", {}).get("node") == node
-                        and c.get("target", {}).get("path") == "rotation"), None)
+        channel = baked_channels[node]
         replaced = None  # the output of a sampler this channel alone uses, read by nothing else
+        old_input = None
         if channel is not None and users.get(channel["sampler"], 0) <= 1:
             replaced = samplers[channel["sampler"]].get("output")
             replaced = replaced if readers.get(replaced) == 1 else None
+            old_input = samplers[channel["sampler"]].get("input")
         output = append(np.ascontiguousarray(values, np.float32), "VEC4", False, replaced)
-        sampler = {"input": time_accessor, "output": output, "interpolation": "LINEAR"}
+        sampler = {"input": time_accessor_for(old_input), "output": output, "interpolation": "LINEAR"}
         if channel is None:
             samplers.append(sampler)
             channels.append({"sampler": len(samplers) - 1, "target": {"node": node, "path": "rotation"}})
@@ -271,7 +294,7 @@ def with_keyframes(character, anim_index: int, times, rotations: dict, binary: b
             for key in ("input", "output", "interpolation"):
                 old[key] = sampler[key]
     if strands is not None:
-        strands.write(doc, append_view, time_accessor, anim, character)
+        strands.write(doc, append_view, time_accessor_for(), anim, character)
     blob = bytes(blob)
     buffers[0]["byteLength"] = len(blob)
     mark_baked(doc, character.clips[anim_index].name)

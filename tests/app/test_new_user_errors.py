@@ -101,3 +101,4 @@ def test_a_bake_keeps_no_accessor_that_nothing_reads(tmp_path, capsys):
     views = {a["bufferView"] for a in doc["accessors"] if "bufferView" in a}
     views |= {i["bufferView"] for i in doc.get("images", []) if "bufferView" in i}
     assert set(range(len(doc["bufferViews"]))) - views == set()
+

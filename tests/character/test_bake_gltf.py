@@ -102,7 +102,8 @@ def test_an_external_jpeg_without_mimetype_is_embedded_as_jpeg(tmp_path, suffix,
 def test_the_mimetype_comes_from_the_bytes_not_the_declaration(tmp_path, gltf_validator):
     path = _strip_with_image(tmp_path, "skin.jpg", _png(), "image/jpeg")
     _bake(path, tmp_path / "baked.gltf")
-    assert_valid(tmp_path / "baked.gltf", gltf_validator)
+    report = assert_valid(tmp_path / "baked.gltf", gltf_validator)
+    assert not [line for line in report.lines(3) if "UNUSED_OBJECT" in line]
     (image,) = json.loads((tmp_path / "baked.gltf").read_text())["images"]
     assert image["mimeType"] == "image/png" and image["uri"].startswith("data:image/png;base64,")
 
@@ -137,3 +138,32 @@ def test_interleaved_animation_data_is_repacked(tmp_path, gltf_validator):
     (channel,) = [c for c in copy.clip("wave").channels if c.node == 1]
     np.testing.assert_array_equal(channel.sampler.times, times)
     np.testing.assert_array_equal(channel.sampler.values, values)
+
+
+def test_a_bake_leaves_no_key_times_unread(tmp_path, gltf_validator):
+    """Every rotation channel with key times of its own (as many exporters write them): the
+    baked key times take those accessors' places, so none is left that nothing reads, and
+    nothing is appended where a place was left."""
+    b = Builder()
+    doc = skinned_strip(b)
+    anim = doc["animations"][0]
+    for node in (2, 3):  # b and c turn too, each channel with key times of its own
+        times = b.accessor(np.linspace(0.0, 1.0, 4), kind="SCALAR", bounds=True)
+        turn = np.sin(np.linspace(0, np.pi, 4)) * 0.2
+        values = b.accessor(np.stack([np.zeros(4), np.zeros(4), np.sin(turn / 2), np.cos(turn / 2)], axis=1))
+        anim["samplers"].append({"input": times, "output": values})
+        anim["channels"].append({"sampler": len(anim["samplers"]) - 1, "target": {"node": node, "path": "rotation"}})
+    doc = b.document(**{k: v for k, v in doc.items() if k not in ("accessors", "bufferViews", "buffers", "asset")})
+    source = write(tmp_path, doc)
+    _bake(source, tmp_path / "baked.gltf")
+    baked = json.loads((tmp_path / "baked.gltf").read_text())
+    read = {s[k] for a in baked["animations"] for s in a["samplers"] for k in ("input", "output")}
+    read |= {i for m in baked["meshes"] for p in m["primitives"] for i in p["attributes"].values()}
+    read |= {p["indices"] for m in baked["meshes"] for p in m["primitives"] if "indices" in p}
+    read |= {s["inverseBindMatrices"] for s in baked["skins"]}
+    assert set(range(len(baked["accessors"]))) - read == set()
+    assert len(baked["accessors"]) == len(doc["accessors"])
+    views = {a["bufferView"] for a in baked["accessors"]}
+    assert set(range(len(baked["bufferViews"]))) - views == set()
+    report = assert_valid(tmp_path / "baked.gltf", gltf_validator)
+    assert not [line for line in report.lines(3) if "UNUSED_OBJECT" in line]

@@ -129,13 +129,15 @@ def test_bakes_valid_and_unchanged_outside_the_chain(name, suffix, tmp_path, glt
     assert asset_after.pop("generator") == f"gpu_jiggle {gpu_jiggle.__version__} bake" + (
         f" (source: {generator})" if generator else "")
     assert asset_after == asset_before
-    replaced = set()  # a baked rotation's output takes the place of the one it replaces, or a new one
+    # a baked rotation's output and key times take the places of the ones they replace, or new ones
+    replaced = set()
     for a, b in zip(before["animations"], after["animations"]):
         for ca, cb in zip(a["channels"], b["channels"]):
             if cb["target"].get("node") in baked and cb["target"]["path"] == "rotation":
-                out_a, out_b = a["samplers"][ca["sampler"]]["output"], b["samplers"][cb["sampler"]]["output"]
-                assert out_b == out_a or out_b >= len(before["accessors"]), (out_a, out_b)
-                replaced.add(out_b)
+                for key in ("output", "input"):
+                    old, new = a["samplers"][ca["sampler"]][key], b["samplers"][cb["sampler"]][key]
+                    assert new == old or new >= len(before["accessors"]), (key, old, new)
+                    replaced.add(new)
     for i, (a, b) in enumerate(zip(before["accessors"], after["accessors"])):
         assert a == b or i in replaced, i
     assert copy.buffers[0][: len(source.buffers[0])] == source.buffers[0], "every old byte where it was"
