@@ -277,7 +277,8 @@ def bake(character: Character, rig: Rig, clip: str, fps: float | None, out, prer
         than ``max_frames`` frames to simulate, an output name that is not .glb, .gltf or
         .vrm, or (a :class:`BakeError`) a source the copy cannot be made valid from: a baked
         joint's matrix with shear, an image of unknown format.
-        ValueError before anything runs: ``out`` is (or links to) the character's file, a
+        ValueError before anything runs: ``out`` is a folder or another file that is not a
+        regular file, or is (or links to) the character's file, a
         file it refers to, or one of ``inputs``; the character is a baked file and
         ``force`` is not given; or ``out`` is a ``.vrm`` and the character is not a VRM.
         OSError: the output cannot be written (``out`` is then as it was).
@@ -288,6 +289,9 @@ def bake(character: Character, rig: Rig, clip: str, fps: float | None, out, prer
     if suffix not in (".glb", ".gltf", ".vrm"):
         raise ValueError(f"out = {str(out)!r}: expected a .glb, .gltf or .vrm file name")
     binary = suffix in (".glb", ".vrm")  # a .vrm is a binary glTF
+    if out.exists() and not out.is_file():  # found before the run, not by the write after it
+        kind = "a folder" if out.is_dir() else "not a regular file"
+        raise ValueError(f"out = {str(out)!r}: is {kind}; a bake writes one file and replaces only a file")
     refuse_inputs(out, [character.path, *referenced_files(character.path, character.json), *inputs])
     mark = baked_mark(character.json)
     if mark is not None and not force:

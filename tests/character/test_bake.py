@@ -228,6 +228,9 @@ def test_bake_never_writes_over_its_inputs_and_refuses_a_baked_model_without_for
     _fails(capsys, [str(baked), *settings, "--out", str(baked), "--force"], "is an input of the bake")
     assert baked.read_bytes() == once
     assert main(["bake", str(baked), *settings, "--out", str(tmp_path / "twice.glb"), "--force"]) == 0
+    (tmp_path / "folder.glb").mkdir()  # refused before the run, as a folder, not after it by the write
+    _fails(capsys, [str(model), *settings, "--out", str(tmp_path / "folder.glb")], "folder.glb': is a folder")
+    assert not any((tmp_path / "folder.glb").iterdir())
 
 
 def _fails(capsys, args, message):
