@@ -10,7 +10,9 @@ besides those fixed here).
   rotation output that nothing else reads gives its accessor index (and its view's, when
   nothing else reads that view) to the new one, and so do key times that only the rewritten
   samplers read (the baked key times take each such place, one copy each, and are appended
-  once for the channels left), so that the copy has no unused accessor;
+  once for the channels left); any other accessor or buffer view the bake leaves unread (a
+  skin's inverse bind matrices rewritten for strand joints, a strided view repacked) takes
+  one the bake appended, so that the copy has no unused accessor or view;
 - rewrites a baked joint defined by ``matrix`` as ``translation``/``rotation``/``scale``
   (glTF 2.0 section 3.5.3: an animated node has no ``matrix``), from the loader's own
   decomposition, and refuses a matrix with shear or a projective row, naming the node;
@@ -209,6 +211,7 @@ def with_keyframes(character, anim_index: int, times, rotations: dict, binary: b
             b.pop("uri", None)
     accessors = doc.setdefault("accessors", [])
     views = doc.setdefault("bufferViews", [])
+    first_view, view_readers = len(views), _view_reader_counts(doc)  # the bake's own views start here
 
     def append_view(data: bytes, target=None) -> int:
         blob.extend(b"\0" * (-len(blob) % 4))
@@ -239,6 +242,7 @@ def with_keyframes(character, anim_index: int, times, rotations: dict, binary: b
         return replacing
 
     unstride(character, doc, append_view)
+    first_new = len(accessors)  # what the bake appends starts here
     nodes = doc.get("nodes", [])
     for node in rotations:
         if nodes[node].get("matrix") is not None:
@@ -295,49 +299,91 @@ def with_keyframes(character, anim_index: int, times, rotations: dict, binary: b
                 old[key] = sampler[key]
     if strands is not None:
         strands.write(doc, append_view, time_accessor_for(), anim, character)
+    _fill_unread(accessors, first_new, readers, _accessor_readers(doc), lambda: _accessor_slots(doc))
+    _fill_unread(views, first_view, view_readers, _view_reader_counts(doc), lambda: _view_slots(doc))
     blob = bytes(blob)
     buffers[0]["byteLength"] = len(blob)
     mark_baked(doc, character.clips[anim_index].name)
     return doc, blob
 
 
-def _accessor_readers(doc: dict) -> dict:
-    """{accessor index: how many places read it}: animation samplers, mesh primitives (their
-    attributes, indices and morph targets), skins, and EXT_mesh_gpu_instancing on nodes."""
-    out = {}
-
-    def count(index):
-        if isinstance(index, int):
-            out[index] = out.get(index, 0) + 1
+def _accessor_slots(doc: dict):
+    """Every (container, key) that names an accessor: animation samplers, mesh primitives
+    (their attributes, indices and morph targets), skins, and EXT_mesh_gpu_instancing on nodes."""
     for anim in doc.get("animations", []):
         for sampler in anim.get("samplers", []):
-            count(sampler.get("input")), count(sampler.get("output"))
+            yield sampler, "input"
+            yield sampler, "output"
     for mesh in doc.get("meshes", []):
         for prim in mesh.get("primitives", []):
             for attributes in [prim.get("attributes") or {}, *(prim.get("targets") or [])]:
-                for index in attributes.values():
-                    count(index)
-            count(prim.get("indices"))
+                for name in attributes:
+                    yield attributes, name
+            yield prim, "indices"
     for skin in doc.get("skins", []):
-        count(skin.get("inverseBindMatrices"))
+        yield skin, "inverseBindMatrices"
     for node in doc.get("nodes", []):
-        for index in (((node.get("extensions") or {}).get("EXT_mesh_gpu_instancing") or {}).get("attributes")
-                      or {}).values():
-            count(index)
+        attributes = ((node.get("extensions") or {}).get("EXT_mesh_gpu_instancing") or {}).get("attributes") or {}
+        for name in attributes:
+            yield attributes, name
+
+
+def _accessor_readers(doc: dict) -> dict:
+    """{accessor index: how many places read it} (the places of :func:`_accessor_slots`)."""
+    out = {}
+    for container, key in _accessor_slots(doc):
+        index = container.get(key)
+        if isinstance(index, int):
+            out[index] = out.get(index, 0) + 1
+    return out
+
+
+def _fill_unread(items: list, first_new: int, readers_before: dict, readers_now: dict, slots) -> None:
+    """Objects of ``items`` (the accessors, or the buffer views) below ``first_new`` that were
+    read before the bake and that nothing reads now (a skin's inverse bind matrices rewritten
+    for the strand joints, say) take the places of objects the bake appended, the last first,
+    the places that name them (``slots()``: (container, key) pairs) renumbered, so the copy
+    keeps no unused object and every index the source used for what is still read stays."""
+    for slot in sorted(i for i in range(first_new) if readers_before.get(i) and not readers_now.get(i)):
+        last = len(items) - 1
+        if last < first_new:
+            return
+        items[slot] = items.pop()
+        for container, key in slots():
+            if container.get(key) == last:
+                container[key] = slot
+
+
+def _view_slots(doc: dict):
+    """Every (container, key) that names a buffer view: accessors (their sparse parts
+    included), images and Draco primitives."""
+    for acc in doc.get("accessors", []):
+        sparse = acc.get("sparse") or {}
+        for part in (acc, sparse.get("indices"), sparse.get("values")):
+            if part:
+                yield part, "bufferView"
+    for image in doc.get("images", []):
+        yield image, "bufferView"
+    for mesh in doc.get("meshes", []):
+        for prim in mesh.get("primitives", []):
+            draco = (prim.get("extensions") or {}).get("KHR_draco_mesh_compression")
+            if draco:
+                yield draco, "bufferView"
+
+
+def _view_reader_counts(doc: dict) -> dict:
+    """{buffer view index: how many places read it} (the places of :func:`_view_slots`)."""
+    out = {}
+    for container, key in _view_slots(doc):
+        index = container.get(key)
+        if isinstance(index, int):
+            out[index] = out.get(index, 0) + 1
     return out
 
 
 def _view_readers(doc: dict, view: int) -> int:
     """How many accessors (sparse parts included), images and Draco primitives read buffer view ``view``."""
-    n = 0
-    for acc in doc.get("accessors", []):
-        sparse = acc.get("sparse") or {}
-        n += sum(part.get("bufferView") == view for part in (acc, sparse.get("indices") or {}, sparse.get("values") or {}))
-    n += sum(image.get("bufferView") == view for image in doc.get("images", []))
-    for mesh in doc.get("meshes", []):
-        for prim in mesh.get("primitives", []):
-            n += ((prim.get("extensions") or {}).get("KHR_draco_mesh_compression") or {}).get("bufferView") == view
-    return n
+    return sum(container.get(key) == view for container, key in _view_slots(doc))
 
 
 def glb(doc: dict, blob: bytes) -> bytes:
