@@ -336,8 +336,8 @@ def _plot_point_cross_check(r):
 
 
 def _plot_ear_frame_rates(r):
-    """The ear's tip angle at 30 fps on the linear path and on the Hermite path (v2's spring
-    both), over the 1200 fps run; and the peak errors per frame rate, v1 beside v2."""
+    """The ear's tip angle at 30 fps on the linear path and on the monotone path (v2's default;
+    v2's spring both), over the 1200 fps run; and the peak errors per frame rate, v1 beside v2."""
     tr = r.traces
     fig = _figure((15, 4.8))
     path_ax, zoom_ax, error_ax = fig.subplots(1, 3)
@@ -347,7 +347,7 @@ def _plot_ear_frame_rates(r):
         t, tip = tr["linear path 30"]
         ax.plot(t, np.degrees(tip - math.pi / 2), "x", color="C1", ms=5, label="30 fps, linear path (v1's)")
         t, tip = tr["v2 30"]
-        ax.plot(t, np.degrees(tip - math.pi / 2), "o", color="C0", ms=3, label="30 fps, Hermite path (v2)")
+        ax.plot(t, np.degrees(tip - math.pi / 2), "o", color="C0", ms=3, label="30 fps, monotone path (v2)")
         ax.set_xlabel("time (s)")
         ax.set_ylabel("tip angle off upright (degrees)")
     path_ax.legend(fontsize=7)
