@@ -83,7 +83,8 @@ def sections(text: str | None = None) -> list[Section]:
 
 def find_section(name: str, text: str | None = None) -> Section:
     """The section whose heading number is ``name`` (``"4"``, ``"4.2"``; a trailing dot is
-    allowed), or whose unnumbered heading is ``name`` (case ignored), else the one section
+    allowed), or whose unnumbered heading is ``name`` (case ignored), else item k of section
+    N's numbered list for ``"N.k"`` (``"8.2"``, the rest property), else the one section
     whose title starts with ``name`` (case ignored: ``"what changed"``, ``"colliders"``).
 
     Raises: KeyError naming ``name`` and listing the sections (those it starts, when several)."""
@@ -97,7 +98,27 @@ def find_section(name: str, text: str | None = None) -> Section:
         return starting[0]
     if starting:
         raise KeyError(f"{name!r} starts several {SPEC_FILE} sections: {'; '.join(s.label for s in starting)}")
+    item = _numbered_item(all_sections, wanted)
+    if item is not None:
+        return item
     listing = "; ".join(section.label for section in all_sections)
     parent = next((s.number for s in reversed(all_sections) if s.number and wanted.startswith(s.number + ".")), None)
     hint = f" (section {parent} may hold it)" if parent else ""
     raise KeyError(f"{SPEC_FILE} has no section {name!r}{hint}; its sections: {listing}")
+
+
+def _numbered_item(all_sections: list, wanted: str):
+    """Item k of section N's numbered list ("k. ..." at the start of a line) as a Section
+    numbered "N.k", for ``wanted`` = "N.k"; None when there is no such item."""
+    match = re.fullmatch(r"(\d+)\.(\d+)", wanted)
+    parent = next((s for s in all_sections if match and s.number == match.group(1)), None)
+    if parent is None:
+        return None
+    lines = parent.text.splitlines(keepends=True)
+    start = next((i for i, line in enumerate(lines) if line.startswith(f"{match.group(2)}. ")), None)
+    if start is None:
+        return None
+    end = next((i for i in range(start + 1, len(lines)) if re.match(r"\d+\. |#", lines[i])), len(lines))
+    first = lines[start][len(match.group(2)) + 2:]
+    title = first.split(":")[0].strip() if ":" in first else first.strip()
+    return Section(wanted, title, "".join(lines[start:end]).rstrip("\n") + "\n")

@@ -44,9 +44,9 @@ def test_an_unnumbered_heading_is_found_by_its_title(capsys):
 
 
 def test_an_unknown_section_exits_2_naming_it_and_listing_the_sections(capsys):
-    status, out, err = run(capsys, "3.4")
+    status, out, err = run(capsys, "3.9")
     assert status == 2 and not out
-    assert err.startswith("gpu-jiggle spec: docs/SPEC.md has no section '3.4' (section 3 may hold it); its sections: ")
+    assert err.startswith("gpu-jiggle spec: docs/SPEC.md has no section '3.9' (section 3 may hold it); its sections: ")
     for label in ("0 Conventions", "1 One damped spring", "4.2 Colliders", "9 Forms chosen"):
         assert label in err
     status, _, err = run(capsys, "42")
@@ -107,3 +107,15 @@ def test_every_section_cited_in_code_exists():
                 cited += [(path.name, n) for n in re.findall(r"docs/SPEC\.md section (\d+(?:\.\d+)*)", node.value)]
     assert len({c for _, c in cited}) >= 3, cited
     assert [c for c in cited if c[1] not in numbers] == []
+
+
+def test_an_item_of_a_numbered_list_is_found_as_a_subsection(capsys):
+    """"8.2" is the rest property, item 2 of section 8's list, as docstrings and messages cite
+    it; an item the list does not have is refused like any unknown section."""
+    assert cli.main(["spec", "8.2"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("2. Rest:") and "3. Frame rates" not in out
+    item = spec.find_section("3.4")
+    assert item.number == "3.4" and item.title == "Precision" and item.text.startswith("4. Precision")
+    assert cli.main(["spec", "8.99"]) == 2
+    assert "no section '8.99' (section 8 may hold it)" in capsys.readouterr().err
