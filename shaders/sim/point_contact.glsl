@@ -4,7 +4,7 @@
 // turned about their base off a collider (segment_out_of_sphere), particles and segments swept
 // along their paths and the colliders' over the substep (sweep_particle, sweep_segment), all
 // behind the broad phase (collide_near, settle_contact), and the frame-time push-out. Stage names as in
-// gpu_jiggle/sim/backends/reference_contact.py. Include after point_colliders.glsl.
+// gpu_jiggle/sim/backends/reference_contact.py (with reference_geometry.py and reference_sweep.py). Include after point_colliders.glsl.
 
 const float MIN_LENGTH = 1e-6;
 // Each contact stage runs over all the colliders this many times, so that a particle between

@@ -134,6 +134,7 @@ def particle_contact_only(monkeypatch):
     push-outs (spheres, then capsules) before the length step, the same at frame time; no
     keep_outside, segment stage, crevices or push-out after the length step (settle_contact)."""
     from gpu_jiggle.sim.backends import reference_contact as contact
+    from gpu_jiggle.sim.backends import reference_geometry as geometry
     from gpu_jiggle.sim.backends import reference_point
 
     def one_pass(ct, rho, x, v, h=None, start=None):
@@ -141,7 +142,7 @@ def particle_contact_only(monkeypatch):
         for active, centre, radius in ct.spheres:
             x, v = contact.push_out(centre, radius + rho, x, v, active)
         for active, a, b, radius in ct.capsules:
-            x, v = contact.push_out(contact.closest_on_segment(a, b, x), radius + rho, x, v, active)
+            x, v = contact.push_out(geometry.closest_on_segment(a, b, x), radius + rho, x, v, active)
         return x, v
 
     monkeypatch.setattr(reference_point, "collide_near", one_pass)

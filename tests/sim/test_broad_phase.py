@@ -7,7 +7,8 @@ import pytest
 
 from gpu_jiggle.sim import layouts
 from gpu_jiggle.sim.backends.reference_contact import (Contact, collide, collide_near, contact_possible,
-                                                       keep_outside, settle_contact, sweep_particle, sweep_segment)
+                                                       keep_outside, settle_contact)
+from gpu_jiggle.sim.backends.reference_sweep import sweep_particle, sweep_segment
 
 F = np.float32
 N = 4000

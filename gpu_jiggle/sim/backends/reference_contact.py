@@ -1,107 +1,23 @@
-"""Geometry and contact for the numpy point-chain reference: ``shaders/sim/point_colliders.glsl``
+"""Contact for the numpy point-chain reference: ``shaders/sim/point_colliders.glsl``
 and ``point_contact.glsl`` written again in float32 numpy, vectorised over the chains of one
 depth, with the same stage names and operation order (SPEC 4 and 4.2).
 
 The colliders are held as their records (:data:`~gpu_jiggle.sim.layouts.SPHERE_COLLIDER`, ...):
 where they were at the last substep in float64 world coordinates, their move and path
 velocity in float32. :class:`Contact` takes them relative to each chain's anchor in float64
-and rounds once, as the shader does in double precision.
+and rounds once, as the shader does in double precision. The vector geometry is in
+``reference_geometry.py``, the swept stages in ``reference_sweep.py``.
 """
 from __future__ import annotations
 
 import numpy as np
 
-F = np.float32
-MIN_LENGTH = F(1e-6)
-UP = np.array([0.0, 1.0, 0.0], F)
+from .reference_geometry import (F, MIN_LENGTH, UP, closest_on_segment, closest_to_segment, dot, length, or_perpendicular,
+                                 safe_divide, segment_fraction)
+from .reference_sweep import sweep_particle, sweep_segment
+
 #: Each contact stage runs over all the colliders this many times (CONTACT_PASSES in the shader).
 CONTACT_PASSES = 2
-
-
-def dot(a, b):
-    return a[..., 0] * b[..., 0] + a[..., 1] * b[..., 1] + a[..., 2] * b[..., 2]
-
-
-def length(a):
-    return np.sqrt(dot(a, a))
-
-
-def cross(a, b):
-    return np.stack([a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1],
-                     a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
-                     a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]], axis=-1)
-
-
-def safe_divide(a, d):
-    """a / d[:, None] where d > 0, else a (the caller masks those rows)."""
-    return a / np.where(d > 0, d, F(1))[..., None]
-
-
-def perpendicular(u):
-    """A unit vector perpendicular to each unit u (as ``perpendicular`` in the shader)."""
-    axis = np.where((np.abs(u[..., 0]) < F(0.9))[..., None], np.array([1, 0, 0], F), np.array([0, 1, 0], F))
-    p = cross(u, axis)
-    return safe_divide(p, length(p))
-
-
-def or_perpendicular(rows, u, value):
-    """``value`` with ``perpendicular(u)`` on the rows (bool (n,)) where it is set, worked out
-    on those rows alone (the fallback of a degenerate direction: rare, so not paid for by all)."""
-    if not rows.any():
-        return value
-    value = value.copy()
-    value[rows] = perpendicular(u[rows])
-    return value
-
-
-def follow_parent(u, w, a):
-    """Each a turned by the smallest rotation taking u onto w (SPEC 4, step 2)."""
-    lu, lw = length(u), length(w)
-    degenerate = (lu < MIN_LENGTH) | (lw < MIN_LENGTH)
-    u, w = safe_divide(u, lu), safe_divide(w, lw)
-    c = dot(u, w)
-    v = cross(u, w)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = a * c[..., None] + cross(v, a) + v * (dot(v, a) / (F(1) + c))[..., None]
-    opposite = c < F(-0.9999)
-    if opposite.any():  # a half turn about an axis perpendicular to u
-        axis, a_rows = perpendicular(u[opposite]), a[opposite]
-        out[opposite] = F(2) * dot(axis, a_rows)[..., None] * axis - a_rows
-    return np.where(degenerate[..., None], a, out)
-
-
-def rotation_between(u, w):
-    """Quaternions (x, y, z, w) of the smallest rotations taking u onto w."""
-    lu, lw = length(u), length(w)
-    degenerate = (lu < MIN_LENGTH) | (lw < MIN_LENGTH)
-    u, w = safe_divide(u, lu), safe_divide(w, lw)
-    c = dot(u, w)
-    q = np.concatenate([cross(u, w), (F(1) + c)[..., None]], axis=-1)
-    q = q / np.sqrt(np.sum(q * q, axis=-1, dtype=F))[..., None].clip(min=F(1e-30))
-    opposite = c < F(-0.9999)
-    if opposite.any():  # a half turn about an axis perpendicular to u
-        q[opposite] = np.concatenate([perpendicular(u[opposite]), np.zeros((int(opposite.sum()), 1), F)], axis=-1)
-    return np.where(degenerate[..., None], np.array([0, 0, 0, 1], F), q)
-
-
-def swing_between(u, w):
-    """Quaternions (x, y, z, w) of the smallest rotations taking u onto w for the swings and
-    world rotations read back (as ``swing_between`` in the shader): past a right angle built
-    on the half-way direction s = u + w, accurate up to antiparallel; a half turn about an axis
-    perpendicular to u only where |u + w| < MIN_LENGTH."""
-    lu, lw = length(u), length(w)
-    degenerate = (lu < MIN_LENGTH) | (lw < MIN_LENGTH)
-    u, w = safe_divide(u, lu), safe_divide(w, lw)
-    c = dot(u, w)
-    s = u + w
-    wide = c < F(0)
-    q = np.concatenate([np.where(wide[..., None], cross(u, s), cross(u, w)),
-                        np.where(wide, dot(u, s), F(1) + c)[..., None]], axis=-1)
-    q = q / np.sqrt(np.sum(q * q, axis=-1, dtype=F))[..., None].clip(min=F(1e-30))
-    opposite = length(s) < MIN_LENGTH
-    if opposite.any():  # a half turn about an axis perpendicular to u
-        q[opposite] = np.concatenate([perpendicular(u[opposite]), np.zeros((int(opposite.sum()), 1), F)], axis=-1)
-    return np.where(degenerate[..., None], np.array([0, 0, 0, 1], F), q)
 
 
 class Contact:
@@ -246,30 +162,6 @@ def keep_inside(ct, rho, x, v):
     for active, a, b, radius in ct.inside_capsules:
         x, v = pull_in(closest_on_segment(a, b, x), np.broadcast_to(radius - rho, x.shape[:1]), x, v, active)
     return x, v
-
-
-def segment_fraction(a, b, x):
-    """Where on each segment [a, b] the point closest to x lies, as a fraction in [0, 1]."""
-    ab = b - a
-    return np.clip(dot(x - a, ab) / np.maximum(dot(ab, ab), F(1e-12)), F(0), F(1))
-
-
-def closest_on_segment(a, b, x):
-    return a + segment_fraction(a, b, x)[..., None] * (b - a)
-
-
-def closest_to_segment(a, b, p, x):
-    """The points of segments [a, b] closest to segments [p, x]."""
-    d1, d2, r = b - a, x - p, a - p
-    aa, ee, f, cc, bb = dot(d1, d1), dot(d2, d2), dot(d2, r), dot(d1, r), dot(d1, d2)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        denom = aa * ee - bb * bb
-        s = np.where(denom > F(1e-12), np.clip((bb * f - cc * ee) / denom, F(0), F(1)), F(0))
-        t = (bb * s + f) / ee
-        s = np.where(t < F(0), np.clip(-cc / aa, F(0), F(1)), np.where(t > F(1), np.clip((bb - cc) / aa, F(0), F(1)), s))
-        s = np.where(ee < F(1e-12), np.clip(-cc / aa, F(0), F(1)), s)
-        s = np.where(aa < F(1e-12), F(0), s)
-    return a + s[..., None] * d1
 
 
 def round_colliders(ct, rho, x):
@@ -431,94 +323,6 @@ def keep_outside(ct, rho, base, rest_length, h, x, v):
                 x, v = segment_out_of_sphere(base, q, radius + rho, h, move, x, v, active)
         for active, n, offset in ct.planes:
             x, v = slide_out_of_plane(base, rest_length, n, offset + rho, x, v, active)
-    return x, v
-
-
-def sweep_past(q, r, start, h, move, x, v, active):
-    """SPEC 9, swept contact (as ``sweep_past`` in the shader), in the frame of a collider
-    that moved by ``move`` over the substep h and ends as the sphere (q, r): a point whose path
-    from ``start`` (already in that frame) to x, longer than r/2, enters the sphere, having
-    started outside it or on it,
-    ends on the near side of the tangent plane at the point where it entered, and its velocity
-    into the collider, relative to the collider's own (move/h), is removed. The first root of
-    |start - q + τ·(x - start)| = r is taken as ``c / (-b + √(b² - a·c))``, which has no
-    cancellation and no division by a path of no length. Returns x, v and where it acted."""
-    e, d = start - q, x - start
-    b = dot(e, d)
-    c = dot(e, e) - r * r
-    disc = b * b - dot(d, d) * c
-    # Only a path longer than half the radius (shorter ones cannot pass through; a particle
-    # resting on the surface stays the particle stage's, never decided by rounding), started
-    # outside or on the surface (to 1e-3 of r).
-    fast = dot(d, d) > (F(0.5) * r) * (F(0.5) * r)
-    hit = active & fast & (c >= F(-2e-3) * r * r) & (b < 0) & (disc > 0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        tau = c / (-b + np.sqrt(np.maximum(disc, F(0))))
-    hit &= tau <= F(1)
-    if not hit.any():
-        return x, v, hit
-    n = e + np.where(hit, np.maximum(tau, F(0)), F(0))[..., None] * d
-    n = safe_divide(n, length(n))
-    xq = x - q
-    depth = r - dot(xq, n)
-    # An end inside on the side it came in from is left to the particle stage's push-out
-    # (so a particle resting on the surface is never decided by rounding between the two).
-    hit &= (depth > 0) & ((dot(xq, xq) >= r * r) | (dot(xq, n) < 0))
-    x = np.where(hit[..., None], x + np.where(hit, depth, F(0))[..., None] * n, x)
-    relative = dot(v - move / h, n)
-    v = np.where(hit[..., None], v - np.minimum(relative, F(0))[..., None] * n, v)
-    return x, v, hit
-
-
-def sweep_particle(ct, rho, h, start, x, v):
-    """SPEC 9, swept contact of a particle that moved from ``start`` to x over the substep:
-    spheres, then capsules (a capsule as the sphere about the point of its axis nearest the
-    path, which the path enters exactly when it enters the capsule)."""
-    for (active, centre, radius), move in zip(ct.spheres, ct.sphere_moves):
-        x, v, _ = sweep_past(centre, radius + rho, start + move, h, move, x, v, active)
-    for (active, a, b, radius), (move_a, move_b) in zip(ct.capsules, ct.capsule_moves):
-        f = segment_fraction(a - move_a, b - move_b, start)[..., None]
-        move = move_a + f * (move_b - move_a)
-        moved_start = start + move
-        x, v, _ = sweep_past(closest_to_segment(a, b, moved_start, x), radius + rho, moved_start, h, move, x, v,
-                             active)
-    return x, v
-
-
-def sweep_segment_past(q, r, base_start, start, h, move, base, x, v, active):
-    """SPEC 9, swept contact of a segment (as ``sweep_segment_past``), in the collider's frame
-    (it ends as the sphere (q, r), having moved by ``move``): the segment's point that passes
-    nearest q (the one nearest q at the middle of the substep, at fraction f) is swept as a
-    particle from ``base_start + f·(start - base_start)``; where it went through, the segment
-    turns about its base onto the side it came from (towards x moved by the point's push-out
-    over f), its length kept, and the tip's velocity into the collider, relative to the
-    collider's, is removed."""
-    mid_base, mid_x = F(0.5) * (base_start + base), F(0.5) * (start + x)
-    f = np.maximum(segment_fraction(mid_base, mid_x, q), F(1e-3))[..., None]
-    point = base + f * (x - base)
-    swept, _, hit = sweep_past(q, r, base_start + f * (start - base_start), h, move, point, np.zeros_like(v), active)
-    if not hit.any():
-        return x, v
-    u = x + (swept - point) / f - base
-    lu = length(x - base)
-    turned = base + safe_divide(u, length(u)) * lu[..., None]
-    n = safe_divide(swept - point, length(swept - point))
-    relative = dot(v - move / h, n)
-    new_v = v - np.minimum(relative, F(0))[..., None] * n
-    return np.where(hit[..., None], turned, x), np.where(hit[..., None], new_v, v)
-
-
-def sweep_segment(ct, rho, h, base_start, start, base, x, v):
-    """SPEC 9, swept contact of the segment from base to x (from base_start to start at the
-    start of the substep): spheres, then capsules (each as the sphere about the point of its
-    axis nearest the segment, moved as that point moved)."""
-    for (active, centre, radius), move in zip(ct.spheres, ct.sphere_moves):
-        x, v = sweep_segment_past(centre, radius + rho, base_start + move, start + move, h, move, base, x, v, active)
-    for (active, a, b, radius), (move_a, move_b) in zip(ct.capsules, ct.capsule_moves):
-        f = segment_fraction(a - move_a, b - move_b, F(0.5) * (base_start + start))[..., None]
-        move = move_a + f * (move_b - move_a)
-        q = closest_to_segment(a, b, base, x)
-        x, v = sweep_segment_past(q, radius + rho, base_start + move, start + move, h, move, base, x, v, active)
     return x, v
 
 

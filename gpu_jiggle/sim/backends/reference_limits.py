@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import layouts
-from .reference_contact import MIN_LENGTH, cross, dot, length, or_perpendicular, rotation_between, safe_divide
+from .reference_geometry import MIN_LENGTH, cross, dot, length, or_perpendicular, rotation_between, safe_divide
 
 F = np.float32
 PI = F(np.pi)

@@ -12,8 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import layouts
-from .reference_contact import (MIN_LENGTH, Contact, collide_near, cross, dot, follow_parent, length,
-                                push_out_of_frame, rotation_between, safe_divide, settle_contact, swing_between)
+from .reference_contact import Contact, collide_near, push_out_of_frame, settle_contact
+from .reference_geometry import (MIN_LENGTH, cross, dot, follow_parent, length, rotation_between, safe_divide,
+                                 swing_between)
 from .reference_limits import limit_angle, nlerp, quat_multiply, quat_rotate, target_frame
 from .reference_walk import DepthWalkBackend, FieldState, exact_change, path_weights, start_tangent
 
