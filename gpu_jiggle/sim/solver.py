@@ -19,12 +19,10 @@ from .chains import AngleChainSet, PointChainSet
 from .clock import FrameClock, FrameTimeWarning
 from .inputs import Wind
 from .integrator import INTEGRATORS, exact_step_records
+from .levels import LevelsOfDetail
 from .saving import SavedState
-from .spring import check_stable
 from .timing import DispatchTiming, timed_frame, uploaded_total
 
-#: The words a refusal at level of detail "half" adds after the substep.
-HALF_RATE = "at level of detail 'half'"
 #: The solver options (SPEC 2, 3, 4) and their values; the first of each is the default (v2).
 TARGET_PATHS = ("monotone", "hermite", "linear")
 #: The option bits of each target path.
@@ -33,7 +31,7 @@ PATH_OPTIONS = {"monotone": layouts.OPTION_HERMITE_PATH | layouts.OPTION_MONOTON
 DAMPING_FRAMES = ("relative", "world")
 
 
-class Solver(SavedState):
+class Solver(SavedState, LevelsOfDetail):
     """Damped-spring chains advanced with a fixed substep on the GPU or in numpy.
 
     ``Solver(chain_set, ...)`` returns an :class:`~gpu_jiggle.AngleSolver` for an
@@ -149,23 +147,6 @@ class Solver(SavedState):
         """Seconds of frame time not yet simulated (< substep)."""
         return self._clock.full.accumulator
 
-    @property
-    def lod(self) -> np.ndarray:
-        """(C,) uint32 levels of detail (0 full, 1 half, 2 frozen), as set by :meth:`set_lod`."""
-        return self._lod.copy()
-
-    def frame_levels(self) -> np.ndarray:
-        """(C,) uint32: the levels of detail the next ``advance`` runs (SPEC 2, "Levels of
-        detail"). The half rate runs on every second frame with both frames' time; on such a
-        frame a chain that enters "half" (it is one frame behind, not two) or leaves it (it is
-        two frames behind, not one) keeps its last level for this frame and switches on the
-        next, so that no switch takes a frame's time twice or leaves one out. Freezing takes
-        effect at once."""
-        if not self._clock.half_turn:
-            return self._lod.copy()
-        changes_rate = (self._lod == layouts.LOD_HALF) != (self._lod_ran == layouts.LOD_HALF)
-        return np.where(changes_rate & (self._lod != layouts.LOD_FROZEN), self._lod_ran, self._lod).astype(np.uint32)
-
     # -- per frame ----------------------------------------------------------------------------
     def teleport(self, chains=None, keep_shape: bool = False, moving: bool = False) -> None:
         """Flag chains to jump with the next ``advance`` instead of being pulled (SPEC section 5).
@@ -214,28 +195,6 @@ class Solver(SavedState):
         self._check_stable(self._chain_set, wind)
         self._check_half_rate(self._chain_set, self._lod, wind)
         self._wind = wind
-
-    def set_lod(self, levels) -> None:
-        """Level of detail per chain, from the next ``advance`` on.
-
-        Args:
-            levels: (C,) or a scalar, each ``"full"`` (0: every frame at the substep h),
-                ``"half"`` (1: every second frame, at substep 2h with both frames' time, so
-                the motion keeps its speed at half the cost) or ``"frozen"`` (2: sits on its
-                animated targets, nothing integrated).
-
-        Raises:
-            ValueError: an unknown level, a wrong shape, or a chain whose frequency is not
-                stable at the substep 2h (the message gives the largest stable one).
-
-        A chain that enters or leaves "half" just before a frame that runs the half rate
-        switches one frame later (:meth:`frame_levels`), so the switch is not seen.
-            TypeError: levels that are neither names nor integers.
-        """
-        self._require_live("set_lod")
-        lod = validation.lod_array("levels", levels, self._chain_set.chain_count)
-        self._check_half_rate(self._chain_set, lod)
-        self._lod = lod
 
     def advance(self, frame_dt) -> int:
         """Advance by one frame of ``frame_dt`` seconds; returns the number of (full-rate)
@@ -325,19 +284,6 @@ class Solver(SavedState):
         self._check_half_rate(new, self.frame_levels())  # a switch out of "half" may come a frame late
         self._parameters_changed(new, changes)
         self._chain_set = new
-
-    def _check_stable(self, chain_set, wind) -> None:
-        """Refuse what the substep cannot keep stable with ``wind`` (SPEC section 1,
-        "Stability"; :func:`~gpu_jiggle.sim.spring.check_stable`)."""
-        check_stable(chain_set.frequency, chain_set.damping_ratio, self.substep, integrator=self.integrator,
-                     **stability_terms(chain_set, wind))
-
-    def _check_half_rate(self, chain_set, lod, wind=None) -> None:
-        half = np.repeat(lod == layouts.LOD_HALF, chain_set.segment_counts)
-        if half.any():
-            check_stable(chain_set.frequency, chain_set.damping_ratio, self._clock.half.substep, where=half,
-                         what=HALF_RATE, integrator=self.integrator,
-                         **stability_terms(chain_set, self._wind if wind is None else wind))
 
     def measure_dispatch(self, enabled: bool = True) -> None:
         """Time each frame's dispatch on its own from the next ``advance`` on (or stop):
@@ -478,20 +424,6 @@ class _Released:
 
     def __getattr__(self, attr):
         raise RuntimeError("this Solver was released")
-
-
-def stability_terms(chain_set, wind) -> dict:
-    """The external terms of :func:`~gpu_jiggle.sim.spring.check_stable` for ``chain_set``
-    (either kind) under ``wind`` (:class:`~gpu_jiggle.sim.inputs.Wind`): air drag, the gust
-    ``(A, |κ|)``, and for angle chains each segment's length and the largest acceleration
-    across it, ``|g + w0| + A`` (SPEC section 1, "Stability")."""
-    amplitude = abs(float(wind.gust_amplitude))
-    terms = {"air_drag": chain_set.air_drag,
-             "gust": (amplitude, float(np.linalg.norm(wind.gust_wave_vector)))}
-    if isinstance(chain_set, AngleChainSet):
-        across = np.linalg.norm(np.asarray(chain_set.gravity, np.float64) + wind.acceleration, axis=-1) + amplitude
-        terms.update(lengths=chain_set.lengths, load=np.repeat(across, chain_set.segment_counts))
-    return terms
 
 
 def solver_class(chain_set) -> type:
