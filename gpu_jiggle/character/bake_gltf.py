@@ -328,14 +328,19 @@ def _accessor_slots(doc: dict):
             yield attributes, name
 
 
-def _accessor_readers(doc: dict) -> dict:
-    """{accessor index: how many places read it} (the places of :func:`_accessor_slots`)."""
+def _reader_counts(slots) -> dict:
+    """{index: how many of ``slots`` ((container, key) pairs) name it}."""
     out = {}
-    for container, key in _accessor_slots(doc):
+    for container, key in slots:
         index = container.get(key)
         if isinstance(index, int):
             out[index] = out.get(index, 0) + 1
     return out
+
+
+def _accessor_readers(doc: dict) -> dict:
+    """{accessor index: how many places read it} (the places of :func:`_accessor_slots`)."""
+    return _reader_counts(_accessor_slots(doc))
 
 
 def _fill_unread(items: list, first_new: int, readers_before: dict, readers_now: dict, slots) -> None:
@@ -373,12 +378,7 @@ def _view_slots(doc: dict):
 
 def _view_reader_counts(doc: dict) -> dict:
     """{buffer view index: how many places read it} (the places of :func:`_view_slots`)."""
-    out = {}
-    for container, key in _view_slots(doc):
-        index = container.get(key)
-        if isinstance(index, int):
-            out[index] = out.get(index, 0) + 1
-    return out
+    return _reader_counts(_view_slots(doc))
 
 
 def _view_readers(doc: dict, view: int) -> int:
