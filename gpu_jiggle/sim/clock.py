@@ -160,12 +160,20 @@ class FramePlan:
         half: the plan of chains at level of detail "half" (substep 2h): on every second
             frame it covers both frames' time, on the others it runs nothing.
         full_start, half_start: each clock's simulated time at the frame's first substep (s).
+        start_lags: (full, half), seconds from where each clock's target path starts (its
+            last substep) to the last frame's time: the full clock's accumulator, and the half
+            clock's plus the frame time it has not run yet (SPEC 2, "Levels of detail").
+        end_lags: (full, half), the same after this frame (the next frame's start_lags).
+        frame_time: this frame's time (s).
     """
 
     full: StepPlan
     half: StepPlan
     full_start: float
     half_start: float
+    start_lags: tuple = (0.0, 0.0)
+    end_lags: tuple = (0.0, 0.0)
+    frame_time: float = 0.0
 
     @property
     def plans(self) -> tuple:
@@ -211,8 +219,13 @@ class FrameClock:
         Raises: ValueError for a negative or non-finite frame time, TypeError for a non-number.
         """
         full = self.full.plan(frame_dt)
-        half = self.half.plan_checked(self.half_pending + float(frame_dt) if self.half_turn else 0.0)
-        return FramePlan(full, half, self.full.sim_time, self.half.sim_time)
+        dt = float(frame_dt)
+        half = self.half.plan_checked(self.half_pending + dt if self.half_turn else 0.0)
+        # The half clock's path, after a frame that does not run it, waits for this frame's time too.
+        half_end = half.accumulator + (0.0 if self.half_turn else self.half_pending + dt)
+        return FramePlan(full, half, self.full.sim_time, self.half.sim_time,
+                         (self.full.accumulator, self.half.accumulator + self.half_pending),
+                         (full.accumulator, half_end), dt)
 
     def commit(self, plan: FramePlan, frame_dt: float) -> None:
         """Apply a plan made by :meth:`plan` for the same ``frame_dt``."""

@@ -18,9 +18,12 @@ def _struct(fields, size):
     return dtype
 
 
-#: The substeps one level of detail runs in a frame (common.glsl ``Schedule``).
+#: The substeps one level of detail runs in a frame (common.glsl ``Schedule``); start_lag,
+#: end_lag: seconds from its clock's last substep to the last frame's time, before and after
+#: this frame; frame_time: the frame's time (s).
 SCHEDULE = _struct([("substep_count", "<u4"), ("substep", "<f4"), ("inv_path_step", "<f4"), ("blend", "<f4"),
-                    ("gust_phase", "<f4"), ("collider_time_scale", "<f4"), ("span", "<f4"), ("inv_span", "<f4")], 32)
+                    ("gust_phase", "<f4"), ("collider_time_scale", "<f4"), ("span", "<f4"), ("inv_span", "<f4"),
+                    ("start_lag", "<f4"), ("end_lag", "<f4"), ("frame_time", "<f4"), ("pad0", "<f4")], 48)
 
 #: The exact integrator's step of one segment for one substep length (common.glsl
 #: ``ExactStep``; SPEC 1, :mod:`gpu_jiggle.sim.integrator`): the offset d from the target and
@@ -53,11 +56,12 @@ ANGLE_SEGMENT_STATE = _struct([("angle", "<f4"), ("angular_velocity", "<f4"), ("
                                ("local_angle_rate", "<f4"), ("target_angle", "<f4"), ("pad0", "<f4")], 32)
 
 #: Per angle chain, dynamic, positions relative to the chain's anchor: P_prev, V_prev (SPEC 3),
-#: the root's path (x0, m0 of its position and heading) and CHAIN_* flags.
+#: the root's path (x0, m0 of its position and heading), CHAIN_* flags and path_lag, the
+#: seconds from the chain's last substep (where its paths start) to the last frame's time.
 ANGLE_CHAIN_STATE = _struct([("prev_root_position", "<f4", (2,)), ("prev_root_velocity", "<f4", (2,)),
                              ("last_root_position", "<f4", (2,)), ("root_position_rate", "<f4", (2,)),
                              ("last_root_angle", "<f4"), ("root_angle_rate", "<f4"), ("flags", "<u4"),
-                             ("pad0", "<f4")], 48)
+                             ("path_lag", "<f4")], 48)
 
 #: Per angle chain, per frame: this frame's root (relative to the anchor) and heading, teleport
 #: flags, level of detail, the wind phase κ·anchor (rad, mod 2π), and the anchor's move since
@@ -72,7 +76,7 @@ ANGLE_CHAIN_TARGET = _struct([("root_position", "<f4", (2,)), ("root_angle", "<f
 ANGLE_FRAME_PARAMS = _struct([("chain_count", "<u4"), ("alpha_stride", "<u4"), ("options", "<u4"), ("pad0", "<u4"),
                               ("substep_begin", "<u4"), ("substep_end", "<u4"), ("pad1", "<u4"), ("pad2", "<u4"),
                               ("full_rate", SCHEDULE), ("half_rate", SCHEDULE), ("wind", "<f4", (4,)),
-                              ("gust", "<f4", (4,)), ("gust_direction", "<f4", (4,))], 144)
+                              ("gust", "<f4", (4,)), ("gust_direction", "<f4", (4,))], 176)
 
 #: Per joint (each chain's pivot, then its tips), output: position at frame time, raw position.
 ANGLE_JOINT_OUTPUT = _struct([("position", "<f4", (2,)), ("raw_position", "<f4", (2,))], 16)
@@ -119,9 +123,10 @@ POINT_SEGMENT_STATE = _struct([("position", "<f4", (4,)), ("velocity", "<f4", (4
                                ("target", "<f4", (4,)), ("last_rotation", "<f4", (4,))], 128)
 
 #: Per point chain, dynamic (xyz, relative to the chain's anchor): p_prev and the pivot's path
-#: (x0, m0); CHAIN_* flags.
+#: (x0, m0); CHAIN_* flags; path_lag, the seconds from the chain's last substep (where its
+#: paths start) to the last frame's time.
 POINT_CHAIN_STATE = _struct([("prev_pivot", "<f4", (4,)), ("last_pivot", "<f4", (4,)), ("pivot_rate", "<f4", (4,)),
-                             ("flags", "<u4"), ("pad0", "<u4"), ("pad1", "<u4"), ("pad2", "<u4")], 64)
+                             ("flags", "<u4"), ("path_lag", "<f4"), ("pad1", "<u4"), ("pad2", "<u4")], 64)
 
 #: Per point chain, per frame (40 bytes, uploaded every frame): the anchor (this frame's pivot,
 #: world, float64, xyz), the anchor's move since the last frame (old - new), the wind phase
@@ -158,7 +163,7 @@ POINT_FRAME_PARAMS = _struct([("chain_count", "<u4"), ("alpha_stride", "<u4"), (
                               ("capsule_count", "<u4"), ("plane_count", "<u4"), ("options", "<u4"),
                               ("substep_begin", "<u4"), ("substep_end", "<u4"), ("full_rate", SCHEDULE), ("half_rate", SCHEDULE),
                               ("wind", "<f4", (4,)), ("gust", "<f4", (4,)), ("gust_direction", "<f4", (4,)),
-                              ("origin", "<f8", (3,)), ("pad0", "<u4"), ("pad1", "<u4")], 176)
+                              ("origin", "<f8", (3,)), ("pad0", "<u4"), ("pad1", "<u4")], 208)
 
 #: Per joint, output: position at frame time relative to this frame's pivot, raw position
 #: relative to p_prev (xyz; w 0).

@@ -12,10 +12,15 @@ import numpy as np
 from . import layouts
 
 
-def schedule(plan, substep: float, gust_phase: float = 0.0, full_plan=None) -> np.ndarray:
+def schedule(plan, substep: float, gust_phase: float = 0.0, full_plan=None, lags=(0.0, 0.0),
+             frame_time: float = 0.0) -> np.ndarray:
     """One SCHEDULE record from a :class:`~gpu_jiggle.sim.clock.StepPlan` (``full_plan``: the
-    full-rate plan of the same frame, whose span the colliders' interpolation covers)."""
+    full-rate plan of the same frame, whose span the colliders' interpolation covers; ``lags``:
+    the (start, end) lag of its clock's path in seconds, ``frame_time``: the frame's, s; see
+    :class:`~gpu_jiggle.sim.clock.FramePlan`)."""
     record = np.zeros(1, layouts.SCHEDULE)
+    record["start_lag"], record["end_lag"] = lags
+    record["frame_time"] = frame_time
     full_span = (full_plan or plan).span
     record["collider_time_scale"] = plan.span / full_span if full_span > 0 else 1.0
     record["substep_count"] = plan.substep_count
@@ -52,8 +57,11 @@ def frame_buffer(dtype, frame_plan, substeps, chain_count: int, gust_phases=(0.0
     header["chain_count"] = chain_count
     header["alpha_stride"] = stride
     header["substep_begin"], header["substep_end"] = layouts.ALL_SUBSTEPS
-    header["full_rate"] = schedule(frame_plan.full, substeps[0], gust_phases[0])
-    header["half_rate"] = schedule(frame_plan.half, substeps[1], gust_phases[1], frame_plan.full)
+    lags = tuple(zip(frame_plan.start_lags, frame_plan.end_lags))
+    header["full_rate"] = schedule(frame_plan.full, substeps[0], gust_phases[0], lags=lags[0],
+                                   frame_time=frame_plan.frame_time)
+    header["half_rate"] = schedule(frame_plan.half, substeps[1], gust_phases[1], frame_plan.full, lags[1],
+                                   frame_plan.frame_time)
     return header, alphas
 
 

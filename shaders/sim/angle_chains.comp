@@ -2,7 +2,7 @@
 // One frame of angle chains (SPEC sections 2, 3 and 5): one invocation per chain walks its
 // segments root to tip, for every substep of the frame, inside this one dispatch.
 // Stages, named as in gpu_jiggle/sim/backends/reference_angle.py: shift_anchor,
-// apply_teleport, start_moving, interpolate_root, wind_at, integrate_segment, limit_angle,
+// apply_teleport, start_moving, resume_path, interpolate_root, wind_at, integrate_segment, limit_angle,
 // end_path (end_segment_path), write_output (begin_output, output_segment).
 #define LOCAL_SIZE 64
 // Feature switches (gpu_jiggle/sim/backends/gpu.py compiles a variant per frame's needs): a
@@ -115,16 +115,37 @@ void apply_teleport(AngleChainRig chain, uint c, AngleChainTarget target, uint f
     chain_state[c] = cs;
 }
 
-// SPEC 5, moving: the path starts at the speed it is seen to have (m0 = m1).
+// SPEC 5, moving: the path starts at the speed it is seen to have (m0 = m1), over the chain's
+// own time from its path's start to this frame's pose (resume_path then carries it to the
+// schedule's start).
 void start_moving(AngleChainRig chain, uint c, AngleChainTarget target) {
     AngleChainState cs = chain_state[c];
-    cs.root_position_rate = (target.root_position - cs.last_root_position) * sch.inv_span;
-    cs.root_angle_rate = wrap_angle(target.root_angle - cs.last_root_angle) * sch.inv_span;
+    float inv_span = own_inv_span(sch, cs.path_lag);
+    cs.root_position_rate = (target.root_position - cs.last_root_position) * inv_span;
+    cs.root_angle_rate = wrap_angle(target.root_angle - cs.last_root_angle) * inv_span;
     cs.flags &= ~CHAIN_START_MOVING;
     chain_state[c] = cs;
     for (uint i = 0u; i < chain.segment_count; ++i) {
         uint s = chain.first_segment + i;
-        segment_state[s].local_angle_rate = wrap_angle(local_angle[s] - segment_state[s].last_local_angle) * sch.inv_span;
+        segment_state[s].local_angle_rate = wrap_angle(local_angle[s] - segment_state[s].last_local_angle) * inv_span;
+    }
+}
+
+// SPEC 2, "Levels of detail": the paths, which start at the chain's own last substep (its
+// path_lag before the last frame's time), carried along their velocity to the schedule's
+// start (its start_lag), shift = path_lag - start_lag seconds: the root's position path and
+// P_prev together, its heading's path and each local angle's path, x0 += shift·m0.
+void resume_path(AngleChainRig chain, uint c, float shift) {
+    AngleChainState cs = chain_state[c];
+    vec2 moved = shift * cs.root_position_rate;
+    cs.last_root_position = cs.last_root_position + moved;
+    cs.prev_root_position = cs.prev_root_position + moved;
+    cs.last_root_angle = wrap_angle(cs.last_root_angle + shift * cs.root_angle_rate);
+    chain_state[c] = cs;
+    for (uint i = 0u; i < chain.segment_count; ++i) {
+        uint s = chain.first_segment + i;
+        segment_state[s].last_local_angle = wrap_angle(segment_state[s].last_local_angle
+                                                       + shift * segment_state[s].local_angle_rate);
     }
 }
 
@@ -299,6 +320,7 @@ void main() {
             // Frozen: sits on its animated targets, as a snap teleport every frame, of a body
             // that is moving (SPEC 5): back at a level that runs, it starts moving with them.
             apply_teleport(chain, c, target, TELEPORT_SNAP | TELEPORT_MOVING);
+            chain_state[c].path_lag = next_path_lag(sch, chain_state[c].path_lag, true);
             write_output(chain, c, target);
             return;
         }
@@ -312,6 +334,13 @@ void main() {
         if (moving) {
             start_moving(chain, c, target);
         }
+        // Back from another level (or a snap), the paths resume where the chain's own last
+        // substep ended, carried to this schedule's start.
+        float lag = chain_state[c].path_lag;
+        if (sch.substep_count > 0u && !snapped_now && lag != sch.start_lag) {
+            resume_path(chain, c, lag - sch.start_lag);
+        }
+        chain_state[c].path_lag = next_path_lag(sch, lag, snapped_now);
     }
     uint first_alpha = target.lod * params.alpha_stride;
     vec2 root_position = chain_state[c].last_root_position;

@@ -42,7 +42,8 @@ struct AngleSegmentState {
 
 // Positions relative to the chain's anchor (its root in this frame's pose, float64 on the
 // host, SPEC 3.4): P_prev, V_prev, and the root's path: x0 and m0 of its position and heading.
-// flags: CHAIN_START_MOVING.
+// flags: CHAIN_START_MOVING. path_lag: seconds from the chain's last substep (where its paths
+// start) to the last frame's time.
 struct AngleChainState {
     vec2 prev_root_position;
     vec2 prev_root_velocity;
@@ -51,7 +52,7 @@ struct AngleChainState {
     float last_root_angle;
     float root_angle_rate;
     uint flags;
-    float pad0;
+    float path_lag;
 };
 
 // This frame's root (relative to the chain's anchor) and heading, teleport flags, level of

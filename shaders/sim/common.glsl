@@ -64,7 +64,9 @@ uint path_kind(uint options) {
 // (each chain adds its own κ·anchor); collider_time_scale: this schedule's span over the
 // full-rate span, which the colliders' interpolation covers (1 at full rate, about 2 at half
 // rate); span: seconds of target path this frame (the Hermite path's time scale);
-// inv_span: its reciprocal (0 when the span is 0).
+// inv_span: its reciprocal (0 when the span is 0); start_lag, end_lag: seconds from this
+// schedule's clock's last substep (where its paths start) to the last frame's time, before
+// and after this frame; frame_time: the frame's time in seconds.
 struct Schedule {
     uint substep_count;
     float substep;
@@ -74,7 +76,32 @@ struct Schedule {
     float collider_time_scale;
     float span;
     float inv_span;
+    float start_lag;
+    float end_lag;
+    float frame_time;
+    float pad0;
 };
+
+// SPEC 2, "Levels of detail": a chain's path_lag after this frame, from its value before
+// (lag): 0 for a chain snapped this frame (frozen ones included: its paths start at this
+// frame's pose); the clock's end_lag for one that ran substeps (resume_path has put it in
+// step) or is in step with its level's clock; else it waits a frame longer.
+float next_path_lag(Schedule sch, float lag, bool snapped) {
+    if (snapped) {
+        return 0.0;
+    }
+    return sch.substep_count > 0u || lag == sch.start_lag ? sch.end_lag : lag + sch.frame_time;
+}
+
+// 1 / the seconds from the paths' start of a chain whose path_lag is lag to this frame's
+// pose (lag + frame_time; 0 for none), or the schedule's inv_span where the chain is in step.
+float own_inv_span(Schedule sch, float lag) {
+    if (lag == sch.start_lag) {
+        return sch.inv_span;
+    }
+    float own = lag + sch.frame_time;
+    return own > 0.0 ? 1.0 / own : 0.0;
+}
 
 // The target path of SPEC 2 at fraction alpha of the frame's span: every interpolated quantity
 // is x(α) = x0 + p·d + q·m0s, with d = x1 - x0 (angles: wrap(x1 - x0)) and m0s = span·m0 (m0:

@@ -2,7 +2,7 @@
 // One frame of point chains (SPEC sections 2, 4 and 5): one invocation per chain walks its
 // particles root to tip, for every substep of the frame, inside this one dispatch.
 // Stages, named as in gpu_jiggle/sim/backends/reference_point.py: shift_anchor, apply_teleport,
-// start_moving, interpolate_pivot, follow_parent, integrate_particle, collide_near (sweep_particle,
+// start_moving, resume_path, interpolate_pivot, follow_parent, integrate_particle, collide_near (sweep_particle,
 // collide), limit_distance, enforce_length, limit_angle (point_limits.glsl), settle_contact
 // (sweep_segment, keep_outside, collide), end_path, write_output.
 #define LOCAL_SIZE 64
@@ -115,13 +115,31 @@ void apply_teleport(PointChainRig chain, uint c, uint flags) {
     }
 }
 
-// SPEC 5, moving: the path starts at the speed it is seen to have (m0 = m1).
+// SPEC 5, moving: the path starts at the speed it is seen to have (m0 = m1), over the chain's
+// own time from its path's start to this frame's pose (resume_path then carries it to the
+// schedule's start).
 void start_moving(PointChainRig chain, uint c) {
-    chain_state[c].pivot_rate = vec4(-chain_state[c].last_pivot.xyz * sch.inv_span, 0.0);
+    float inv_span = own_inv_span(sch, chain_state[c].path_lag);
+    chain_state[c].pivot_rate = vec4(-chain_state[c].last_pivot.xyz * inv_span, 0.0);
     chain_state[c].flags &= ~CHAIN_START_MOVING;
     for (uint i = 0u; i < chain.segment_count; ++i) {
         uint s = chain.first_segment + i;
-        segment_state[s].offset_rate = vec4((target_offset(s) - segment_state[s].last_offset.xyz) * sch.inv_span, 0.0);
+        segment_state[s].offset_rate = vec4((target_offset(s) - segment_state[s].last_offset.xyz) * inv_span, 0.0);
+    }
+}
+
+// SPEC 2, "Levels of detail": the paths, which start at the chain's own last substep (its
+// path_lag before the last frame's time), carried along their velocity to the schedule's
+// start (its start_lag), shift = path_lag - start_lag seconds: the pivot's path and p_prev
+// (so the particles, relative to the pivot, go with it) and each target offset's path,
+// x0 += shift·m0.
+void resume_path(PointChainRig chain, uint c, float shift) {
+    vec3 moved = shift * chain_state[c].pivot_rate.xyz;
+    chain_state[c].last_pivot.xyz = chain_state[c].last_pivot.xyz + moved;
+    chain_state[c].prev_pivot.xyz = chain_state[c].prev_pivot.xyz + moved;
+    for (uint i = 0u; i < chain.segment_count; ++i) {
+        uint s = chain.first_segment + i;
+        segment_state[s].last_offset.xyz = segment_state[s].last_offset.xyz + shift * segment_state[s].offset_rate.xyz;
     }
 }
 
@@ -305,6 +323,7 @@ void main() {
             // Frozen: sits on its animated targets, as a snap teleport every frame, of a body
             // that is moving (SPEC 5): back at a level that runs, it starts moving with them.
             apply_teleport(chain, c, TELEPORT_SNAP | TELEPORT_MOVING);
+            chain_state[c].path_lag = next_path_lag(sch, chain_state[c].path_lag, true);
             write_output(chain, c, anchor);
             return;
         }
@@ -318,6 +337,13 @@ void main() {
         if (moving) {
             start_moving(chain, c);
         }
+        // Back from another level (or a snap), the paths resume where the chain's own last
+        // substep ended, carried to this schedule's start.
+        float lag = chain_state[c].path_lag;
+        if (sch.substep_count > 0u && !snapped_now && lag != sch.start_lag) {
+            resume_path(chain, c, lag - sch.start_lag);
+        }
+        chain_state[c].path_lag = next_path_lag(sch, lag, snapped_now);
     }
     uint first_alpha = control.lod * params.alpha_stride;
     float influence = chain.world_influence;

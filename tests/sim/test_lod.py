@@ -215,3 +215,79 @@ def test_a_switch_held_for_a_frame_survives_save_and_load():
             pose(s, f / 60, sway=0.2)
             s.advance(1 / 60)
         np.testing.assert_array_equal(loaded.positions(), original.positions())
+
+
+def frame_times_of(rate, seconds):
+    """Frame times (s): 1/rate each, or for "uneven" drawn in [0.6, 1.4] / 60 s (seeded)."""
+    if rate == "uneven":
+        return (1.0 + 0.4 * np.random.default_rng(7).uniform(-1.0, 1.0, int(seconds * 60))) / 60.0
+    return np.full(int(round(seconds * rate)), 1.0 / rate)
+
+
+def walk_through_levels(backend, kind, rate, switch_seconds=(0.3, 0.6, 0.9), seconds=1.95, save_at=None):
+    """Two solvers on a body walking at 1.5 units/s; the second goes full → half → frozen →
+    full at ``switch_seconds``. Returns (the frame times, the switch frames, each frame's
+    largest segment angle between the two chains, the switching chain's joint positions per
+    frame); with ``save_at`` (a frame) the switching solver is saved after it and a loaded
+    copy goes on in its place."""
+    (steady, switching), pose = walking_solvers(backend, kind)
+    dts = frame_times_of(rate, seconds)
+    times = np.concatenate([[0.0], np.cumsum(dts)])
+    switches = [int(np.searchsorted(times, s)) for s in switch_seconds]
+    angles, positions = [], []
+    for f in range(len(times)):
+        if f in switches:
+            switching.set_lod(("half", "frozen", "full")[switches.index(f)])
+        for s in (steady, switching):
+            pose(s, times[f])
+            s.advance(dts[f - 1] if f else 0.0)
+        if f == save_at:
+            switching = Solver.load_state(switching.save_state(), backend=backend)
+        angles.append(segment_angles_deg(steady.positions(), switching.positions()))
+        positions.append(switching.positions().astype(np.float64))
+    return times, switches, np.array(angles), np.array(positions)
+
+
+@pytest.mark.parametrize("kind", ["point", "angle"])
+@pytest.mark.parametrize("rate", [75, "uneven"])
+def test_switches_at_frame_times_off_the_substeps_are_not_seen(backend, kind, rate):
+    """At frame times that are not multiples of two substeps the full and half clocks, and a
+    frozen chain's snaps, leave different remainders: each chain's paths resume where its own
+    last substep ended (path_lag). On a steady walk through full → half → frozen → full the
+    first frame after each switch moves no more than the largest frame before it, and 1 s
+    after the return to full rate the chain is where one that never switched is (it was 8.7°
+    (point) and 2.4° (angle) off at 75 fps, 18.9° and 5.6° at uneven frame times)."""
+    times, switches, angles, positions = walk_through_levels(backend, kind, rate)
+    motion = np.linalg.norm(np.diff(positions, axis=0), axis=2).max(axis=1)
+    for k in switches:
+        assert motion[k - 1] <= 1.001 * motion[:k - 1].max()
+    settled = angles[int(np.searchsorted(times, times[switches[-1]] + 1.0)):]
+    assert settled.size and settled.max() < 0.05
+
+
+def test_a_chain_saved_while_its_path_lags_its_clock_goes_on_bit_for_bit(backend):
+    """The path lag a switch leaves is part of the saved state: a solver saved while frozen at
+    75 fps (its paths on the last pose, the full clock's a remainder behind) and loaded goes on
+    through the return to full rate exactly as the one that was not saved."""
+    kept = walk_through_levels(backend, "point", 75)[3]
+    frozen_frame = int(np.searchsorted(np.arange(200) / 75, 0.7))
+    loaded = walk_through_levels(backend, "point", 75, save_at=frozen_frame)[3]
+    np.testing.assert_array_equal(loaded, kept)
+
+
+@pytest.mark.parametrize("kind", ["point", "angle"])
+def test_a_moving_teleport_between_substeps_starts_the_chain_with_its_body(kind):
+    """teleport(moving=True) on a frame whose clock has a remainder (75 fps): the path's speed
+    is taken over the chain's own time since the snap, so a body walking steadily through a
+    10 unit jump leaves its chain hanging (it swung 79° (point) and 28° (angle) when the speed
+    was taken over the clock's span, remainder included)."""
+    (solver,), pose = walking_solvers("cpu", kind, count=1)
+    worst = 0.0
+    for f in range(150):
+        pose(solver, f / 75 + (10.0 / 1.5 if f >= 38 else 0.0))
+        solver.advance(1 / 75 if f else 0.0)
+        if f == 37:
+            solver.teleport(moving=True)
+        d = np.diff(solver.positions(), axis=0)
+        worst = max(worst, np.degrees(np.arccos(np.clip(-d[:, 1] / np.linalg.norm(d, axis=1), -1, 1))).max())
+    assert worst < 0.05

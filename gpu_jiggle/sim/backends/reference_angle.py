@@ -21,7 +21,7 @@ TWO_PI = F(2.0 * np.pi)
 INV_TWO_PI = F(1.0 / (2.0 * np.pi))
 
 _CHAIN_FIELDS = ("prev_root_position", "prev_root_velocity", "last_root_position", "root_position_rate",
-                 "last_root_angle", "root_angle_rate", "flags")
+                 "last_root_angle", "root_angle_rate", "flags", "path_lag")
 _SEGMENT_FIELDS = ("angle", "angular_velocity", "prev_angle", "prev_angular_velocity", "last_local_angle",
                    "local_angle_rate", "target_angle")
 
@@ -78,20 +78,24 @@ class ReferenceAngleBackend(DepthWalkBackend):
         frozen = lod == layouts.LOD_FROZEN
         s.teleport = np.where(frozen, np.uint32(layouts.TELEPORT_SNAP | layouts.TELEPORT_MOVING), s.teleport)
         self.apply_teleport(s)
+        snapped = (s.teleport & layouts.TELEPORT_MODE_MASK) == layouts.TELEPORT_SNAP
+        lag = s.path_lag.copy()
         sigma = np.zeros(self.chain_count, F)
         for schedule, alphas, chains, seg in self.schedules(header, params, lod, sigma):
             every = chains.size == self.chain_count
             depth = self.depth_lists(None if every else chains)
             rows, positions = (slice(None), slice(None)) if every else (chains, seg)  # views for all chains
             # Declared moving: starts moving on the first frame after its snap that runs substeps.
-            snapped_now = (s.teleport[chains] & layouts.TELEPORT_MODE_MASK) == layouts.TELEPORT_SNAP
+            snapped_now = snapped[chains]
             moving = chains[((s.flags[chains] & layouts.CHAIN_START_MOVING) != 0) & ~snapped_now]
             self.start_moving(s, schedule, moving)
+            self.resume_path(s, schedule, chains[~snapped_now & (lag[chains] != F(schedule["start_lag"]))])
             first_moving = np.zeros(self.chain_count, bool)
             first_moving[moving] = True
             for j, alpha in enumerate(alphas):
                 self.substep(s, schedule, alpha, j, rows, depth, first_moving if j == 0 else None)
             self.end_path(s, schedule, alphas[-1], rows, positions)
+        s.path_lag = self.path_lags(header, lod, lag, snapped)
         s.store(self)
         self.write_output(s, sigma, self.per_chain(header, lod, "substep"))
 
@@ -156,15 +160,38 @@ class ReferenceAngleBackend(DepthWalkBackend):
         s.flags = np.where((flags & layouts.TELEPORT_MOVING) != 0, s.flags | layouts.CHAIN_START_MOVING, s.flags)
 
     def start_moving(self, s, schedule, chains):
-        """SPEC 5, moving: the path of ``chains`` starts at the speed it is seen to have (m0 = m1)."""
+        """SPEC 5, moving: the path of ``chains`` starts at the speed it is seen to have (m0 =
+        m1), over the chain's own time from its path's start to this frame's pose (its
+        path_lag plus the frame time; resume_path then carries it to the schedule's start)."""
         if not chains.size:
             return
-        inv_span = F(schedule["inv_span"])
+        inv_span = self.own_inv_span(schedule, s.path_lag[chains])
         s.flags[chains] = s.flags[chains] & ~np.uint32(layouts.CHAIN_START_MOVING)
-        s.root_position_rate[chains] = (s.root_position_pose[chains] - s.last_root_position[chains]) * inv_span
+        s.root_position_rate[chains] = (s.root_position_pose[chains] - s.last_root_position[chains]) \
+            * inv_span[:, None]
         s.root_angle_rate[chains] = wrap_angle(s.root_angle_pose[chains] - s.last_root_angle[chains]) * inv_span
+        rank = np.full(self.chain_count, -1, np.int64)
+        rank[chains] = np.arange(chains.size)
         for ch, seg in self.depth_lists(chains):
-            s.local_angle_rate[seg] = wrap_angle(s.local_angle[seg] - s.last_local_angle[seg]) * inv_span
+            s.local_angle_rate[seg] = wrap_angle(s.local_angle[seg] - s.last_local_angle[seg]) * inv_span[rank[ch]]
+
+    def resume_path(self, s, schedule, chains):
+        """SPEC 2, "Levels of detail": the paths of ``chains``, which start at the chain's own
+        last substep (its path_lag before the last frame's time), carried along their velocity
+        to the schedule's start (its start_lag): Δ = path_lag - start_lag seconds, the root's
+        position path and P_prev together, its heading's path and each local angle's path,
+        x0 += Δ·m0."""
+        if not chains.size:
+            return
+        shift = s.path_lag[chains] - F(schedule["start_lag"])
+        moved = shift[:, None] * s.root_position_rate[chains]
+        s.last_root_position[chains] = s.last_root_position[chains] + moved
+        s.prev_root_position[chains] = s.prev_root_position[chains] + moved
+        s.last_root_angle[chains] = wrap_angle(s.last_root_angle[chains] + shift * s.root_angle_rate[chains])
+        rank = np.full(self.chain_count, -1, np.int64)
+        rank[chains] = np.arange(chains.size)
+        for ch, seg in self.depth_lists(chains):
+            s.last_local_angle[seg] = wrap_angle(s.last_local_angle[seg] + shift[rank[ch]] * s.local_angle_rate[seg])
 
     def interpolate_root(self, s, w, span, inv_path_step, chains, first_moving):
         """SPEC section 3, step 1: P and Θ on the target path; V and A from P_prev, V_prev

@@ -35,7 +35,8 @@ class ReferencePointBackend(DepthWalkBackend):
     def __init__(self, chain_set):
         super().__init__(chain_set)
         self.state = FieldState(self.order, {
-            "chain_state": (layouts.POINT_CHAIN_STATE, "chain", {**dict.fromkeys(_CHAIN_XYZ, 3), "flags": None}),
+            "chain_state": (layouts.POINT_CHAIN_STATE, "chain", {**dict.fromkeys(_CHAIN_XYZ, 3), "flags": None,
+                                                                 "path_lag": None}),
             "segment_state": (layouts.POINT_SEGMENT_STATE, "segment",
                               {**dict.fromkeys(_SEGMENT_XYZ, 3), "last_rotation": None})})
         #: This frame's joint offsets (xyz) and rotations, in storage order.
@@ -75,18 +76,22 @@ class ReferencePointBackend(DepthWalkBackend):
         self.shift_anchor(f)
         # Frozen chains: a snap every frame, of a body that is moving (SPEC 5; as the shader).
         frozen_flags = np.uint32(layouts.TELEPORT_SNAP | layouts.TELEPORT_MOVING)
-        self.apply_teleport(f, np.where(f.lod == layouts.LOD_FROZEN, frozen_flags, f.teleport),
-                            self.per_chain(header, f.lod, "span"))
+        teleport = np.where(f.lod == layouts.LOD_FROZEN, frozen_flags, f.teleport)
+        self.apply_teleport(f, teleport, self.per_chain(header, f.lod, "span"))
+        snapped = (teleport & layouts.TELEPORT_MODE_MASK) == layouts.TELEPORT_SNAP
+        lag = f.path_lag.copy()
         sigma = np.zeros(self.chain_count, F)  # sorted chains
         for schedule, alphas, chains, positions in self.schedules(header, params, f.lod, sigma):
             every = chains.size == self.chain_count
             rows, positions = (slice(None), slice(None)) if every else (chains, positions)  # views for all chains
             # Declared moving: starts moving on the first frame after its snap that runs substeps.
-            snapped_now = (f.teleport[chains] & layouts.TELEPORT_MODE_MASK) == layouts.TELEPORT_SNAP
+            snapped_now = snapped[chains]
             moving = chains[((f.flags[chains] & layouts.CHAIN_START_MOVING) != 0) & ~snapped_now]
             self.start_moving(f, schedule, moving)
+            self.resume_path(f, schedule, chains[~snapped_now & (lag[chains] != F(schedule["start_lag"]))])
             self._run_schedule(f, header, schedule, alphas, None if every else chains, moving)
             self.end_path(f, schedule, alphas[-1], rows, positions)
+        f.path_lag = self.path_lags(header, f.lod, lag, snapped)
         f.store(self)
         self.write_output(f, sigma)
 
@@ -179,14 +184,35 @@ class ReferencePointBackend(DepthWalkBackend):
                 values[seg] = quat_rotate(segment_turn, values[seg])
 
     def start_moving(self, f, schedule, chains):
-        """SPEC 5, moving: the path of ``chains`` starts at the speed it is seen to have (m0 = m1)."""
+        """SPEC 5, moving: the path of ``chains`` starts at the speed it is seen to have (m0 =
+        m1), over the chain's own time from its path's start to this frame's pose (its
+        path_lag plus the frame time; resume_path then carries it to the schedule's start)."""
         if not chains.size:
             return
-        inv_span = F(schedule["inv_span"])
+        inv_span = self.own_inv_span(schedule, f.path_lag[chains])
         f.flags[chains] = f.flags[chains] & ~np.uint32(layouts.CHAIN_START_MOVING)
-        f.pivot_rate[chains] = -f.last_pivot[chains] * inv_span
-        for _, seg in self.depth_lists(chains):
-            f.offset_rate[seg] = (f.offset_now[seg] - f.last_offset[seg]) * inv_span
+        f.pivot_rate[chains] = -f.last_pivot[chains] * inv_span[:, None]
+        rank = np.full(self.chain_count, -1, np.int64)
+        rank[chains] = np.arange(chains.size)
+        for ch, seg in self.depth_lists(chains):
+            f.offset_rate[seg] = (f.offset_now[seg] - f.last_offset[seg]) * inv_span[rank[ch]][:, None]
+
+    def resume_path(self, f, schedule, chains):
+        """SPEC 2, "Levels of detail": the paths of ``chains``, which start at the chain's own
+        last substep (its path_lag before the last frame's time), carried along their velocity
+        to where the schedule's start (its start_lag): Δ = path_lag - start_lag seconds, the
+        pivot's path and p_prev (so the particles, relative to the pivot, go with it) and each
+        target offset's path, x0 += Δ·m0."""
+        if not chains.size:
+            return
+        shift = (f.path_lag[chains] - F(schedule["start_lag"]))[:, None]
+        moved = shift * f.pivot_rate[chains]
+        f.last_pivot[chains] = f.last_pivot[chains] + moved
+        f.prev_pivot[chains] = f.prev_pivot[chains] + moved
+        rank = np.full(self.chain_count, -1, np.int64)
+        rank[chains] = np.arange(chains.size)
+        for ch, seg in self.depth_lists(chains):
+            f.last_offset[seg] = f.last_offset[seg] + shift[rank[ch]] * f.offset_rate[seg]
 
     def _run_schedule(self, f, header, schedule, alphas, chains, moving):
         """The substeps of one level of detail, for its sorted chains (None: all chains)."""
@@ -416,7 +442,7 @@ class _PointScratch:
 
     def __init__(self, backend):
         chains, tg, control = backend.order.chain_order, backend.chain_target, backend.chain_control
-        for name in _SEGMENT_XYZ + ("last_rotation",) + _CHAIN_XYZ + ("flags",):
+        for name in _SEGMENT_XYZ + ("last_rotation",) + _CHAIN_XYZ + ("flags", "path_lag"):
             setattr(self, name, getattr(backend.state, name))
         self.offset_now, self.rotation_now = backend.offset_now, backend.rotation_now
         self.anchor = tg["anchor"][chains]
@@ -426,5 +452,5 @@ class _PointScratch:
         self.lod = control["lod"][chains]
 
     def store(self, backend):
-        for name in _SEGMENT_XYZ + ("last_rotation",) + _CHAIN_XYZ + ("flags",):
+        for name in _SEGMENT_XYZ + ("last_rotation",) + _CHAIN_XYZ + ("flags", "path_lag"):
             setattr(backend.state, name, getattr(self, name))

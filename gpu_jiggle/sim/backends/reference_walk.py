@@ -226,6 +226,28 @@ class DepthWalkBackend:
         return np.where(lod == layouts.LOD_HALF, np.float32(header["half_rate"][field]),
                         np.float32(header["full_rate"][field])).astype(np.float32)
 
+    def path_lags(self, header, lod, lag, snapped):
+        """SPEC 2, "Levels of detail": (C,) float32, each chain's path_lag after this frame
+        (as ``next_path_lag`` in ``common.glsl``), from ``lag`` (C,), its value before, and
+        ``snapped`` (C,), the chains snapped this frame (frozen ones included), sorted as
+        :class:`DepthOrder`. A snapped chain's paths start at this frame's pose (0); one that ran
+        substeps, or is in step with its level's clock, is where that clock is after the frame
+        (its end_lag); any other waits a frame longer (lag + frame time)."""
+        start, end = self.per_chain(header, lod, "start_lag"), self.per_chain(header, lod, "end_lag")
+        ran = np.where(lod == layouts.LOD_HALF, header["half_rate"]["substep_count"],
+                       header["full_rate"]["substep_count"]) > 0
+        waited = lag + self.per_chain(header, lod, "frame_time")
+        return np.where(snapped, F(0), np.where(ran | (lag == start), end, waited)).astype(F)
+
+    @staticmethod
+    def own_inv_span(schedule, lag):
+        """(n,) float32: 1 / the seconds from the paths' start of chains whose path_lag is
+        ``lag`` (n,) to this frame's pose, ``lag + frame_time`` (0 for none; the schedule's
+        inv_span where the chain is in step with it), as ``own_inv_span`` in ``common.glsl``."""
+        own = lag + F(schedule["frame_time"])
+        inv = np.where(own > 0, F(1) / np.where(own > 0, own, F(1)), F(0))
+        return np.where(lag == F(schedule["start_lag"]), F(schedule["inv_span"]), inv).astype(F)
+
     def schedules(self, header, params, lod, sigma):
         """For each level of detail with substeps in this frame, yield ``(schedule, alphas,
         chains, positions)``: its SCHEDULE record, its (n,) float32 alphas, its chains (indices
