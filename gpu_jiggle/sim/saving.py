@@ -49,6 +49,8 @@ class SavedState:
         validation.require("state lod", lod, lod <= layouts.LOD_FROZEN, "a level of detail 0, 1 or 2")
         validation.require("state lod_ran", lod_ran, lod_ran <= layouts.LOD_FROZEN, "a level of detail 0, 1 or 2")
         validation.require("state teleport", teleport, teleport <= layouts.TELEPORT_KEEP_SHAPE, "a teleport flag")
+        lag = records["chain_state"]["path_lag"]
+        validation.require("state chain_state.path_lag", lag, lag >= 0, "a time in seconds >= 0")
         apply_inputs = self._restore_inputs({k[len("input."):]: v for k, v in arrays.items() if k.startswith("input.")})
         self._backend.write_state(records["chain_state"], records["segment_state"])
         self._backend.write_outputs(records["joint_output"], records["segment_output"])

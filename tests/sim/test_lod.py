@@ -291,3 +291,21 @@ def test_a_moving_teleport_between_substeps_starts_the_chain_with_its_body(kind)
         d = np.diff(solver.positions(), axis=0)
         worst = max(worst, np.degrees(np.arccos(np.clip(-d[:, 1] / np.linalg.norm(d, axis=1), -1, 1))).max())
     assert worst < 0.05
+
+
+def test_a_saved_state_with_a_negative_path_lag_is_refused_naming_it():
+    """A chain's path_lag is a time in seconds (>= 0): a blob with another is refused, naming
+    the chain and the value, and the solver is left as it was."""
+    from gpu_jiggle.sim import layouts, state
+
+    (solver,), pose = walking_solvers("cpu", "point", count=1)
+    for f in range(3):
+        pose(solver, f / 75)
+        solver.advance(1 / 75 if f else 0.0)
+    arrays = state.unpack(solver.save_state())
+    records = arrays["record.chain_state"].copy()
+    records.view(layouts.POINT_CHAIN_STATE)["path_lag"][0] = -0.004
+    before = solver.save_state()
+    with pytest.raises(ValueError, match=r"state chain_state\.path_lag\[0\] = -0\.004"):
+        solver.restore(state.pack({**arrays, "record.chain_state": records}))
+    assert solver.save_state() == before
