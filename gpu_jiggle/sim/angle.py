@@ -144,11 +144,11 @@ class AngleSolver(Solver):
         half = levels == layouts.LOD_HALF
         estimate = self._root_watch.observe(self._anchor, self._teleport, levels, plan,
                                             layouts.path_kind(self._options))
-        if np.any(estimate > 0):
+        if np.any(estimate > 0) or self._root_watch.over.any():
             bounds = self._root_acceleration_bounds()
             self._root_watch.warn(estimate, np.where(half, bounds[1], bounds[0]),
                                   np.where(half, self._clock.half.substep, self.substep),
-                                  self._chain_set.root_acceleration_bound)
+                                  self._chain_set.max_root_acceleration)
 
     def _root_acceleration_bounds(self):
         """(2, C): the largest root acceleration each chain stays stable under at h and 2h,

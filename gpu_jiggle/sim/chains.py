@@ -12,12 +12,6 @@ import numpy as np
 from . import footprint, validation
 
 
-#: The default ``max_root_acceleration`` of an angle chain, in multiples of its |g|: a root
-#: that accelerates up to ten times as hard as gravity pulls (a run's landing is 2-3 g, a hard
-#: shake of the head some 10 g), in whatever unit the chain's lengths and gravity use.
-DEFAULT_ROOT_ACCELERATION_GRAVITIES = 10.0
-
-
 class _ChainTopology:
     """The CSR layout shared by both chain kinds: C chains, S segments, J = S + C joints
     (each chain's pivot, then one joint per segment tip)."""
@@ -92,7 +86,7 @@ class _ChainTopology:
         for k, s in enumerate(chain_sets):
             if type(s) is not cls:
                 raise ValueError(f"chain_sets[{k}]: expected a {cls.__name__}, got {type(s).__name__}")
-        joined = {name: cls._joined(name, chain_sets) for name in cls.PARAMETERS}
+        joined = {name: np.concatenate([getattr(s, name) for s in chain_sets]) for name in cls.PARAMETERS}
         counts = np.concatenate([s.segment_counts for s in chain_sets])
         extra = cls._joined_extra(chain_sets)
         return cls(counts, **extra, **joined)
@@ -100,11 +94,6 @@ class _ChainTopology:
     @staticmethod
     def _joined_extra(chain_sets) -> dict:
         return {}
-
-    @staticmethod
-    def _joined(name, chain_sets):
-        """Parameter ``name`` of every set, joined in order."""
-        return np.concatenate([getattr(s, name) for s in chain_sets])
 
     def __repr__(self):
         return f"{type(self).__name__}(chains={self.chain_count}, segments={self.segment_count})"
@@ -129,11 +118,11 @@ class AngleChainSet(_ChainTopology):
         gravity: g, acceleration in length/s², world: (2,) for every chain or (C, 2) one per
             chain (default (0, 0)).
         max_root_acceleration: a_max ≥ 0 in length/s², per chain (a scalar or (C,)): the
-            largest acceleration of the chain's root that its segments must stay stable under
-            (the inertia term μ·A of SPEC 3 turns a segment like a spring of stiffness
-            μ·|A|/L; SPEC 1, "Stability"). None (the default) is
-            :data:`DEFAULT_ROOT_ACCELERATION_GRAVITIES` times the chain's |g|, so it follows
-            ``gravity`` through :meth:`replace`; a chain without gravity then declares none.
+            largest acceleration of the chain's root that its segments must stay stable under.
+            The inertia term μ·A of SPEC 3 turns a segment of length L like a spring of
+            stiffness μ·|A|/L, so the :class:`Solver` refuses a segment too short for it (SPEC
+            1, "Stability"). Default 0: none declared; the solver still warns on a frame
+            whose root accelerates past what a chain stays stable under.
 
     Raises:
         ValueError: a bad value or shape, naming the argument, index and value (SPEC section 7).
@@ -148,7 +137,7 @@ class AngleChainSet(_ChainTopology):
     PER_CHAIN = ("gravity", "max_root_acceleration")
 
     def __init__(self, segment_counts, lengths, frequency, damping_ratio, inertia=1.0,
-                 angle_limit=np.inf, gravity=(0.0, 0.0), air_drag=0.0, max_root_acceleration=None):
+                 angle_limit=np.inf, gravity=(0.0, 0.0), air_drag=0.0, max_root_acceleration=0.0):
         counts = self._set_topology(segment_counts)
         self.chain_of_segment = np.repeat(np.arange(self.chain_count), counts)
         self.depth = np.arange(self.segment_count) - np.repeat(self.first_segment, counts)
@@ -160,7 +149,7 @@ class AngleChainSet(_ChainTopology):
             a.flags.writeable = False
 
     def _set_parameters(self, frequency, damping_ratio, inertia, angle_limit, gravity, air_drag,
-                        max_root_acceleration=None):
+                        max_root_acceleration=0.0):
         counts = self.segment_counts
         self.frequency = _per_segment_checked("frequency", frequency, counts, lambda a: a > 0,
                                               "a finite value > 0 (Hz)")
@@ -171,38 +160,17 @@ class AngleChainSet(_ChainTopology):
                                                 "a value > 0 (radians; inf for none)", limit=None)
         self.gravity = _per_chain_vector("gravity", gravity, self.chain_count, 2)
         self.air_drag = _per_segment_checked("air_drag", air_drag, counts, lambda a: a >= 0, "a finite value >= 0 (1/s)")
-        self.max_root_acceleration = None
-        if max_root_acceleration is not None:
-            self.max_root_acceleration = _per_chain("max_root_acceleration", max_root_acceleration, self.chain_count)
-            validation.require("max_root_acceleration", self.max_root_acceleration,
-                               np.isfinite(self.max_root_acceleration) & (self.max_root_acceleration >= 0),
-                               "a finite value >= 0 (length/s²), or None for the default")
-            self.max_root_acceleration.flags.writeable = False
-        for a in (self.frequency, self.damping_ratio, self.inertia, self.angle_limit, self.gravity, self.air_drag):
+        self.max_root_acceleration = _per_chain("max_root_acceleration", max_root_acceleration, self.chain_count)
+        validation.require("max_root_acceleration", self.max_root_acceleration,
+                           (self.max_root_acceleration >= 0) & (self.max_root_acceleration <= validation.FLOAT32_MAX),
+                           "a finite value >= 0 (length/s²)")
+        for a in (self.frequency, self.damping_ratio, self.inertia, self.angle_limit, self.gravity, self.air_drag,
+                  self.max_root_acceleration):
             a.flags.writeable = False
-
-    @property
-    def root_acceleration_bound(self) -> np.ndarray:
-        """(C,) float64, length/s²: the root acceleration each chain's segments must stay stable
-        under, ``max_root_acceleration`` or, where that is None, its default
-        :data:`DEFAULT_ROOT_ACCELERATION_GRAVITIES`·|g|."""
-        if self.max_root_acceleration is not None:
-            return self.max_root_acceleration
-        return DEFAULT_ROOT_ACCELERATION_GRAVITIES * np.linalg.norm(self.gravity, axis=1)
 
     @staticmethod
     def _joined_extra(chain_sets) -> dict:
         return {"lengths": np.concatenate([s.lengths for s in chain_sets])}
-
-    @staticmethod
-    def _joined(name, chain_sets):
-        """As for any parameter; ``max_root_acceleration`` stays None (its default) when every
-        set leaves it so, else each set's bound is kept."""
-        if name == "max_root_acceleration":
-            if all(s.max_root_acceleration is None for s in chain_sets):
-                return None
-            return np.concatenate([s.root_acceleration_bound for s in chain_sets])
-        return _ChainTopology._joined(name, chain_sets)
 
     def replace(self, **changes) -> "AngleChainSet":
         """A copy with some of ``frequency, damping_ratio, inertia, angle_limit, gravity, air_drag,

@@ -86,5 +86,5 @@ def stability_terms(chain_set, wind) -> dict:
         across = np.linalg.norm(np.asarray(chain_set.gravity, np.float64) + wind.acceleration, axis=-1) + amplitude
         terms.update(lengths=chain_set.lengths, load=np.repeat(across, chain_set.segment_counts),
                      inertia=chain_set.inertia,
-                     root_acceleration=np.repeat(chain_set.root_acceleration_bound, chain_set.segment_counts))
+                     root_acceleration=np.repeat(chain_set.max_root_acceleration, chain_set.segment_counts))
     return terms

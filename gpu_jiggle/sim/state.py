@@ -136,7 +136,7 @@ def _read_member(archive, info) -> np.ndarray:
 #: were recorded had.
 OPTION_DEFAULTS = {"target_path": "hermite", "damping_frame": "relative", "integrator": "semi-implicit"}
 #: Chain set parameters added since the first format, and the value older blobs had.
-PARAMETER_DEFAULTS = {"angle_limit": np.inf}
+PARAMETER_DEFAULTS = {"angle_limit": np.inf, "max_root_acceleration": 0.0}
 
 
 def header(kind: str, chain_set, substep: float, max_substeps: int, options=None) -> dict:
@@ -166,11 +166,8 @@ def options(arrays: dict) -> dict:
 
 
 def chain_set_parameters(chain_set) -> dict:
-    """Every parameter array of a chain set (lengths or rest lengths included), float64 or uint32;
-    a parameter left at its default by None (an angle chain's ``max_root_acceleration``) is
-    left out, and a blob without it rebuilds it so."""
-    out = {name: np.asarray(getattr(chain_set, name)) for name in chain_set.PARAMETERS
-           if getattr(chain_set, name) is not None}
+    """Every parameter array of a chain set (lengths or rest lengths included), float64 or uint32."""
+    out = {name: np.asarray(getattr(chain_set, name)) for name in chain_set.PARAMETERS}
     for name in ("lengths", "rest_lengths"):
         value = getattr(chain_set, name, None)
         if value is not None:
@@ -199,11 +196,7 @@ def check_header(arrays: dict, kind: str, chain_set=None, substep=None, max_subs
     if counts.shape != chain_set.segment_counts.shape or not np.array_equal(counts, chain_set.segment_counts):
         raise ValueError(f"state: saved for another chain set ({counts.size} chains of {int(counts.sum())} segments); "
                          f"this solver has {chain_set!r}")
-    parameters = chain_set_parameters(chain_set)
-    for name in chain_set.PARAMETERS:  # given in the blob, left at its default here
-        if name not in parameters and "chain_set." + name in arrays:
-            raise ValueError(f"state: saved for a chain set whose {name} differs from this solver's")
-    for name, value in parameters.items():
+    for name, value in chain_set_parameters(chain_set).items():
         saved = arrays.get("chain_set." + name)
         if saved is None and name in PARAMETER_DEFAULTS:
             saved = np.full(value.shape, PARAMETER_DEFAULTS[name])
