@@ -55,14 +55,25 @@ def _start_tangent(d, m0s, path: int):
     path keeps its part along d within [0, 3]·d and its part across d within 3|d|."""
     if path != layouts.PATH_MONOTONE:
         return m0s
-    dd = np.einsum("ij,ij->i", d, d)
+    dd = _dot(d, d)
     moves = dd != 0
-    along = np.einsum("ij,ij->i", m0s, d) / np.where(moves, dd, 1.0)
+    along = _dot(m0s, d) / np.where(moves, dd, 1.0)
     across = m0s - along[:, None] * d
-    aa = np.einsum("ij,ij->i", across, across)
+    aa = _dot(across, across)
     long = aa > 9.0 * dd
-    across = np.where(long[:, None], across * np.sqrt(9.0 * dd / np.where(long, aa, 1.0))[:, None], across)
+    if long.any():
+        across = np.where(long[:, None], across * np.sqrt(9.0 * dd / np.where(long, aa, 1.0))[:, None], across)
     return np.where(moves[:, None], np.clip(along, 0.0, 3.0)[:, None] * d + across, 0.0)
+
+
+def _dot(a, b):
+    """Row-wise dot product of (n, 2) arrays."""
+    return a[:, 0] * b[:, 0] + a[:, 1] * b[:, 1]
+
+
+def _length(a):
+    """Row-wise length of (n, 2) arrays."""
+    return np.sqrt(_dot(a, a))
 
 
 #: Seconds a chain's root acceleration must stay under its bound before a new warning for it.
@@ -108,6 +119,11 @@ class RootAccelerationWatch:
         """Take this frame's pose; returns (C,) float64, the largest |A| (length/s²) of each
         chain's substeps on this frame, NaN for chains that run none or jump.
 
+        The path is a cubic in the fraction α (section 2), so on the frame's even grid of α
+        the kernel's second differences are exact: ``A_j = (4 - 6·α_{j-1})·(d - m0s)/span²``
+        for j ≥ 2, largest at j = 2 or n; ``A_1`` compares the first substep's velocity with
+        the last frame's. So a few (C, 2) passes serve any number of substeps.
+
         Args:
             pose: (C, 2) float64 root positions. teleport: (C,) uint32 flags. levels: (C,)
                 uint32 levels of detail this frame runs. plan: the frame's
@@ -115,44 +131,64 @@ class RootAccelerationWatch:
         """
         pose = np.asarray(pose, np.float64)
         frozen = levels == layouts.LOD_FROZEN
-        teleport = np.where(frozen, np.uint32(layouts.TELEPORT_SNAP | layouts.TELEPORT_MOVING), teleport)
-        mode = teleport & layouts.TELEPORT_MODE_MASK
-        snap, keep = mode == layouts.TELEPORT_SNAP, mode == layouts.TELEPORT_KEEP_SHAPE
-        mirrored = np.flatnonzero((teleport & layouts.TELEPORT_MIRROR) != 0)
-        if mirrored.size:  # reflected about the vertical through the root
-            self.start[mirrored, 0] = 2.0 * pose[mirrored, 0] - self.start[mirrored, 0]
-            self.rate[mirrored, 0] *= -1.0
-            self.velocity[mirrored, 0] *= -1.0
-        declared_moving = (teleport & layouts.TELEPORT_MOVING) != 0
-        self.moving |= declared_moving & ~snap  # a snapped chain starts moving on its next frame
+        if frozen.any():
+            teleport = np.where(frozen, np.uint32(layouts.TELEPORT_SNAP | layouts.TELEPORT_MOVING), teleport)
+        jumps = bool(teleport.any())
+        if jumps:
+            mode = teleport & layouts.TELEPORT_MODE_MASK
+            snap, keep = mode == layouts.TELEPORT_SNAP, mode == layouts.TELEPORT_KEEP_SHAPE
+            declared_moving = (teleport & layouts.TELEPORT_MOVING) != 0
+            mirrored = np.flatnonzero((teleport & layouts.TELEPORT_MIRROR) != 0)
+            if mirrored.size:  # reflected about the vertical through the root
+                self.start[mirrored, 0] = 2.0 * pose[mirrored, 0] - self.start[mirrored, 0]
+                self.rate[mirrored, 0] *= -1.0
+                self.velocity[mirrored, 0] *= -1.0
+            self.moving |= declared_moving & ~snap  # a snapped chain starts moving on its next frame
         estimate = np.full(len(pose), np.nan)
         for level, step in ((layouts.LOD_FULL, plan.full), (layouts.LOD_HALF, plan.half)):
             chains = levels == level
-            span = step.span
-            if keep.any():  # the path carried by the jump (as apply_teleport)
-                k = keep & chains
-                self.start[k] += pose[k] - (self.start[k] + span * self.rate[k])
-            if not step.substep_count:
+            if not chains.any():
                 continue
-            runs = np.flatnonzero(chains & ~snap)
-            moving = self.moving[runs]
-            d = pose[runs] - self.start[runs]
-            rate = np.where(moving[:, None], d / span, self.rate[runs])
-            m0s = _start_tangent(d, span * rate, path)
-            p, q, dp, dq = _path_weights(step.alphas, path)
-            x = self.start[runs, None] + p[None, :, None] * d[:, None] + q[None, :, None] * m0s[:, None]
-            x = np.concatenate([self.start[runs, None], x], axis=1)
-            v = np.diff(x, axis=1) / step.path_step
-            v_prev = np.where(moving[:, None], v[:, 0], self.velocity[runs])
-            a = np.diff(np.concatenate([v_prev[:, None], v], axis=1), axis=1) / step.path_step
-            judged = ~moving & ~keep[runs]
-            estimate[runs[judged]] = np.max(np.linalg.norm(a[judged], axis=2), axis=1)
-            self.start[runs] = x[:, -1]
-            self.rate[runs] = (dp[-1] * d + dq[-1] * m0s) / span
-            self.velocity[runs] = v[:, -1]
-            self.moving[runs] = False
-        self.start[snap], self.rate[snap], self.velocity[snap] = pose[snap], 0.0, 0.0
-        self.moving |= declared_moving & snap
+            span = step.span
+            if jumps and keep.any():  # the path carried by the jump (as apply_teleport)
+                self.start = np.where((keep & chains)[:, None], pose - span * self.rate, self.start)
+            n = step.substep_count
+            if not n:
+                continue
+            runs = chains & ~snap if jumps else chains
+            any_moving = bool(self.moving.any())
+            d = pose - self.start
+            m0s = _start_tangent(d, span * self.rate, path)
+            if any_moving:
+                m0s = np.where(self.moving[:, None], d, m0s)
+            alphas = np.asarray(step.alphas, np.float64)[[0, max(n - 2, 0), n - 1]]
+            p, q, dp, dq = _path_weights(alphas, path)
+            first = self.start + p[0] * d + q[0] * m0s
+            before_last = first if n <= 2 else self.start + p[1] * d + q[1] * m0s
+            last = first if n == 1 else self.start + p[2] * d + q[2] * m0s
+            ps = step.path_step
+            v_first = (first - self.start) / ps
+            judged = runs & ~self.moving & ~keep if jumps else (runs & ~self.moving if any_moving else runs)
+            a_first = _length(v_first - self.velocity) / ps
+            if n >= 2 and path != layouts.PATH_LINEAR:  # the cubic's own, at j = 2 and j = n
+                reach = max(abs(4.0 - 6.0 * alphas[0]), abs(4.0 - 6.0 * alphas[1]))
+                a_first = np.maximum(a_first, reach * _length(d - m0s) / (span * span))
+            v_last = (last - before_last) / ps if n >= 2 else v_first
+            rate = (dp[2] * d + dq[2] * m0s) / span
+            if runs.all():  # the common frame: every chain runs at this level, none jumps
+                estimate = np.where(judged, a_first, np.nan) if jumps or any_moving else a_first
+                self.start, self.rate, self.velocity = last, rate, v_last
+                self.moving[:] = False
+                continue
+            estimate = np.where(judged, a_first, estimate)
+            ran = runs[:, None]
+            self.start = np.where(ran, last, self.start)
+            self.rate = np.where(ran, rate, self.rate)
+            self.velocity = np.where(ran, v_last, self.velocity)
+            self.moving &= ~runs
+        if jumps:
+            self.start[snap], self.rate[snap], self.velocity[snap] = pose[snap], 0.0, 0.0
+            self.moving |= declared_moving & snap
         self._spans = np.where(levels == layouts.LOD_HALF, plan.half.span, plan.full.span)
         return estimate
 
