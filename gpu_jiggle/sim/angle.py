@@ -195,8 +195,9 @@ class AngleSolver(Solver):
             if "state_anchor" in arrays:
                 state_anchor = validation.coordinates("state anchor", state.array(arrays, "state_anchor",
                                                                                    (cs.chain_count, 2)))
-        watch = RootAccelerationWatch(cs.chain_count)  # states saved before it had none: a fresh one
+        watch = None  # states saved before the watch was kept have none: it is taken from the restored state
         if "root_watch.flags" in arrays:
+            watch = RootAccelerationWatch(cs.chain_count)
             watch.restore({"start": validation.coordinates("state root_watch.start", state.array(
                                arrays, "root_watch.start", (cs.chain_count, 2))),
                            **{k: validation.float_array("state root_watch." + k, state.array(
@@ -208,8 +209,20 @@ class AngleSolver(Solver):
         def apply():
             self._chain_target, self._local_angle, self._anchor, self._state_anchor = target, local, anchor, state_anchor
             self._wind = wind
-            self._root_watch = watch
+            self._root_watch = self._watch_from_state() if watch is None else watch
         return apply
+
+    def _watch_from_state(self):
+        """A :class:`RootAccelerationWatch` on the root path of the backend's state: where
+        the last substep left it, its velocity there and its last substep's (SPEC 3, step 1)."""
+        watch = RootAccelerationWatch(self._chain_set.chain_count)
+        if self._state_anchor is not None:
+            records = self._backend.read("chain_state")
+            watch.start = self._state_anchor + records["last_root_position"].astype(np.float64)
+            watch.rate = records["root_position_rate"].astype(np.float64)
+            watch.velocity = records["prev_root_velocity"].astype(np.float64)
+            watch.moving = (records["flags"] & layouts.CHAIN_START_MOVING) != 0
+        return watch
 
     def _inputs_snapshot(self):
         return {"chain_target": None if self._chain_target is None else self._chain_target.copy(),

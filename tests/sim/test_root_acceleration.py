@@ -182,3 +182,22 @@ def test_a_restored_solver_remembers_what_it_has_said():
     fresh.restore(blob)
     for s in (solver, restored, fresh):  # still past it: nothing more is said
         assert _shake(s, shaken(3.0 * bound), 60, 0.5, start=0.5) == []
+
+
+def test_a_state_saved_without_the_watch_takes_the_root_path_from_the_restored_state():
+    """A blob saved before the watch was kept restores one on the root path of its records:
+    where the last substep left the root, with the path's and the last substep's velocities."""
+    from gpu_jiggle.sim import state
+
+    cs = AngleChainSet([3, 3], [0.1, 0.1, 0.1] + LENGTHS, F, ZETA, gravity=(0.0, -GRAVITY))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        solver = Solver(cs, backend="cpu")
+        _shake(solver, lambda t: shaken(30.0)(t) + [[5.0, 1.0e4]], 60, 0.4)
+        arrays = state.unpack(solver.save_state())
+        older = state.pack({k: v for k, v in arrays.items() if not k.startswith("input.root_watch.")})
+        restored = Solver.load_state(older, backend="cpu")
+    kept, rebuilt = solver._root_watch, restored._root_watch
+    for name in ("start", "rate", "velocity"):
+        np.testing.assert_allclose(getattr(rebuilt, name), getattr(kept, name), rtol=1e-5, atol=1e-5)
+    assert not rebuilt.moving.any() and not rebuilt.over.any()
