@@ -1,6 +1,8 @@
 """The solver core: numpy in, numpy out; it imports only :mod:`gpu_jiggle.gl`.
 
 - :mod:`.spring`: f, ζ → k, c; the stability check; converters (SPEC 1).
+- :mod:`.root_motion`: the root acceleration angle chains stay stable under, and the watch
+  that warns when a frame's root accelerates past it (SPEC 1).
 - :mod:`.clock`: the fixed-step clocks and their plans, full and half rate (SPEC 2).
 - :mod:`.chains`: the static rigs, :class:`AngleChainSet` and :class:`PointChainSet`.
 - :mod:`.inputs`: per-frame inputs beside the pose: colliders and wind (SPEC 4.1, 4.2).

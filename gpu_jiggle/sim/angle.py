@@ -15,6 +15,7 @@ import numpy as np
 from . import layouts, packing, validation
 from .chains import AngleChainSet
 from .inputs import Wind
+from .root_motion import RootAccelerationWatch, largest_root_accelerations
 from .solver import Solver
 from .spring import coefficients
 
@@ -38,8 +39,11 @@ class AngleSolver(Solver):
         self._local_angle = None    # this frame's (S,) float32 local target angles
         self._anchor = None         # (C, 2) float64: each chain's root in the latest pose
         self._state_anchor = None   # (C, 2) float64: the anchors the solver's state is relative to
+        self._levels = None         # (C,) uint32: the levels of detail this frame runs
+        self._root_bounds = (None, None, None)  # (chain set, wind, (2, C) bounds at h and 2h)
         super().__init__(chain_set, backend, substep, max_substeps, context, target_path, damping_frame,
                          integrator, work_group_size)
+        self._root_watch = RootAccelerationWatch(chain_set.chain_count)
 
     def set_pose(self, root_position, root_angle, local_angle) -> None:
         """This frame's IK-final pose (SPEC sections 2 and 3).
@@ -130,7 +134,31 @@ class AngleSolver(Solver):
         target["anchor_shift"] = anchor_shift(self._state_anchor, self._anchor, self._teleport)
         target["gust_phase"] = self._wind.space_phase(self._anchor)
         self._state_anchor = self._anchor
+        self._levels = levels
         self._backend.upload_targets(target, self._local_angle)
+
+    def _after_frame(self, plan):
+        """Warn for the chains whose root accelerates past what they stay stable under
+        (:class:`~gpu_jiggle.sim.root_motion.RootAccelerationWatch`)."""
+        levels = self._levels
+        half = levels == layouts.LOD_HALF
+        estimate = self._root_watch.observe(self._anchor, self._teleport, levels, plan,
+                                            layouts.path_kind(self._options))
+        if np.any(estimate > 0) or self._root_watch.over.any():
+            bounds = self._root_acceleration_bounds()
+            self._root_watch.warn(estimate, np.where(half, bounds[1], bounds[0]),
+                                  np.where(half, self._clock.half.substep, self.substep),
+                                  self._chain_set.max_root_acceleration)
+
+    def _root_acceleration_bounds(self):
+        """(2, C): the largest root acceleration each chain stays stable under at h and 2h,
+        kept until the chain set or the wind changes."""
+        chain_set, wind, bounds = self._root_bounds
+        if chain_set is not self._chain_set or wind is not self._wind:
+            bounds = np.stack([largest_root_accelerations(self._chain_set, self._wind, h, self.integrator)
+                               for h in self._clock.substeps])
+            self._root_bounds = (self._chain_set, self._wind, bounds)
+        return bounds
 
     def _frame_buffer(self, plan):
         header, alphas = packing.frame_buffer(layouts.ANGLE_FRAME_PARAMS, plan, self._clock.substeps,
@@ -145,6 +173,7 @@ class AngleSolver(Solver):
             return out
         out.update({"chain_target": self._chain_target.view(np.uint8), "local_angle": self._local_angle,
                     "anchor": self._anchor})
+        out.update({"root_watch." + k: v for k, v in self._root_watch.arrays().items()})
         if self._state_anchor is not None:
             out["state_anchor"] = self._state_anchor
         return out
@@ -166,11 +195,34 @@ class AngleSolver(Solver):
             if "state_anchor" in arrays:
                 state_anchor = validation.coordinates("state anchor", state.array(arrays, "state_anchor",
                                                                                    (cs.chain_count, 2)))
+        watch = None  # states saved before the watch was kept have none: it is taken from the restored state
+        if "root_watch.flags" in arrays:
+            watch = RootAccelerationWatch(cs.chain_count)
+            watch.restore({"start": validation.coordinates("state root_watch.start", state.array(
+                               arrays, "root_watch.start", (cs.chain_count, 2))),
+                           **{k: validation.float_array("state root_watch." + k, state.array(
+                               arrays, "root_watch." + k, shape)) for k, shape in
+                              (("rate", (cs.chain_count, 2)), ("velocity", (cs.chain_count, 2)),
+                               ("quiet", (cs.chain_count,)))},
+                           "flags": state.array(arrays, "root_watch.flags", (cs.chain_count,), np.uint8)})
 
         def apply():
             self._chain_target, self._local_angle, self._anchor, self._state_anchor = target, local, anchor, state_anchor
             self._wind = wind
+            self._root_watch = self._watch_from_state() if watch is None else watch
         return apply
+
+    def _watch_from_state(self):
+        """A :class:`RootAccelerationWatch` on the root path of the backend's state: where
+        the last substep left it, its velocity there and its last substep's (SPEC 3, step 1)."""
+        watch = RootAccelerationWatch(self._chain_set.chain_count)
+        if self._state_anchor is not None:
+            records = self._backend.read("chain_state")
+            watch.start = self._state_anchor + records["last_root_position"].astype(np.float64)
+            watch.rate = records["root_position_rate"].astype(np.float64)
+            watch.velocity = records["prev_root_velocity"].astype(np.float64)
+            watch.moving = (records["flags"] & layouts.CHAIN_START_MOVING) != 0
+        return watch
 
     def _inputs_snapshot(self):
         return {"chain_target": None if self._chain_target is None else self._chain_target.copy(),

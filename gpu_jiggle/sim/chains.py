@@ -117,6 +117,12 @@ class AngleChainSet(_ChainTopology):
             spring's damping acts on motion relative to the target; default 0).
         gravity: g, acceleration in length/s², world: (2,) for every chain or (C, 2) one per
             chain (default (0, 0)).
+        max_root_acceleration: a_max ≥ 0 in length/s², per chain (a scalar or (C,)): the
+            largest acceleration of the chain's root that its segments must stay stable under.
+            The inertia term μ·A of SPEC 3 turns a segment of length L like a spring of
+            stiffness μ·|A|/L, so the :class:`Solver` refuses a segment too short for it (SPEC
+            1, "Stability"). Default 0: none declared; the solver still warns on a frame
+            whose root accelerates past what a chain stays stable under.
 
     Raises:
         ValueError: a bad value or shape, naming the argument, index and value (SPEC section 7).
@@ -126,21 +132,24 @@ class AngleChainSet(_ChainTopology):
     """
 
     kind = "angle"
-    PARAMETERS = ("frequency", "damping_ratio", "inertia", "angle_limit", "gravity", "air_drag")
-    PER_CHAIN = ("gravity",)
+    PARAMETERS = ("frequency", "damping_ratio", "inertia", "angle_limit", "gravity", "air_drag",
+                  "max_root_acceleration")
+    PER_CHAIN = ("gravity", "max_root_acceleration")
 
     def __init__(self, segment_counts, lengths, frequency, damping_ratio, inertia=1.0,
-                 angle_limit=np.inf, gravity=(0.0, 0.0), air_drag=0.0):
+                 angle_limit=np.inf, gravity=(0.0, 0.0), air_drag=0.0, max_root_acceleration=0.0):
         counts = self._set_topology(segment_counts)
         self.chain_of_segment = np.repeat(np.arange(self.chain_count), counts)
         self.depth = np.arange(self.segment_count) - np.repeat(self.first_segment, counts)
         self.lengths = _per_segment_checked("lengths", lengths, counts, lambda a: a > 0, "a finite value > 0",
                                             validation.COORDINATE_LIMIT)
-        self._set_parameters(frequency, damping_ratio, inertia, angle_limit, gravity, air_drag)
+        self._set_parameters(frequency, damping_ratio, inertia, angle_limit, gravity, air_drag,
+                             max_root_acceleration)
         for a in (self.chain_of_segment, self.depth, self.lengths):
             a.flags.writeable = False
 
-    def _set_parameters(self, frequency, damping_ratio, inertia, angle_limit, gravity, air_drag):
+    def _set_parameters(self, frequency, damping_ratio, inertia, angle_limit, gravity, air_drag,
+                        max_root_acceleration=0.0):
         counts = self.segment_counts
         self.frequency = _per_segment_checked("frequency", frequency, counts, lambda a: a > 0,
                                               "a finite value > 0 (Hz)")
@@ -151,7 +160,12 @@ class AngleChainSet(_ChainTopology):
                                                 "a value > 0 (radians; inf for none)", limit=None)
         self.gravity = _per_chain_vector("gravity", gravity, self.chain_count, 2)
         self.air_drag = _per_segment_checked("air_drag", air_drag, counts, lambda a: a >= 0, "a finite value >= 0 (1/s)")
-        for a in (self.frequency, self.damping_ratio, self.inertia, self.angle_limit, self.gravity, self.air_drag):
+        self.max_root_acceleration = _per_chain("max_root_acceleration", max_root_acceleration, self.chain_count)
+        validation.require("max_root_acceleration", self.max_root_acceleration,
+                           (self.max_root_acceleration >= 0) & (self.max_root_acceleration <= validation.FLOAT32_MAX),
+                           "a finite value >= 0 (length/s²)")
+        for a in (self.frequency, self.damping_ratio, self.inertia, self.angle_limit, self.gravity, self.air_drag,
+                  self.max_root_acceleration):
             a.flags.writeable = False
 
     @staticmethod
@@ -159,7 +173,8 @@ class AngleChainSet(_ChainTopology):
         return {"lengths": np.concatenate([s.lengths for s in chain_sets])}
 
     def replace(self, **changes) -> "AngleChainSet":
-        """A copy with some of ``frequency, damping_ratio, inertia, angle_limit, gravity, air_drag`` changed.
+        """A copy with some of ``frequency, damping_ratio, inertia, angle_limit, gravity, air_drag,
+        max_root_acceleration`` changed.
 
         Raises ``TypeError`` for an unknown name, and what the constructor raises for a bad value.
         """

@@ -76,12 +76,15 @@ class LevelsOfDetail:
 def stability_terms(chain_set, wind) -> dict:
     """The external terms of :func:`~gpu_jiggle.sim.spring.check_stable` for ``chain_set``
     (either kind) under ``wind`` (:class:`~gpu_jiggle.sim.inputs.Wind`): air drag, the gust
-    ``(A, |κ|)``, and for angle chains each segment's length and the largest acceleration
-    across it, ``|g + w0| + A`` (SPEC section 1, "Stability")."""
+    ``(A, |κ|)``, and for angle chains each segment's length, the largest acceleration
+    across it, ``|g + w0| + A``, its inertia μ and its chain's root acceleration bound
+    (``max_root_acceleration``; SPEC section 1, "Stability")."""
     amplitude = abs(float(wind.gust_amplitude))
     terms = {"air_drag": chain_set.air_drag,
              "gust": (amplitude, float(np.linalg.norm(wind.gust_wave_vector)))}
     if isinstance(chain_set, AngleChainSet):
         across = np.linalg.norm(np.asarray(chain_set.gravity, np.float64) + wind.acceleration, axis=-1) + amplitude
-        terms.update(lengths=chain_set.lengths, load=np.repeat(across, chain_set.segment_counts))
+        terms.update(lengths=chain_set.lengths, load=np.repeat(across, chain_set.segment_counts),
+                     inertia=chain_set.inertia,
+                     root_acceleration=np.repeat(chain_set.max_root_acceleration, chain_set.segment_counts))
     return terms

@@ -159,13 +159,16 @@ class UnstableSpringError(validation.InputError):
     Besides the :class:`~gpu_jiggle.sim.validation.InputError` attributes (``argument`` is
     ``"frequency"``, ``"air_drag"`` or ``"lengths"``, ``index`` the segment) it has
     ``damping_ratio``, ``substep`` (s) and ``limit``, the largest stable value (Hz, 1/s) or,
-    for ``"lengths"``, the shortest length that runs (0 when none does), and
-    :meth:`describe` words the refusal for a caller that names the index its own way."""
+    for ``"lengths"``, the shortest length that runs (0 when none does) and
+    ``largest_root_acceleration``, the largest ``max_root_acceleration`` (length/s²) the segment
+    runs under as it is (None for the others), and :meth:`describe` words the refusal for a
+    caller that names the index its own way."""
 
     def __init__(self, index, frequency, damping_ratio, substep, what="", argument="frequency", value=None,
                  limit=None, detail=""):
         self.damping_ratio, self.substep, self.what, self.frequency = damping_ratio, substep, what, frequency
         self.detail = detail
+        self.largest_root_acceleration = None
         self.limit = stable_frequency(damping_ratio, substep) if limit is None else limit
         where = "" if index is None else f"[{index}]"
         expected = {"frequency": "a frequency below the largest stable one",
@@ -192,8 +195,9 @@ class UnstableSpringError(validation.InputError):
             shortest = (f"the shortest length that runs with these values is {self.limit:.4g}" if self.limit > 0 else
                         "no length runs with these values: raise damping_ratio or air_drag")
             return (f"lengths{where} = {self.value!r} is too short for the substep {self.substep!r} s{self.what} "
-                    f"{pair}: gravity, wind and their gusts across a segment turn it like a spring of stiffness "
-                    f"|g_eff|/L that the step cannot keep stable ({cite(1)}); {shortest}; or lower {remedy}")
+                    f"{pair}: gravity, wind, their gusts and the root's acceleration across a segment turn it like "
+                    f"a spring of stiffness |g_eff|/L that the step cannot keep stable ({cite(1)}); {shortest}; or "
+                    f"lower {remedy} or max_root_acceleration")
         return (f"frequency{where} = {self.value!r} Hz with damping_ratio{where} = {self.damping_ratio!r}"
                 f"{self.detail} is unstable "
                 f"for the substep {self.substep!r} s{self.what}: the largest stable frequency for that damping ratio "
@@ -203,14 +207,15 @@ class UnstableSpringError(validation.InputError):
 
 def check_stable(frequency_hz, damping_ratio, substep, where=None, what: str = "",
                  integrator: str = "semi-implicit", air_drag=0.0, lengths=None, load=0.0,
-                 gust=(0.0, 0.0)) -> None:
+                 gust=(0.0, 0.0), inertia=0.0, root_acceleration=0.0) -> None:
     """Refuse segments that one substep of ``substep`` seconds cannot keep stable (SPEC
     section 1, "Stability"): the one stability check of the project, covering every term of
     the step: the spring (f, ζ), air drag, and the external accelerations that turn with the
     segment (gravity and wind over an angle chain's segment, the gust's gradient).
 
-    The external terms add the stiffness ``K = load/L + gust_stiffness`` where ``lengths`` are
-    given (angle chains: gravity and wind act on the tip, a length L from the pivot), else
+    The external terms add the stiffness ``K = (load + μ·a_max)/L + gust_stiffness`` where
+    ``lengths`` are given (angle chains: gravity, wind and the root's acceleration felt
+    through the inertia μ act on the tip, a length L from the pivot), else
     ``K = gust_stiffness`` (point chains: the length step holds the particle on its sphere,
     and a uniform force adds no stiffness). The checks run in this order, and the first that
     fails names its value: the spring alone (``frequency``, with the largest stable one), the
@@ -228,22 +233,28 @@ def check_stable(frequency_hz, damping_ratio, substep, where=None, what: str = "
             length/s², ``|g + w0| + A`` (gravity, the steady wind and the gust amplitude).
             gust: ``(A, |κ|)``, the gust's amplitude (length/s²) and wave number (rad/length):
             ``A·|κ|`` (1/s²) is the wind's change per length of motion, a stiffness.
+            inertia: (S,) or scalar, μ (angle chains). root_acceleration: (S,) or scalar,
+            a_max, the largest root acceleration (length/s²) each segment's chain must stay
+            stable under (``max_root_acceleration``).
 
     Raises:
         UnstableSpringError (a ValueError): at the first unstable segment, with its index, its
-        values and the largest stable value (the shortest length for ``lengths``).
+        values and the largest stable value (the shortest length for ``lengths``, and then its
+        ``largest_root_acceleration``, the largest a_max that runs).
     """
     frequency_hz = np.asarray(frequency_hz, dtype=np.float64)
     damping_ratio = np.asarray(damping_ratio, dtype=np.float64)
     shape = frequency_hz.shape
     air_drag = np.broadcast_to(np.asarray(air_drag, dtype=np.float64), shape)
     load = np.broadcast_to(np.asarray(load, dtype=np.float64), shape)
+    inertia = np.broadcast_to(np.asarray(inertia, dtype=np.float64), shape)
+    root_acceleration = np.broadcast_to(np.asarray(root_acceleration, dtype=np.float64), shape)
     gust_stiffness = float(gust[0]) * float(gust[1])
     if lengths is None:
         stiffness = np.full(shape, gust_stiffness)
     else:
         lengths = np.broadcast_to(np.asarray(lengths, dtype=np.float64), shape)
-        stiffness = load / lengths + gust_stiffness
+        stiffness = (load + inertia * root_acceleration) / lengths + gust_stiffness
     mask = np.ones(shape, bool) if where is None else np.asarray(where, dtype=bool)
     words = f" {what}" if what else ""
     exact = integrator == "exact"
@@ -271,12 +282,24 @@ def check_stable(frequency_hz, damping_ratio, substep, where=None, what: str = "
             amplitude, wave_number = gust
             raise UnstableSpringError(i, f, zeta, h, words, "gust_amplitude", float(amplitude),
                                       max(largest, 0.0) / float(wave_number), drag_words)
-        length, across = float(np.ravel(lengths)[i]), float(np.ravel(load)[i])
+        length, steady = float(np.ravel(lengths)[i]), float(np.ravel(load)[i])
+        mu, a_max = float(np.ravel(inertia)[i]), float(np.ravel(root_acceleration)[i])
+        across = steady + mu * a_max
         shortest = across / largest if largest > 0 else 0.0
         strongest = f"; the strongest acceleration across it that runs is {max(largest, 0.0) * length:.4g} " \
                     f"length/s²" if largest > 0 else ""
-        raise UnstableSpringError(i, f, zeta, h, words + f" under |g_eff| = {across:.4g} length/s²{strongest}",
-                                  "lengths", length, shortest, drag_words)
+        felt = ""
+        room = max(largest, 0.0) * length - steady  # what the root's acceleration may add
+        root_limit = room / mu if mu > 0 and room > 0 else 0.0
+        if mu * a_max > 0:
+            runs = (f"the largest it runs under is {root_limit:.4g} length/s²" if root_limit > 0 else
+                    "it runs under none")
+            felt = (f" (gravity and wind {steady:.4g}, and the root's acceleration max_root_acceleration = "
+                    f"{a_max:.4g} length/s² felt through inertia {mu:.4g}: {runs})")
+        error = UnstableSpringError(i, f, zeta, h, words + f" under |g_eff| = {across:.4g} length/s²{felt}{strongest}",
+                                    "lengths", length, shortest, drag_words)
+        error.largest_root_acceleration = root_limit if mu > 0 else (np.inf if room > 0 else 0.0)
+        raise error
 
 
 def _largest_frequency(zeta, h, c_air, k_ext):

@@ -136,7 +136,7 @@ def _read_member(archive, info) -> np.ndarray:
 #: were recorded had.
 OPTION_DEFAULTS = {"target_path": "hermite", "damping_frame": "relative", "integrator": "semi-implicit"}
 #: Chain set parameters added since the first format, and the value older blobs had.
-PARAMETER_DEFAULTS = {"angle_limit": np.inf}
+PARAMETER_DEFAULTS = {"angle_limit": np.inf, "max_root_acceleration": 0.0}
 
 
 def header(kind: str, chain_set, substep: float, max_substeps: int, options=None) -> dict:

@@ -1,0 +1,203 @@
+"""The root's acceleration in the stability check of angle chains (SPEC section 1, "Stability of
+the whole step"): a declared ``max_root_acceleration`` refuses segments too short for it, naming
+the largest root acceleration and the shortest length that run; and a frame whose root
+accelerates past what a chain stays stable under warns, once, naming the chain."""
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+from gpu_jiggle import AngleChainSet, InputError, Solver
+from gpu_jiggle.sim.backends import reference_angle
+from gpu_jiggle.sim.root_motion import RootAccelerationWarning
+from gpu_jiggle.sim.spring import UnstableSpringError
+
+H = 1.0 / 120.0
+GRAVITY = 9.81
+#: A hanging chain with a 1 cm segment between two of 10 cm (8 Hz, ζ 0.5).
+LENGTHS = [0.1, 0.01, 0.1]
+F, ZETA = 8.0, 0.5
+
+
+def tiny_chain(max_root_acceleration=0.0, inertia=1.0):
+    return AngleChainSet([3], LENGTHS, F, ZETA, inertia=inertia, gravity=(0.0, -GRAVITY),
+                         max_root_acceleration=max_root_acceleration)
+
+
+def largest_root_acceleration(length, inertia=1.0):
+    """The semi-implicit step's bound h²(ω0² + K) + 4ζω0h < 4 solved for the root's share of
+    K = (|g| + μ·a)/L (SPEC 1), written out here on its own."""
+    x = 2.0 * math.pi * F * H
+    stiffness = (4.0 - x * x - 4.0 * ZETA * x) / (H * H)
+    return (stiffness * length - GRAVITY) / inertia
+
+
+def test_a_declared_root_acceleration_refuses_a_segment_too_short_for_it_naming_what_runs():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        Solver(tiny_chain(30.0), backend="cpu")  # the 1 cm segment runs under 30 length/s²
+        with pytest.raises(UnstableSpringError, match=r"lengths\[1\] = 0.01 is too short") as refused:
+            Solver(tiny_chain(1000.0, inertia=1.5), backend="cpu")
+    error = refused.value
+    assert error.argument == "lengths" and error.index == 1
+    assert "max_root_acceleration = 1000" in str(error) and "inertia 1.5" in str(error)
+    assert error.largest_root_acceleration == pytest.approx(largest_root_acceleration(0.01, 1.5), rel=1e-9)
+    assert f"the largest it runs under is {error.largest_root_acceleration:.4g}" in str(error)
+    shortest = error.limit  # the shortest the 1 cm segment may be under 1000
+    assert shortest == pytest.approx((GRAVITY + 1.5 * 1000.0) / (largest_root_acceleration(1.0) + GRAVITY), rel=1e-9)
+    largest = error.largest_root_acceleration
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        Solver(tiny_chain(largest * (1 - 1e-9), inertia=1.5), backend="cpu")
+        with pytest.raises(UnstableSpringError):
+            Solver(tiny_chain(largest * (1 + 1e-9), inertia=1.5), backend="cpu")
+        Solver(AngleChainSet([3], [0.1, shortest * (1 + 1e-9), 0.1], F, ZETA, inertia=1.5, gravity=(0, -GRAVITY),
+                             max_root_acceleration=1000.0), backend="cpu")
+
+
+def test_set_parameters_checks_a_new_root_acceleration_and_a_refusal_changes_nothing():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        solver = Solver(tiny_chain(), backend="cpu")
+    before = solver.chain_set
+    with pytest.raises(UnstableSpringError, match="max_root_acceleration = 1000"):
+        solver.set_parameters(max_root_acceleration=1000.0)
+    assert solver.chain_set is before
+    solver.set_lod("half")
+    with pytest.raises(UnstableSpringError, match="at level of detail 'half'"):  # the substep 2h
+        solver.set_parameters(max_root_acceleration=200.0)
+    solver.set_lod("full")
+    solver.set_parameters(max_root_acceleration=200.0)
+    assert solver.chain_set.max_root_acceleration.tolist() == [200.0]
+    with pytest.raises(InputError, match=r"max_root_acceleration\[1\] = -1.0"):
+        AngleChainSet([1, 1], 0.1, 2.0, 0.5, max_root_acceleration=[0.0, -1.0])
+    with pytest.raises(InputError, match=r"max_root_acceleration"):
+        AngleChainSet([1], 0.1, 2.0, 0.5, max_root_acceleration=np.nan)
+
+
+def _shake(solver, roots, fps, seconds, start=0.0, jump=None):
+    """Advances ``solver`` at ``fps``: chain c's root at ``roots(t)[c]``; returns the
+    RootAccelerationWarnings' messages."""
+    n = solver.chain_set.chain_count
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for k in range(int(round(seconds * fps))):
+            t = start + k / fps
+            solver.set_pose(roots(t), np.full(n, -math.pi / 2), np.zeros(solver.chain_set.segment_count))
+            if jump is not None:
+                jump(solver, k)
+            solver.advance(1.0 / fps)
+    return [str(w.message) for w in caught if w.category is RootAccelerationWarning]
+
+
+def shaken(peak):
+    """Two chains, the second's root shaken sideways at 2 Hz with ``peak`` length/s²."""
+    omega = 2.0 * math.pi * 2.0
+    return lambda t: np.array([[0.0, 0.0], [peak / omega ** 2 * (1.0 - math.cos(omega * t)), 0.0]])
+
+
+def test_a_frame_past_a_chains_bound_warns_once_naming_the_chain_until_it_is_quiet_again(backend):
+    cs = AngleChainSet([3, 3], [0.1, 0.1, 0.1] + LENGTHS, F, ZETA, gravity=(0.0, -GRAVITY))
+    solver = Solver(cs, backend=backend)
+    bound = largest_root_acceleration(0.01)
+    assert _shake(solver, shaken(0.5 * bound), 60, 1.0) == []
+    said = _shake(solver, shaken(3.0 * bound), 60, 1.0, start=1.0)  # past it twice a period: said once
+    assert len(said) == 1 and said[0].startswith("chain 1: its root accelerates at ")
+    assert f"more than the {bound:.4g} length/s²" in said[0]
+    assert _shake(solver, lambda t: shaken(0.0)(t) + [0.0, 0.0], 60, 1.5, start=2.0) == []  # quiet 1.5 s
+    assert len(_shake(solver, shaken(3.0 * bound), 60, 0.5, start=3.5)) == 1
+
+
+def test_a_teleport_is_not_judged_but_an_unflagged_jump_is(backend):
+    solver = Solver(tiny_chain(), backend=backend)
+    still = lambda t: np.zeros((1, 2))  # noqa: E731
+    _shake(solver, still, 60, 0.2)
+    far = lambda t: np.array([[10.0, 0.0]])  # noqa: E731
+    flagged = _shake(solver, far, 60, 0.5, jump=lambda s, k: s.teleport() if k == 0 else None)
+    assert flagged == []
+    back = _shake(solver, still, 60, 0.5)
+    assert len(back) == 1 and back[0].startswith("chain 0:")
+
+
+def test_the_watch_sees_the_root_acceleration_the_kernel_integrates_with(monkeypatch):
+    """The host's estimate is the largest |A| of the kernel's substeps (SPEC 3, step 1) on every
+    frame it judges: each target path, frame times that are and are not whole substeps, capped
+    frames, keep_shape and moving teleports, levels of detail switching."""
+    kernel = {}
+    interpolate = reference_angle.ReferenceAngleBackend.interpolate_root
+
+    def spy(self, s, w, span, inv_path_step, chains, first_moving):
+        acceleration = interpolate(self, s, w, span, inv_path_step, chains, first_moving)
+        for c, a in zip(self.order.chain_order[chains], np.linalg.norm(acceleration.astype(np.float64), axis=1)):
+            kernel[int(c)] = max(kernel.get(int(c), 0.0), float(a))
+        return acceleration
+
+    monkeypatch.setattr(reference_angle.ReferenceAngleBackend, "interpolate_root", spy)
+    rng = np.random.default_rng(3)
+    judged = 0
+    for path in ("monotone", "hermite", "linear"):
+        for fps in (60.0, 144.0, 24.0, 3.0):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                solver = Solver(AngleChainSet([2] * 4, 0.1, 3.0, 0.5, gravity=(0, -GRAVITY)), backend="cpu",
+                                target_path=path)
+            solver.set_lod(["full", "half", "full", "full"])
+            estimates = []
+            original = solver._root_watch.observe
+            solver._root_watch.observe = lambda *a, **k: estimates.append(original(*a, **k)) or estimates[-1]
+            for k in range(40):
+                t = k / fps
+                roots = np.stack([0.3 * np.sin(3 * t + np.arange(4)), 0.2 * np.cos(5 * t) + np.arange(4)], 1)
+                roots[2] += 1.0 if k % 13 == 5 else 0.0
+                solver.set_pose(roots, np.zeros(4), np.zeros(8))
+                if k == 12:
+                    solver.teleport([2], keep_shape=True)
+                if k == 15:
+                    solver.teleport([3], moving=True)
+                if k == 20:
+                    solver.set_lod(["half", "full", "frozen", "full"])
+                kernel.clear()
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", RootAccelerationWarning)
+                    solver.advance(1.0 / fps * (1.0 + 0.3 * rng.uniform(-1.0, 1.0)))
+                for c in np.flatnonzero(~np.isnan(estimates[-1])):
+                    assert estimates[-1][c] == pytest.approx(kernel[int(c)], rel=1e-3, abs=1e-3), (path, fps, k, c)
+                    judged += 1
+    assert judged > 300
+
+
+def test_a_restored_solver_remembers_what_it_has_said():
+    cs = AngleChainSet([3, 3], [0.1, 0.1, 0.1] + LENGTHS, F, ZETA, gravity=(0.0, -GRAVITY))
+    bound = largest_root_acceleration(0.01)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        solver = Solver(cs, backend="cpu")
+        fresh = Solver(cs, backend="cpu")
+    assert len(_shake(solver, shaken(3.0 * bound), 60, 0.5)) == 1
+    blob = solver.save_state()
+    restored = Solver.load_state(blob, backend="cpu")
+    fresh.restore(blob)
+    for s in (solver, restored, fresh):  # still past it: nothing more is said
+        assert _shake(s, shaken(3.0 * bound), 60, 0.5, start=0.5) == []
+
+
+def test_a_state_saved_without_the_watch_takes_the_root_path_from_the_restored_state():
+    """A blob saved before the watch was kept restores one on the root path of its records:
+    where the last substep left the root, with the path's and the last substep's velocities."""
+    from gpu_jiggle.sim import state
+
+    cs = AngleChainSet([3, 3], [0.1, 0.1, 0.1] + LENGTHS, F, ZETA, gravity=(0.0, -GRAVITY))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        solver = Solver(cs, backend="cpu")
+        _shake(solver, lambda t: shaken(30.0)(t) + [[5.0, 1.0e4]], 60, 0.4)
+        arrays = state.unpack(solver.save_state())
+        older = state.pack({k: v for k, v in arrays.items() if not k.startswith("input.root_watch.")})
+        restored = Solver.load_state(older, backend="cpu")
+    kept, rebuilt = solver._root_watch, restored._root_watch
+    for name in ("start", "rate", "velocity"):
+        np.testing.assert_allclose(getattr(rebuilt, name), getattr(kept, name), rtol=1e-5, atol=1e-5)
+    assert not rebuilt.moving.any() and not rebuilt.over.any()
