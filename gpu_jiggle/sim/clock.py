@@ -2,7 +2,8 @@
 it had to drop, the path step of a capped frame (:class:`FixedStepClock`, :class:`StepPlan`),
 and the pair of clocks a solver runs, full rate and the half rate of level of detail "half"
 (:class:`FrameClock`, :class:`FramePlan`), which also notices a frame time that looks like
-milliseconds (:meth:`FrameClock.milliseconds_hint`, :class:`FrameTimeWarning`).
+milliseconds (:meth:`FrameClock.milliseconds_hint`, :class:`FrameTimeWarning`), and the
+``stacklevel`` that points a warning at the program's call (:func:`stacklevel_outside_package`).
 
 Source: ``SPEC.md`` section 2 ("Fixed steps, frames and targets").
 """
@@ -257,7 +258,7 @@ class FrameClock:
         caller outside the gpu_jiggle package (the program's ``advance`` or ``Pipeline.step``)."""
         hint = self.milliseconds_hint(frame_dt, call)
         if hint is not None:
-            warnings.warn(hint, FrameTimeWarning, stacklevel=_stacklevel_outside_package())
+            warnings.warn(hint, FrameTimeWarning, stacklevel=stacklevel_outside_package())
 
     def snapshot(self) -> tuple:
         """Everything that decides the next plans: (accumulator, substeps run, dropped time) of
@@ -273,9 +274,13 @@ class FrameClock:
          self.half_pending, self.frames) = snapshot
 
 
-def _stacklevel_outside_package() -> int:
-    """The ``stacklevel`` for ``warnings.warn`` in this function's caller that names the first
-    frame outside the gpu_jiggle package."""
+def stacklevel_outside_package() -> int:
+    """The ``stacklevel`` that makes a ``warnings.warn`` in this function's caller point at the
+    first frame outside the gpu_jiggle package: the program's call (``advance``,
+    ``Pipeline.step``) however deep inside the package the warning is raised.
+
+    Returns: int ≥ 1, for ``warnings.warn(..., stacklevel=stacklevel_outside_package())``.
+    """
     frame, level = sys._getframe(1), 1
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
         frame, level = frame.f_back, level + 1

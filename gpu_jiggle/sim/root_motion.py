@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 
 from . import layouts
-from .clock import _stacklevel_outside_package
+from .clock import stacklevel_outside_package
 from .spring import largest_external_stiffness
 
 __all__ = ["RootAccelerationWarning", "largest_root_accelerations", "RootAccelerationWatch"]
@@ -214,7 +214,7 @@ class RootAccelerationWatch:
             f"max_root_acceleration is {declared[c]:.4g}). Raise max_root_acceleration to have the chain set "
             f"checked for it, lengthen its shortest segments or lower the substep; a cut or respawn is a teleport. "
             f"Said again only after {QUIET_SECONDS:g} s under the bound.", RootAccelerationWarning,
-            stacklevel=_stacklevel_outside_package())
+            stacklevel=stacklevel_outside_package())
 
     def arrays(self) -> dict:
         """The watch as numpy arrays, for a saved state."""
