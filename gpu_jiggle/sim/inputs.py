@@ -135,14 +135,36 @@ def start_tangent(d: np.ndarray, m0s: np.ndarray, path: int) -> np.ndarray:
     the length 3|d|; the others keep m0s."""
     if path != layouts.PATH_MONOTONE or not len(d):
         return m0s
-    dd = np.einsum("ij,ij->i", d, d)
+    dd = _row_dots(d, d)
     moves = dd != 0
-    along = np.einsum("ij,ij->i", m0s, d) / np.where(moves, dd, 1.0)
-    across = m0s - along[:, None] * d
-    aa = np.einsum("ij,ij->i", across, across)
-    long = aa > 9.0 * dd
-    across = np.where(long[:, None], across * np.sqrt(9.0 * dd / np.where(long, aa, 1.0))[:, None], across)
-    return np.where(moves[:, None], np.clip(along, 0.0, 3.0)[:, None] * d + across, 0.0)
+    along = _row_dots(m0s, d) / np.where(moves, dd, 1.0)
+    across = m0s - _scaled_rows(along, d)
+    aa = _row_dots(across, across)
+    long = np.flatnonzero(aa > 9.0 * dd)
+    if long.size:
+        across[long] *= np.sqrt(9.0 * dd[long] / aa[long])[:, None]
+    limited = _scaled_rows(np.clip(along, 0.0, 3.0), d) + across
+    if not moves.all():
+        limited[~moves] = 0.0
+    return limited
+
+
+def _row_dots(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(n,) each row's dot product of (n, k) arrays, in their dtype: written out for k = 2 (the
+    same sum as einsum's, at a tenth of its cost on a few hundred thousand rows), einsum's
+    otherwise."""
+    if a.shape[1] == 2:
+        return a[:, 0] * b[:, 0] + a[:, 1] * b[:, 1]
+    return np.einsum("ij,ij->i", a, b)
+
+
+def _scaled_rows(s: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """``s[:, None] * a`` for (n,) s and (n, k) a, column by column (the same products, at a
+    tenth of the cost of broadcasting over k = 2 or 3)."""
+    out = np.empty_like(a, np.result_type(s, a))  # a's memory order: its columns stay contiguous
+    for column in range(a.shape[1]):
+        np.multiply(s, a[:, column], out=out[:, column])
+    return out
 
 
 @dataclass(frozen=True)
