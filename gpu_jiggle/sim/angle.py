@@ -146,9 +146,12 @@ class AngleSolver(Solver):
                                             layouts.path_kind(self._options))
         if np.any(estimate > 0) or self._root_watch.over.any():
             bounds = self._root_acceleration_bounds()
-            self._root_watch.warn(estimate, np.where(half, bounds[1], bounds[0]),
-                                  np.where(half, self._clock.half.substep, self.substep),
-                                  self._chain_set.max_root_acceleration)
+            if half.any():
+                bound, substep = np.where(half, bounds[1], bounds[0]), np.where(half, self._clock.half.substep,
+                                                                                self.substep)
+            else:  # every chain at its full-rate bound and substep
+                bound, substep = bounds[0], np.broadcast_to(self.substep, half.shape)
+            self._root_watch.warn(estimate, bound, substep, self._chain_set.max_root_acceleration)
 
     def _root_acceleration_bounds(self):
         """(2, C): the largest root acceleration each chain stays stable under at h and 2h,
@@ -196,6 +199,7 @@ class AngleSolver(Solver):
                 state_anchor = validation.coordinates("state anchor", state.array(arrays, "state_anchor",
                                                                                    (cs.chain_count, 2)))
         watch = None  # states saved before the watch was kept have none: it is taken from the restored state
+        lags_saved = False
         if "root_watch.flags" in arrays:
             watch = RootAccelerationWatch(cs.chain_count)
             watch.restore({"start": validation.coordinates("state root_watch.start", state.array(
@@ -204,17 +208,24 @@ class AngleSolver(Solver):
                                arrays, "root_watch." + k, shape)) for k, shape in
                               (("rate", (cs.chain_count, 2)), ("velocity", (cs.chain_count, 2)),
                                ("quiet", (cs.chain_count,)))},
-                           "flags": state.array(arrays, "root_watch.flags", (cs.chain_count,), np.uint8)})
+                           "flags": state.array(arrays, "root_watch.flags", (cs.chain_count,), np.uint8),
+                           **({"path_lag": validation.float_array("state root_watch.path_lag", state.array(
+                               arrays, "root_watch.path_lag", (cs.chain_count,), np.float32))}
+                              if "root_watch.path_lag" in arrays else {})})
+            lags_saved = "root_watch.path_lag" in arrays
 
         def apply():
             self._chain_target, self._local_angle, self._anchor, self._state_anchor = target, local, anchor, state_anchor
             self._wind = wind
             self._root_watch = self._watch_from_state() if watch is None else watch
+            if watch is not None and not lags_saved:  # saved before the watch kept them: the state's
+                self._root_watch.path_lag = self._state_path_lags()
         return apply
 
     def _watch_from_state(self):
         """A :class:`RootAccelerationWatch` on the root path of the backend's state: where
-        the last substep left it, its velocity there and its last substep's (SPEC 3, step 1)."""
+        the last substep left it, its velocity there and its last substep's (SPEC 3, step 1),
+        and the path's lag behind the last frame's time (SPEC 2, "Levels of detail")."""
         watch = RootAccelerationWatch(self._chain_set.chain_count)
         if self._state_anchor is not None:
             records = self._backend.read("chain_state")
@@ -222,7 +233,14 @@ class AngleSolver(Solver):
             watch.rate = records["root_position_rate"].astype(np.float64)
             watch.velocity = records["prev_root_velocity"].astype(np.float64)
             watch.moving = (records["flags"] & layouts.CHAIN_START_MOVING) != 0
+            watch.path_lag = records["path_lag"].astype(np.float32)
         return watch
+
+    def _state_path_lags(self):
+        """(C,) float32: each chain's path_lag in the backend's state (zeros before the first frame)."""
+        if self._state_anchor is None:
+            return np.zeros(self._chain_set.chain_count, np.float32)
+        return self._backend.read("chain_state")["path_lag"].astype(np.float32)
 
     def _inputs_snapshot(self):
         return {"chain_target": None if self._chain_target is None else self._chain_target.copy(),
