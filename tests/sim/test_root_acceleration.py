@@ -201,3 +201,60 @@ def test_a_state_saved_without_the_watch_takes_the_root_path_from_the_restored_s
     for name in ("start", "rate", "velocity"):
         np.testing.assert_allclose(getattr(rebuilt, name), getattr(kept, name), rtol=1e-5, atol=1e-5)
     assert not rebuilt.moving.any() and not rebuilt.over.any()
+
+
+def test_the_warning_points_at_the_programs_call():
+    cs = AngleChainSet([3, 3], [0.1, 0.1, 0.1] + LENGTHS, F, ZETA, gravity=(0.0, -GRAVITY))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        solver = Solver(cs, backend="cpu")
+    roots = shaken(3.0 * largest_root_acceleration(0.01))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for k in range(30):
+            solver.set_pose(roots(k / 60), np.full(2, -math.pi / 2), np.zeros(6))
+            solver.advance(1.0 / 60)
+    said = [w for w in caught if w.category is RootAccelerationWarning]
+    assert len(said) == 1 and said[0].filename == __file__
+
+
+@pytest.mark.parametrize("lags_saved", [True, False])
+def test_a_restored_watch_follows_each_chains_path_time(lags_saved):
+    """At 50 fps (frames that are not whole substeps) with a chain back from frozen and one
+    switched to half rate, a restored solver's watch keeps each chain's path_lag (saved, or
+    taken from the restored state) and judges the next frames as the one that ran on."""
+    from gpu_jiggle.sim import state
+
+    cs = AngleChainSet([2] * 3, 0.1, 3.0, 0.5, gravity=(0.0, -GRAVITY))
+
+    def roots(t):
+        return np.stack([0.3 * np.sin(3 * t + np.arange(3)), 0.2 * np.cos(5 * t) + np.arange(3)], 1)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        solver = Solver(cs, backend="cpu")
+        for k in range(12):
+            solver.set_pose(roots(k / 50), np.zeros(3), np.zeros(6))
+            if k == 3:
+                solver.set_lod(["full", "frozen", "full"])
+            if k == 7:
+                solver.set_lod(["full", "full", "half"])
+            solver.advance(1.0 / 50)
+        arrays = state.unpack(solver.save_state())
+        if not lags_saved:
+            arrays = {k: v for k, v in arrays.items() if k != "input.root_watch.path_lag"}
+        restored = Solver.load_state(state.pack(arrays), backend="cpu")
+    kept_lags = solver._root_watch.path_lag
+    assert np.any(kept_lags != 0)
+    np.testing.assert_array_equal(restored._root_watch.path_lag, kept_lags)
+    seen = {}
+    for s in (solver, restored):
+        original = s._root_watch.observe
+        s._root_watch.observe = lambda *a, _o=original, _s=s, **k: seen.setdefault(id(_s), []).append(_o(*a, **k)) \
+            or seen[id(_s)][-1]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for k in range(12, 20):
+                s.set_pose(roots(k / 50), np.zeros(3), np.zeros(6))
+                s.advance(1.0 / 50)
+    np.testing.assert_allclose(np.array(seen[id(restored)]), np.array(seen[id(solver)]), rtol=1e-6)
