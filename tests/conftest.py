@@ -1,4 +1,5 @@
-"""Shared fixtures: one EGL context for the whole run, and the backend parameter.
+"""Shared fixtures: one EGL context for the whole run (for each pytest-xdist worker under
+`make test`), the backend parameter, and the wheel built once.
 
 Without an OpenGL 4.3 context a GPU test skips locally, but with CI=true it fails: CI has no
 GPU and runs the real shaders on Mesa's llvmpipe, so a missing context there is a broken
