@@ -21,8 +21,11 @@ $(STAMP): pyproject.toml tools/setup-system.sh $(VALIDATOR)/package.json $(VALID
 	npm ci --prefix $(VALIDATOR) --no-audit --no-fund --loglevel=error
 	touch $(STAMP)
 
+# One pytest-xdist worker per logical CPU, each with its own EGL context. worksteal hands each
+# worker a contiguous half of the tests (module fixtures stay mostly on one worker) and lets
+# an idle one take tests from the end of the other's queue.
 test: setup
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n logical --dist worksteal
 
 DEMO_VIDEO := out/demo/fox_run_compare.mp4
 

@@ -1,4 +1,5 @@
-"""Shared fixtures: one EGL context for the whole run, and the backend parameter.
+"""Shared fixtures: one EGL context for the whole run (for each pytest-xdist worker under
+`make test`), the backend parameter, and the wheel built once.
 
 Without an OpenGL 4.3 context a GPU test skips locally, but with CI=true it fails: CI has no
 GPU and runs the real shaders on Mesa's llvmpipe, so a missing context there is a broken
@@ -88,3 +89,35 @@ def rig_data():
         import tomli as tomllib
     with open(FOX_RIG, "rb") as f:
         return tomllib.load(f)
+
+
+@pytest.fixture(scope="session")
+def installed_wheel(tmp_path_factory):
+    """The wheel built from this checkout and installed with ``pip install --target``, once per
+    run: (site folder, the names in the wheel). Tests only read and import from it.
+
+    pip builds in the source tree (build/, the egg-info), which two processes must not write at
+    once: under pytest-xdist the first worker to need the wheel builds it into the run's shared
+    temporary folder, holding a lock there, and the others wait for the lock and reuse it."""
+    import fcntl
+    import subprocess
+    import sys
+    import zipfile
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    run_folder = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        run_folder = run_folder.parent  # shared by this run's workers, and by no other run
+    tmp, site = run_folder / "wheel", run_folder / "wheel" / "site"
+    with open(run_folder / "wheel.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not site.is_dir():
+            subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                            "-w", str(tmp / "dist"), str(root)], check=True, cwd=run_folder)
+            wheel = next((tmp / "dist").glob("gpu_jiggle-*.whl"))
+            subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site),
+                            str(wheel)], check=True, cwd=tmp)
+        wheel = next((tmp / "dist").glob("gpu_jiggle-*.whl"))
+        names = zipfile.ZipFile(wheel).namelist()
+    return site, names

@@ -6,10 +6,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import zipfile
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parent.parent
 
 PROBE = """
 import pathlib, sys
@@ -33,17 +29,10 @@ print("ok", s.backend, glsl.shader_root(), s.angular_velocities(raw=True)[0])
 """
 
 
-def test_installed_wheel_runs_a_gpu_step(tmp_path, gl):
-    dist = tmp_path / "dist"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                    "-w", str(dist), str(ROOT)], check=True, cwd=tmp_path)
-    wheel = next(dist.glob("gpu_jiggle-*.whl"))
-    names = zipfile.ZipFile(wheel).namelist()
+def test_installed_wheel_runs_a_gpu_step(installed_wheel, tmp_path, gl):
+    site, names = installed_wheel
     assert "gpu_jiggle/shaders/sim/angle_chains.comp" in names
     assert "gpu_jiggle/shaders/sim/common.glsl" in names
-    site = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site), str(wheel)],
-                   check=True, cwd=tmp_path)
     env = dict(os.environ, PYTHONPATH=str(site))
     result = subprocess.run([sys.executable, "-c", PROBE, str(site)], cwd=tmp_path, env=env,
                             capture_output=True, text=True, timeout=120)

@@ -6,12 +6,9 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import zipfile
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parent
 
 SHIPPED = ["gpu_jiggle/docs/SPEC.md", "gpu_jiggle/data/__init__.py", "gpu_jiggle/data/fox/Fox.gltf",
            "gpu_jiggle/data/fox/LICENSE.md", "gpu_jiggle/data/fox/fox.toml", "gpu_jiggle/spec.py",
@@ -33,17 +30,11 @@ print("ok", len(rig.chains), spec.find_section("1").title)
 """
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    """The wheel built from this checkout, installed with ``pip install --target``: (site, names in the wheel)."""
-    tmp = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                    "-w", str(tmp / "dist"), str(ROOT.parent)], check=True, cwd=tmp)
-    wheel = next((tmp / "dist").glob("gpu_jiggle-*.whl"))
-    names = zipfile.ZipFile(wheel).namelist()
-    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(tmp / "site"),
-                    str(wheel)], check=True, cwd=tmp)
-    return tmp / "site", names
+@pytest.fixture
+def site(installed_wheel):
+    """The wheel built from this checkout, installed with ``pip install --target`` (once per run,
+    shared with tests/test_wheel.py): (site, names in the wheel)."""
+    return installed_wheel
 
 
 def run_in(site, args):

@@ -21,16 +21,33 @@ def point_segment_distance(p, a, b):
 
 
 def _segment_minimum(distance, a, b):
-    """min over s in [0, 1] of distance(a + s·(b - a)), for a convex distance; (...,)."""
+    """min over s in [0, 1] of distance(a + s·(b - a)), for a convex distance; (...,).
+    ``distance`` takes points (2, ..., 3): each step's two probes go in one call."""
     lo, hi = np.zeros(a.shape[:-1]), np.ones(a.shape[:-1])
+    ab = b - a
+    probes = np.empty((2,) + lo.shape)
     for _ in range(_ITERATIONS):
-        m1, m2 = hi - _GOLDEN * (hi - lo), lo + _GOLDEN * (hi - lo)
-        f1 = distance(a + m1[..., None] * (b - a))
-        f2 = distance(a + m2[..., None] * (b - a))
-        lo, hi = np.where(f1 < f2, lo, m1), np.where(f1 < f2, m2, hi)
+        np.subtract(hi, _GOLDEN * (hi - lo), out=probes[0])
+        np.add(lo, _GOLDEN * (hi - lo), out=probes[1])
+        f = distance(a + probes[..., None] * ab)
+        nearer = f[0] < f[1]
+        lo, hi = np.where(nearer, lo, probes[0]), np.where(nearer, probes[1], hi)
     s = (lo + hi) / 2
     ends = np.minimum(distance(a), distance(b))
     return np.minimum(distance(a + s[..., None] * (b - a)), ends)
+
+
+def _axis_distance(ca, cb):
+    """``point_segment_distance(p, ca, cb)`` as a function of ``p``, with what depends on the
+    segment alone worked out once (the same operations, so the same results)."""
+    axis = cb - ca
+    axis_squared = np.maximum(np.sum(axis * axis, axis=-1), 1e-300)
+
+    def distance(p):
+        t = np.clip(np.add.reduce((p - ca) * axis, axis=-1) / axis_squared, 0.0, 1.0)
+        off = p - (ca + t[..., None] * axis)
+        return np.sqrt(np.add.reduce(off * off, axis=-1))
+    return distance
 
 
 def sphere_segment_depth(centre, radius, a, b):
@@ -43,4 +60,4 @@ def capsule_segment_depth(capsule, a, b):
     """``capsule`` (7,): end points and radius. Its radius minus each segment's distance
     from its axis: how deep each segment [a, b] (..., 3) reaches inside (negative: outside)."""
     ca, cb, r = np.asarray(capsule[:3]), np.asarray(capsule[3:6]), float(capsule[6])
-    return r - _segment_minimum(lambda p: point_segment_distance(p, ca, cb), a, b)
+    return r - _segment_minimum(_axis_distance(ca, cb), a, b)

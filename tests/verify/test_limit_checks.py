@@ -13,14 +13,27 @@ from gpu_jiggle import verify
 LIMIT_TOLERANCE = 1e-5
 
 
+@pytest.fixture(scope="module")
+def check_result():
+    """``check_result(check, backend)``: ``verify.<check>(backend)``, run once for this module;
+    the listing test reads the CPU runs that the checks' own tests made."""
+    results = {}
+
+    def result(check, backend):
+        if (check, backend) not in results:
+            results[check, backend] = getattr(verify, check)(backend)
+        return results[check, backend]
+    return result
+
+
 def _detail(r, start):
     keys = [k for k in r.details if k.startswith(start)]
     assert len(keys) == 1, (start, list(r.details))
     return r.details[keys[0]]
 
 
-def test_cone_limit_check(backend):
-    r = verify.cone_limit(backend)
+def test_cone_limit_check(backend, check_result):
+    r = check_result("cone_limit", backend)
     assert r.passed, (r.figure, r.details)
     assert r.name == "cone_limit" and r.title == "cone limit" and r.bound == "<"
     assert r.figure < LIMIT_TOLERANCE
@@ -32,8 +45,8 @@ def test_cone_limit_check(backend):
     assert _detail(r, "unlimited chain: largest angle off its target") > 0.5
 
 
-def test_inside_colliders_check(backend):
-    r = verify.inside_colliders(backend)
+def test_inside_colliders_check(backend, check_result):
+    r = check_result("inside_colliders", backend)
     assert r.passed, (r.figure, r.details)
     assert r.name == "inside_colliders" and r.title == "inside colliders" and r.bound == "<"
     assert r.figure < LIMIT_TOLERANCE
@@ -43,8 +56,8 @@ def test_inside_colliders_check(backend):
 
 
 @pytest.mark.parametrize("check, kind", [("hinge_limit", "hinge"), ("spherical_limit", "ellipse")])
-def test_joint_frame_limit_checks(backend, check, kind):
-    r = getattr(verify, check)(backend)
+def test_joint_frame_limit_checks(backend, check, kind, check_result):
+    r = check_result(check, backend)
     assert r.passed, (r.figure, r.details)
     assert r.name == check and r.title == check.replace("_", " ") and r.bound == "<"
     assert r.figure < LIMIT_TOLERANCE
@@ -55,13 +68,13 @@ def test_joint_frame_limit_checks(backend, check, kind):
         assert _detail(r, "largest angle off the hinge plane") < LIMIT_TOLERANCE
 
 
-def test_limit_checks_are_listed_and_plotted(tmp_path):
+def test_limit_checks_are_listed_and_plotted(tmp_path, check_result):
     pytest.importorskip("matplotlib")
     exact = verify.CHECKS.index(verify.exact_integrator)
     assert verify.CHECKS[exact + 1:exact + 5] == (verify.cone_limit, verify.inside_colliders, verify.hinge_limit,
                                                   verify.spherical_limit)
-    results = [verify.cone_limit("cpu"), verify.inside_colliders("cpu"), verify.hinge_limit("cpu"),
-               verify.spherical_limit("cpu")]
+    results = [check_result(check, "cpu") for check in ("cone_limit", "inside_colliders", "hinge_limit",
+                                                        "spherical_limit")]
     paths = verify.write_plots(results, tmp_path)
     assert [p.name for p in paths] == ["cone_limit.png", "inside_colliders.png", "hinge_limit.png",
                                        "spherical_limit.png"]
