@@ -2,7 +2,6 @@
 panel, the frame-rate cap and the GPU timer."""
 from __future__ import annotations
 
-import time
 
 import numpy as np
 import pytest
@@ -108,18 +107,34 @@ def test_text_panel_draws_its_lines(gl):
         target.release()
 
 
-def test_frame_limiter_caps_the_rate():
+def test_frame_limiter_caps_the_rate(monkeypatch):
+    """On a fake clock (the sleeps advance it; no real time is waited on): 15 frames at a cap
+    of 144/s start 1/144 s apart, and with no cap the limiter never sleeps."""
+    from gpu_jiggle.app.viewer import timing
+
+    now = [100.0]
+    sleeps = []
+
+    def sleep(seconds):
+        assert seconds > 0, seconds
+        sleeps.append(seconds)
+        now[0] += seconds
+
+    monkeypatch.setattr(timing.time, "perf_counter", lambda: now[0])
+    monkeypatch.setattr(timing.time, "sleep", sleep)
     limiter = FrameLimiter(144)
-    started = time.perf_counter()
+    starts = []
     for _ in range(15):
         limiter.wait()
-    elapsed = time.perf_counter() - started
-    assert elapsed >= 14 / 144 - 0.005
+        starts.append(now[0])
+        now[0] += 0.001  # the frame's own work
+    assert np.allclose(np.diff(starts), 1 / 144, rtol=0, atol=1e-12), np.diff(starts)
+    assert len(sleeps) == 14
     limiter.cap = None
-    started = time.perf_counter()
+    sleeps.clear()
     for _ in range(100):
         limiter.wait()
-    assert time.perf_counter() - started < 0.05
+    assert sleeps == []
 
 
 def test_gpu_timer_reads_past_queries(gl):
