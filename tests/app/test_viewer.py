@@ -2,7 +2,6 @@
 panel, the frame-rate cap and the GPU timer."""
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 
