@@ -210,15 +210,25 @@ void limit_distance(float max_distance, vec3 t, inout vec3 x, inout vec3 v) {
 
 // SPEC 4, step 2, the length step (docs/SPEC.md section 9): x projected onto the sphere of
 // its rest length about its base. v2 with the semi-implicit step: the velocity takes the
-// projection's displacement (v += Δx/h, position-based); v1 (world damping), which adds energy
-// to a segment standing up under gravity with the Euler step, and the exact integrator, whose
-// displacement is not v·h: the velocity along the segment relative to its base removed.
-void enforce_length(float rest_length, vec3 base, vec3 v_base, inout vec3 x, inout vec3 v) {
+// displacement (v += Δx/h, position-based) of the same projection made without what contact
+// moved x and its base without velocity this substep (`pushed`, `pushed_base`), so a base
+// pushed out of a collider carries its tip without flinging it ("Push-out velocity"); `pushed`
+// then becomes what x was moved without velocity, the projection's position less the
+// velocity's. v1 (world damping), which adds energy to a segment standing up under gravity
+// with the Euler step, and the exact integrator, whose displacement is not v·h: the velocity
+// along the segment relative to its base removed.
+void enforce_length(float rest_length, vec3 base, vec3 v_base, vec3 pushed_base, inout vec3 pushed, inout vec3 x,
+                    inout vec3 v) {
     vec3 d = x - base;
     vec3 n = d / max(length(d), MIN_LENGTH);
     vec3 projected = base + n * rest_length;
     if (relative_damping && !exact_integrator) {
-        v = v + (projected - x) / sch.substep;
+        vec3 moving_x = x - pushed;
+        vec3 moving_base = base - pushed_base;
+        vec3 moving_d = moving_x - moving_base;
+        vec3 moving_projected = moving_base + moving_d / max(length(moving_d), MIN_LENGTH) * rest_length;
+        v = v + (moving_projected - moving_x) / sch.substep;
+        pushed = projected - moving_projected;
     } else {
         v = v - dot(v - v_base, n) * n;
     }
@@ -388,6 +398,7 @@ void main() {
         vec3 offset_base = vec3(0.0);
         vec3 parent_animated = vec3(0.0);
         vec3 parent_simulated = vec3(0.0);
+        vec3 pushed_base = vec3(0.0);  // how far contact moved the base without velocity this substep
         for (uint i = 0u; i < chain.segment_count; ++i) {
             uint s = chain.first_segment + i;
             PointSegmentRig rig = segment_rig[s];
@@ -409,18 +420,25 @@ void main() {
             vec3 start = x;  // where the particle was at the start of the substep (swept contact)
             integrate_particle(s, rig, t, t_prev, v_t, carry, chain.gravity.xyz, wind, x, v);
             contact.radius = rig.particle_radius;
+            vec3 pushed = vec3(0.0);  // what contact moved x without velocity
             if (COLLIDERS != 0) {
+                vec3 free_x = x;
+                vec3 free_v = v;
                 collide_near(contact, start, x, v);
+                pushed = (x - free_x) - (v - free_v) * sch.substep;
             }
             limit_distance(rig.max_distance, t, x, v);
-            enforce_length(rig.rest_length, base, v_base, x, v);
+            enforce_length(rig.rest_length, base, v_base, pushed_base, pushed, x, v);
             vec4 frame = vec4(0.0, 0.0, 0.0, 1.0);
             if (rig.limit_kind >= LIMIT_HINGE) {  // the base joint's rotation on its path (nlerp)
                 frame = target_frame(parent_animated, parent_simulated, nlerp(st.last_rotation, joint_rotation[s], alpha));
             }
             limit_angle(rig, frame, base, t, v_t, x, v);
             if (COLLIDERS != 0) {
+                vec3 settled_x = x;
+                vec3 settled_v = v;
                 settle_contact(contact, base_start, start, base, rig.rest_length, x, v);
+                pushed += (x - settled_x) - (v - settled_v) * sch.substep;
             }
             segment_state[s].prev_position = st.position;  // relative to the previous substep's pivot
             segment_state[s].prev_velocity = st.velocity;
@@ -433,6 +451,7 @@ void main() {
             base = x;
             base_start = start;
             v_base = v;
+            pushed_base = pushed;
         }
     }
     if (range.last) {

@@ -341,7 +341,45 @@ void segment_out_of_sphere(vec3 base, vec3 q, float r, float h, vec3 move, inout
     x = cleared;
 }
 
-// Colliders again, keeping the rest length (spheres, capsules, planes), then the segment.
+// SPEC 9, overlapping colliders: a tip that the passes of keep_outside left inside a sphere or
+// capsule (between two, each sliding it into the other) turns about its base, its length kept,
+// straight out of every sphere and capsule within its length of the base (along the sum of
+// their outward normals at the base, which leads away from each of them), its velocity into
+// the one it was in removed. Shallower than CREVICE_DEPTH of r + ρ is rounding, for collide.
+const float CREVICE_DEPTH = 1e-5;
+void turn_out_of_crevice(Contact ct, vec3 base, float rest_length, inout vec3 x, inout vec3 v) {
+    vec3 q_in;
+    float r_in;
+    int inside = deepest_round(ct, x, -1, q_in, r_in);
+    if (inside < 0 || r_in - length(x - q_in) <= CREVICE_DEPTH * r_in) {
+        return;
+    }
+    vec3 direction = vec3(0.0);
+    for (uint k = 0u; k < params.sphere_count + params.capsule_count; ++k) {
+        vec3 qk;
+        float rk;
+        if (local_sphere(k, ct, base, qk, rk)) {
+            vec3 out_k = base - qk;
+            float d = length(out_k);
+            if (d < rk + rest_length) {
+                direction += d > 0.0 ? out_k / d : out_k;
+            }
+        }
+    }
+    float ld = length(direction);
+    if (ld <= MIN_LENGTH) {
+        return;
+    }
+    vec3 turned = base + direction / ld * rest_length;
+    vec3 n = turned - q_in;
+    float ln = length(n);
+    n = ln > 0.0 ? n / ln : n;
+    v = v - min(dot(v, n), 0.0) * n;
+    x = turned;
+}
+
+// Colliders again, keeping the rest length (spheres, capsules, planes), then the segment, then
+// out of a crevice the passes left it in.
 void keep_outside(Contact ct, vec3 base, float rest_length, inout vec3 x, inout vec3 v) {
     for (int pass = 0; pass < CONTACT_PASSES; ++pass) {
         for (uint k = 0u; k < params.sphere_count; ++k) {
@@ -372,6 +410,7 @@ void keep_outside(Contact ct, vec3 base, float rest_length, inout vec3 x, inout 
             }
         }
     }
+    turn_out_of_crevice(ct, base, rest_length, x, v);
 }
 
 // The broad phase's two uses in a substep: collide for a particle near a collider, and, after

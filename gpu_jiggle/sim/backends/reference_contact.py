@@ -18,6 +18,9 @@ from .reference_sweep import sweep_particle, sweep_segment
 
 #: Each contact stage runs over all the colliders this many times (CONTACT_PASSES in the shader).
 CONTACT_PASSES = 2
+#: A tip the segment stage leaves deeper than this fraction of r + ρ inside a sphere or capsule
+#: turns out of the crevice (CREVICE_DEPTH in the shader); shallower is rounding, for ``collide``.
+CREVICE_DEPTH = F(1e-5)
 
 
 class Contact:
@@ -310,7 +313,8 @@ def segment_out_of_sphere(base, q, r, h, move, x, v, active):
 
 
 def keep_outside(ct, rho, base, rest_length, h, x, v):
-    """Colliders again, keeping the rest length (spheres, capsules, planes), then the segment."""
+    """Colliders again, keeping the rest length (spheres, capsules, planes), then the segment,
+    then out of a crevice the passes left it in."""
     for _ in range(CONTACT_PASSES):
         for (active, centre, radius), move in zip(ct.spheres, ct.sphere_moves):
             x, v = slide_out(base, rest_length, centre, radius + rho, x, v, active)
@@ -323,7 +327,32 @@ def keep_outside(ct, rho, base, rest_length, h, x, v):
                 x, v = segment_out_of_sphere(base, q, radius + rho, h, move, x, v, active)
         for active, n, offset in ct.planes:
             x, v = slide_out_of_plane(base, rest_length, n, offset + rho, x, v, active)
-    return x, v
+    return turn_out_of_crevice(ct, rho, base, rest_length, x, v)
+
+
+def turn_out_of_crevice(ct, rho, base, rest_length, x, v):
+    """SPEC 9, overlapping colliders (as ``turn_out_of_crevice`` in the shader): a tip that the
+    passes left inside a sphere or capsule (between two, each sliding it into the other) turns
+    about its base, its length kept, straight out of every sphere and capsule within its
+    length of the base (along the sum of their outward normals at the base, which leads away
+    from each of them), its velocity into the one it was in removed."""
+    if not ct.spheres and not ct.capsules:
+        return x, v
+    inside, q_in, r_in = deepest_round(ct, rho, x, np.full(len(x), -1))
+    inside = np.where(r_in - length(x - q_in) > CREVICE_DEPTH * r_in, inside, -1)  # over rounding
+    if not (inside >= 0).any():
+        return x, v
+    direction = np.zeros_like(x)
+    for q, r, on in zip(*round_colliders(ct, rho, base)):
+        out = base - q
+        d = length(out)
+        direction = direction + np.where((on & (d < r + rest_length))[:, None], safe_divide(out, d), F(0))
+    ld = length(direction)
+    stuck = (inside >= 0) & (ld > MIN_LENGTH)
+    turned = base + safe_divide(direction, ld) * rest_length[:, None]
+    n = safe_divide(turned - q_in, length(turned - q_in))
+    new_v = v - np.minimum(dot(v, n), F(0))[:, None] * n
+    return np.where(stuck[:, None], turned, x), np.where(stuck[:, None], new_v, v)
 
 
 def collide_near(ct, rho, x, v, h=None, start=None):

@@ -253,6 +253,7 @@ class ReferencePointBackend(DepthWalkBackend):
             offset_base = np.zeros_like(pivot)
             parent_animated = np.zeros_like(pivot)
             parent_simulated = np.zeros_like(pivot)
+            pushed_base = np.zeros_like(pivot)  # how far contact moved each base this substep
             for d, (ch, seg) in enumerate(depth):
                 r = rig[seg]
                 last = f.last_offset[seg]
@@ -270,16 +271,21 @@ class ReferencePointBackend(DepthWalkBackend):
                 start = x  # where the particle was at the start of the substep (swept contact)
                 x, v = self.integrate_particle(r, step, t, t_prev, v_t, carry[ch], gravity[ch], wind, h, x, v)
                 ct = contact.rows(ch)
+                free_x, free_v = x, v
                 x, v = collide_near(ct, r["particle_radius"], x, v, h, start)
+                pushed = (x - free_x) - (v - free_v) * h  # what contact moved x without velocity
                 x, v = self.limit_distance(r["max_distance"], t, x, v)
-                x, v = self.enforce_length(r["rest_length"], base[ch], v_base[ch], h, x, v)
+                x, v, pushed = self.enforce_length(r["rest_length"], base[ch], v_base[ch], pushed_base[ch], pushed, h,
+                                                   x, v)
                 frame = None
                 if (r["limit_kind"] >= layouts.LIMIT_HINGE).any():  # the base joint's rotation on its path
                     rotation = nlerp(f.last_rotation[seg], f.rotation_now[seg], alpha)
                     frame = target_frame(parent_animated[ch], parent_simulated[ch], rotation)
                 x, v = limit_angle(r, frame, base[ch], t, v_t, x, v)
+                settled_x, settled_v = x, v
                 x, v = settle_contact(ct, r["particle_radius"], base[ch], r["rest_length"], h, x, v, base_start[ch],
                                       start)
+                pushed_base[ch] = pushed + ((x - settled_x) - (v - settled_v) * h)
                 f.prev_position[seg] = f.position[seg]
                 f.prev_velocity[seg] = f.velocity[seg]
                 f.position[seg] = x
@@ -350,17 +356,24 @@ class ReferencePointBackend(DepthWalkBackend):
         v = np.where(over[:, None], v - np.maximum(dot(v, n), F(0))[:, None] * n, v)
         return x, v
 
-    def enforce_length(self, rest_length, base, v_base, h, x, v):
+    def enforce_length(self, rest_length, base, v_base, pushed_base, pushed, h, x, v):
         """SPEC 4, the length step (as ``enforce_length`` in the shader): x projected onto its
-        length sphere; v2 with the semi-implicit step: v += Δx/h; v1 (world damping) and the
-        exact integrator: the velocity along the segment relative to its base removed
-        (docs/SPEC.md section 9: Δx/h assumes the Euler step's Δx = v·h)."""
+        length sphere; v2 with the semi-implicit step: v += Δx/h, the Δx of the same projection
+        made without what contact moved x and its base without velocity this substep (``pushed``,
+        ``pushed_base`` (n, 3)), so a base pushed out of a collider carries its tip without
+        flinging it (docs/SPEC.md section 9, "Push-out velocity"); v1 (world damping) and the
+        exact integrator: the velocity along the segment relative to its base removed (Δx/h
+        assumes the Euler step's Δx = v·h). Returns x, v and what x was moved without velocity,
+        the projection's position less the velocity's."""
         d = x - base
         n = d / np.maximum(length(d), MIN_LENGTH)[:, None]
         projected = base + n * rest_length[:, None]
         if not self.relative_damping or self.exact:
-            return projected, v - dot(v - v_base, n)[:, None] * n
-        return projected, v + (projected - x) / h
+            return projected, v - dot(v - v_base, n)[:, None] * n, pushed
+        moving_x, moving_base = x - pushed, base - pushed_base
+        d = moving_x - moving_base
+        moving_projected = moving_base + d / np.maximum(length(d), MIN_LENGTH)[:, None] * rest_length[:, None]
+        return projected, v + (moving_projected - moving_x) / h, projected - moving_projected
 
     def end_path(self, f, schedule, alpha, chains, seg):
         """SPEC 2: the paths' x0 and m0 become their value and velocity at the frame's last substep."""
