@@ -132,7 +132,9 @@ CAPSULES = np.array([[-0.9, -0.55, -0.5, -0.3, -0.55, 0.5, 0.25]])
 def particle_contact_only(monkeypatch):
     """The solver's numpy reference with only the contact the peers implement: one pass of
     push-outs (spheres, then capsules) before the length step, the same at frame time; no
-    keep_outside, segment stage, crevices or push-out after the length step (settle_contact)."""
+    keep_outside, segment stage, crevices or push-out after the length step (settle_contact);
+    and the length step's v += Δx/h of its whole Δx (the peers do not take contact's push out
+    of it, docs/SPEC.md section 9, "Push-out velocity")."""
     from gpu_jiggle.sim.backends import reference_contact as contact
     from gpu_jiggle.sim.backends import reference_geometry as geometry
     from gpu_jiggle.sim.backends import reference_point
@@ -145,7 +147,14 @@ def particle_contact_only(monkeypatch):
             x, v = contact.push_out(geometry.closest_on_segment(a, b, x), radius + rho, x, v, active)
         return x, v
 
+    whole_length_step = reference_point.ReferencePointBackend.enforce_length
+
+    def enforce_length(self, rest_length, base, v_base, pushed_base, pushed, h, x, v):
+        none = np.zeros_like(x)
+        return whole_length_step(self, rest_length, base, v_base, none, none, h, x, v)
+
     monkeypatch.setattr(reference_point, "collide_near", one_pass)
+    monkeypatch.setattr(reference_point.ReferencePointBackend, "enforce_length", enforce_length)
     monkeypatch.setattr(reference_point, "settle_contact", lambda ct, rho, base, rest_length, h, x, v, base_start=None, start=None: (x, v))
     monkeypatch.setattr(reference_point, "push_out_of_frame",
                         lambda ct, rho, base, rest_length, x: one_pass(ct, rho, x, np.zeros_like(x))[0])
