@@ -4,7 +4,7 @@ IK, spring rigs, the per-frame pipeline, root motion, baking, and groomed strand
 
 - :mod:`.gltf` (with :mod:`.gltf_io`, :mod:`.gltf_access`, :mod:`.gltf_check`,
   :mod:`.gltf_image`, :mod:`.gltf_draco`): loading a glTF/GLB character safely (see the
-  README's "Untrusted files"), :mod:`.gltf_material` and :mod:`.morph`: materials and morph
+  docs/CHARACTERS.md, "Untrusted files"), :mod:`.gltf_material` and :mod:`.morph`: materials and morph
   targets; :mod:`.skeleton`, :mod:`.animation`, :mod:`.quat`: poses, clips and their sampling;
   :mod:`.keyframes`: a keyframe track for demo bodies; :mod:`.motion`: built-in motions for
   files without clips.

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 #: Invocations per work group (the kernels' ``LOCAL_SIZE`` define) unless a solver is given its
 #: own ``work_group_size``. ``gpu-jiggle bench --work-group-sizes`` measures the choice: on
-#: llvmpipe 64 is as fast as any (README, "Benchmarks").
+#: llvmpipe 64 is as fast as any (docs/PERFORMANCE.md, "Benchmarks").
 LOCAL_SIZE = 64
 #: The most work groups along x that OpenGL 4.3 guarantees (GL_MAX_COMPUTE_WORK_GROUP_COUNT).
 MAX_GROUPS_X = 65535

@@ -1,4 +1,4 @@
-"""``gpu-jiggle bench``: the quick grid runs on both paths and reports what the README's table
+"""``gpu-jiggle bench``: the quick grid runs on both paths and reports what docs/PERFORMANCE.md's table
 shows; its figures hang together (rates from times, memory from the GPU buffers, uploads from
 the records of a frame); bad options are refused before anything runs. Timings are never
 judged here (benchmarks report speed, tests do not assert it)."""

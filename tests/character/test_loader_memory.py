@@ -1,4 +1,4 @@
-"""The loader's memory stays within its budget (README, "Untrusted files"): the peak of
+"""The loader's memory stays within its budget (docs/CHARACTERS.md, "Untrusted files"): the peak of
 loading a file, measured in a child process (Linux's VmHWM, reset before the load) above the
 child's resident size before it, is at
 most 1.5 × ``GltfLimits.max_total_bytes`` for JSON that parses to many objects, a texture

@@ -24,7 +24,7 @@ def test_half_a_million_segments(backend):
 
 def test_a_million_point_segments_on_the_gpu(gl):
     """125,000 strands of 8 segments build, advance and read back (about 200 bytes per
-    segment on the GPU; see the README)."""
+    segment on the GPU; see docs/PERFORMANCE.md)."""
     from gpu_jiggle import PointChainSet
 
     c = 125_000
