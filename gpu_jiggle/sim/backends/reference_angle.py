@@ -170,8 +170,7 @@ class ReferenceAngleBackend(DepthWalkBackend):
         s.root_position_rate[chains] = (s.root_position_pose[chains] - s.last_root_position[chains]) \
             * inv_span[:, None]
         s.root_angle_rate[chains] = wrap_angle(s.root_angle_pose[chains] - s.last_root_angle[chains]) * inv_span
-        rank = np.full(self.chain_count, -1, np.int64)
-        rank[chains] = np.arange(chains.size)
+        rank = self.chain_ranks(chains)
         for ch, seg in self.depth_lists(chains):
             s.local_angle_rate[seg] = wrap_angle(s.local_angle[seg] - s.last_local_angle[seg]) * inv_span[rank[ch]]
 
@@ -188,8 +187,7 @@ class ReferenceAngleBackend(DepthWalkBackend):
         s.last_root_position[chains] = s.last_root_position[chains] + moved
         s.prev_root_position[chains] = s.prev_root_position[chains] + moved
         s.last_root_angle[chains] = wrap_angle(s.last_root_angle[chains] + shift * s.root_angle_rate[chains])
-        rank = np.full(self.chain_count, -1, np.int64)
-        rank[chains] = np.arange(chains.size)
+        rank = self.chain_ranks(chains)
         for ch, seg in self.depth_lists(chains):
             s.last_local_angle[seg] = wrap_angle(s.last_local_angle[seg] + shift[rank[ch]] * s.local_angle_rate[seg])
 

@@ -214,6 +214,14 @@ class DepthWalkBackend:
             setattr(self, name, np.zeros(sizes[per], dtype))
         self.output = FrameOutput({name: (dtype, sizes[per]) for name, (dtype, per) in self.OUTPUTS.items()})
 
+    def chain_ranks(self, chains):
+        """(C,) int64: each sorted chain's row in the subset ``chains`` (a sorted-chain index
+        array), -1 for a chain not in it; per-chain values computed for the subset are read at
+        ``values[chain_ranks(chains)[ch]]``."""
+        rank = np.full(self.chain_count, -1, np.int64)
+        rank[chains] = np.arange(chains.size)
+        return rank
+
     def depth_lists(self, chains=None):
         """(sorted chains, storage positions) per depth: slices for all chains, else arrays for
         the sorted chains ``chains``."""
