@@ -36,15 +36,26 @@ EXIT_COULD_NOT_RUN = 2
 COMMANDS = (verify, info, describe, bake, bake_many, render, play, bench, rig, spec)
 
 
+class ExactOptionParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` that takes options only as spelled in full: ``--prerol 0`` is a
+    usage error naming ``--prerol``, not ``--preroll`` guessed (a guess that a later option
+    such as ``--preroll-frames`` would silently change the meaning of)."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The ``gpu-jiggle`` parser with every command of ``COMMANDS`` registered."""
-    parser = argparse.ArgumentParser(prog="gpu-jiggle", description="Damped-spring secondary motion on the GPU.")
+    """The ``gpu-jiggle`` parser with every command of ``COMMANDS`` registered; no command
+    takes an abbreviated option (:class:`ExactOptionParser`)."""
+    parser = ExactOptionParser(prog="gpu-jiggle", description="Damped-spring secondary motion on the GPU.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     # Its own dest: a command's options (render's --debug draws targets) must not overwrite it.
     parser.add_argument("--debug", dest="show_traceback", action="store_true",
                         help="on an unexpected error, print the full traceback instead of one line "
                              "(give it before the command)")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=ExactOptionParser)
     for command in COMMANDS:
         command.add_command(sub)
     return parser

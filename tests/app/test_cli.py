@@ -102,6 +102,29 @@ def test_no_command_is_a_usage_error():
     assert "usage: gpu-jiggle" in proc.stderr
 
 
+@pytest.mark.parametrize("argv, spelled", [
+    (["bake", "in.glb", "--out", "out.glb", "--prerol", "0"], "--prerol"),
+    (["render", "in.glb", "--out", "out.mp4", "--fp", "30"], "--fp"),
+    (["verify", "--back", "cpu"], "--back"),
+])
+def test_an_abbreviated_option_is_a_usage_error_naming_it(argv, spelled, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        cli.parse(cli.build_parser(), argv)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert f"unrecognized arguments: {spelled}" in err
+    assert "did you mean --" in err
+
+
+def test_a_demo_takes_no_abbreviated_option(capsys):
+    from gpu_jiggle.app.viewer.args import demo_parser
+    parser = demo_parser("A demo.")
+    full = next(o for o in parser._option_string_actions if o.startswith("--") and len(o) > 4)
+    with pytest.raises(SystemExit):
+        parser.parse_args([full[:-1]])
+    assert "unrecognized arguments" in capsys.readouterr().err
+
+
 def test_failed_check_exits_1(monkeypatch, tmp_path, capsys):
     from gpu_jiggle.verify import CheckResult, runner
 

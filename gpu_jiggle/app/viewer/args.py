@@ -130,7 +130,7 @@ def demo_parser(doc: str, **options):
     (``options`` go to it)."""
     import argparse
 
-    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0],
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0], allow_abbrev=False,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     add_arguments(parser, **options)
     return parser
