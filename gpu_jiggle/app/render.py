@@ -282,7 +282,7 @@ def add_command(sub) -> None:
     p.add_argument("--seconds", type=float, default=4.0, metavar="S", help="seconds of animation (default 4)")
     p.add_argument("--fps", type=float, default=30.0, metavar="F", help="frames per second (default 30)")
     p.add_argument("--out", required=True, metavar="FILE",
-                   help="output: .mp4 (H.264), .gif, or a folder (no suffix) for frame_NNNN.png")
+                   help="output: .mp4 (H.264), .gif, or a folder for frame_NNNN.png (no suffix, or ending in /)")
     p.add_argument("--compare", action="store_true",
                    help="side by side: without springs (left), with (right); needs a rig with chains")
     p.add_argument("--size", type=size, default=None, metavar="WxH",

@@ -70,15 +70,20 @@ FFMPEG_MESSAGE_BYTES = 2000
 
 
 def output_kind(path) -> str:
-    """``"mp4"``, ``"gif"`` or ``"png"`` (a folder: no suffix, or an existing folder) for
-    ``path``. ValueError for another suffix (the message starts with the path)."""
-    path = Path(path)
+    """``"mp4"``, ``"gif"`` or ``"png"`` (a folder: no suffix, an existing folder, or a path
+    given with a trailing ``/``, such as ``frames.v1/``) for ``path`` (str or path-like).
+    ValueError for another suffix (the message starts with the path and says how to name a
+    folder with a suffix)."""
+    text = os.fspath(path)
+    as_folder = isinstance(text, str) and text.endswith(("/", os.sep))
+    path = Path(text)
     suffix = path.suffix.lower()
-    if suffix in VIDEO_SUFFIXES:
+    if suffix in VIDEO_SUFFIXES and not as_folder:
         return suffix[1:]
-    if path.is_dir() or not suffix:
+    if as_folder or path.is_dir() or not suffix:
         return "png"
-    raise ValueError(f"{path}: expected a .mp4 or .gif file, or a folder for PNG frames")
+    raise ValueError(f"{path}: expected a .mp4 or .gif file, or a folder for PNG frames "
+                     f"(a new folder whose name has a suffix is given with a trailing '/': {path}/)")
 
 
 def _temporary(path: Path) -> Path:
@@ -139,8 +144,8 @@ class FrameWriter:
     """
 
     def __init__(self, path, size, fps: float, palette_from=None):
+        self.kind = output_kind(path)  # before Path() drops a trailing '/'
         self.path = Path(path)
-        self.kind = output_kind(self.path)
         width, height = (int(v) for v in size)
         fps = float(fps)
         if width < 1 or height < 1:

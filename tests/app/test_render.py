@@ -222,6 +222,8 @@ def test_output_kinds(tmp_path):
     assert output_kind(tmp_path / "a.GIF") == "gif"
     assert output_kind(tmp_path / "frames") == "png"
     assert output_kind(tmp_path) == "png"
+    assert output_kind(f"{tmp_path / 'frames.v1'}/") == "png"   # a new folder with a suffix
+    assert output_kind(f"{tmp_path / 'clip.mp4'}/") == "png"
     with pytest.raises(ValueError, match=r"expected a \.mp4 or \.gif file, or a folder"):
         output_kind(tmp_path / "a.avi")
 
