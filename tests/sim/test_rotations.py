@@ -233,3 +233,24 @@ def test_an_axis_code_keeps_the_axis_and_zero_means_none():
     assert np.allclose(np.linalg.norm(back, axis=1), 1.0, atol=1e-6)
     assert (axis_code(np.zeros((2, 3), np.float32)) == 0).all()
     assert (axis_from_code(np.zeros((2, 2), np.float32)) == 0).all()
+
+
+@pytest.mark.parametrize("keep_shape", [True, False])
+def test_a_teleport_turns_the_carried_axes_with_the_body_or_keeps_them(backend, keep_shape):
+    """Mid-sweep 0.1° from antiparallel (the carried axes in use), the body jumps 3 units and
+    turns 90° about an oblique axis (joint rotations given). keep_shape turns the chain and
+    so every carried axis with it (as lines, within 1e-5 rad); a snap keeps them as they were."""
+    solver, axis, held = _child_sweep(backend, "x", range(-40, -4))
+    before = _carried_axes(solver).astype(np.float64)
+    turn = quat_about((1.0, 2.0, 2.0), np.pi / 2)
+    animated = rotate(quat_about(axis, np.pi + np.radians(0.02) * -5), held)  # the last pose
+    joints = rotate(turn, np.outer(np.arange(3), animated)) + [3.0, 0.0, 0.0]
+    solver.teleport(keep_shape=keep_shape)
+    solver.set_pose(joints, joint_rotations=np.tile(turn, (3, 1)))
+    solver.advance(0.0)
+    after = _carried_axes(solver).astype(np.float64)
+    carried = np.linalg.norm(before, axis=-1) > 0
+    assert carried.sum() >= 5
+    expected = rotate(turn, before[carried]) if keep_shape else before[carried]
+    between = angle_between(after[carried], expected)
+    assert np.minimum(between, np.pi - between).max() < 1e-5  # as lines: a carried axis's sign is free
