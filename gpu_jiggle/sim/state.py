@@ -20,8 +20,10 @@ A blob is not trusted (:func:`unpack`): its members must be stored uncompressed,
 ``save_state`` writes them, under known names, each ``.npy`` header's shape and dtype must
 account for exactly the member's bytes, so reading it takes no more memory than its own size;
 the record sizes are checked against the header's segment counts before a chain set or a
-solver is built (:meth:`Solver.load_state <gpu_jiggle.Solver.load_state>`), and every value
-goes through the checks of the public call that sets it.
+solver is built (:meth:`Solver.load_state <gpu_jiggle.Solver.load_state>`), every float in
+them must be finite, the axes point segments carry in their w components must be valid codes
+(:func:`axis_codes`), and every other value goes through the checks of the public call that
+sets it.
 """
 from __future__ import annotations
 
