@@ -99,8 +99,8 @@ AXIS_CODE_SHIFT = F(layouts.AXIS_CODE_SHIFT)
 def axis_code(n):
     """The codes (..., 2) of carried axes n (..., 3), unit or 0, as ``axis_code`` in the shader
     (SPEC 9, "Swings"): the octahedral code, n over |x| + |y| + |z| with the lower half folded
-    out onto the square's corners (Meyer et al., "On floating-point normals", 2010), its first
-    component plus AXIS_CODE_SHIFT; (0, 0) for n = 0, none carried yet."""
+    out onto the square's corners (Meyer et al., "On Floating-Point Normal Vectors", 2010),
+    its first component plus AXIS_CODE_SHIFT; (0, 0) for n = 0, none carried yet."""
     l1 = np.abs(n[..., 0]) + np.abs(n[..., 1]) + np.abs(n[..., 2])
     p = n[..., :2] / np.where(l1 == F(0), F(1), l1)[..., None]
     folded = (F(1) - np.abs(p[..., ::-1])) * np.where(p >= F(0), F(1), F(-1))
