@@ -69,8 +69,10 @@ def from_axis_angle(axis, angle) -> np.ndarray:
 def between(u, v) -> np.ndarray:
     """(..., 4) the smallest rotation taking direction u onto direction v (any lengths > 0).
 
-    Opposite directions (u·v < -0.9999 after normalising) give a half turn about an axis
-    perpendicular to u, as SPEC section 4 does for segment rotations.
+    Nearly opposite directions (u·v < -0.9999 after normalising), where ``(u × v, 1 + u·v)``
+    loses its digits, are turned as SPEC section 4 turns them: the half turn about the unit
+    axis u × v (an axis perpendicular to u where that vanishes), then the smallest rotation
+    taking -u onto v, which is exact up to antiparallel.
     """
     u = np.asarray(u, np.float64)
     v = np.asarray(v, np.float64)
@@ -81,10 +83,17 @@ def between(u, v) -> np.ndarray:
     opposite = d[..., 0] < -0.9999
     if np.any(opposite):
         uo = np.broadcast_to(u, q[..., :3].shape)[opposite]
+        vo = np.broadcast_to(v, q[..., :3].shape)[opposite]
+        axis = np.cross(uo, vo)
+        size = np.linalg.norm(axis, axis=-1, keepdims=True)
         helper = np.where(np.abs(uo[:, :1]) < 0.9, [[1.0, 0.0, 0.0]], [[0.0, 1.0, 0.0]])
-        axis = np.cross(uo, helper)
+        across = np.cross(uo, helper)
+        across /= np.linalg.norm(across, axis=-1, keepdims=True)
+        axis = np.where(size > 1e-12, axis / np.maximum(size, 1e-300), across)
+        axis -= np.sum(axis * uo, axis=-1, keepdims=True) * uo  # across u to the last digit
         axis /= np.linalg.norm(axis, axis=-1, keepdims=True)
-        q[opposite] = np.concatenate([axis, np.zeros((len(axis), 1))], axis=-1)
+        small = normalize(np.concatenate([np.cross(-uo, vo), 1.0 - d[opposite]], axis=-1))
+        q[opposite] = multiply(small, np.concatenate([axis, np.zeros((len(axis), 1))], axis=-1))
     return normalize(q)
 
 

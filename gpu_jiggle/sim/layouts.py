@@ -113,14 +113,27 @@ LIMIT_NONE, LIMIT_CONE, LIMIT_HINGE, LIMIT_SPHERICAL = 0, 1, 2, 3
 #: segment's base (identity when the pose gives none).
 POINT_JOINT_ROTATION = np.dtype(("<f4", (4,)))
 
-#: Per point segment, dynamic (xyz used, w 0), relative to the chain's pivot: the tip, its
-#: world velocity, the same one substep earlier, the tip's target offset path (x0, and m0 per
-#: second of target path), t_prev, its target at the last substep, and (x, y, z, w) the
-#: base joint's animated rotation at the last substep (the start of its nlerp path).
+#: Per point segment, dynamic (xyz), relative to the chain's pivot: the tip, its world
+#: velocity, the same one substep earlier, the tip's target offset path (x0, and m0 per second
+#: of target path), t_prev, its target at the last substep, and (x, y, z, w) the base joint's
+#: animated rotation at the last substep (the start of its nlerp path). The w of the first six
+#: hold the unit axes carried over from the last evaluation of the segment's rotations built
+#: from two directions (SPEC 4, step 2, ``turn_axis``), two floats each
+#: (:data:`AXIS_CODE_FIELDS`); target's w is 0.
 POINT_SEGMENT_STATE = _struct([("position", "<f4", (4,)), ("velocity", "<f4", (4,)),
                                ("prev_position", "<f4", (4,)), ("prev_velocity", "<f4", (4,)),
                                ("last_offset", "<f4", (4,)), ("offset_rate", "<f4", (4,)),
                                ("target", "<f4", (4,)), ("last_rotation", "<f4", (4,))], 128)
+#: The axes a point segment carries and the two POINT_SEGMENT_STATE fields whose w hold each
+#: one's code (SPEC 9, "Swings": octahedral, its first component plus AXIS_CODE_SHIFT; (0, 0),
+#: what a zeroed record holds, for none carried yet): its bend (animated direction onto
+#: simulated) at the last substep; at the last frame's output its swing (animated direction
+#: onto the output's) and its world rotation's turn (target direction onto the output's).
+AXIS_CODE_FIELDS = {"bend": ("position", "velocity"), "swing": ("last_offset", "offset_rate"),
+                    "world": ("prev_position", "prev_velocity")}
+#: Added to a code's first component, so that a valid code has it in [1, 3] (its second in
+#: [-1, 1]) and (0, 0) lies outside.
+AXIS_CODE_SHIFT = 2.0
 
 #: Per point chain, dynamic (xyz, relative to the chain's anchor): p_prev and the pivot's path
 #: (x0, m0); CHAIN_* flags; path_lag, the seconds from the chain's last substep (where its

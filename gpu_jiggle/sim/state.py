@@ -20,8 +20,10 @@ A blob is not trusted (:func:`unpack`): its members must be stored uncompressed,
 ``save_state`` writes them, under known names, each ``.npy`` header's shape and dtype must
 account for exactly the member's bytes, so reading it takes no more memory than its own size;
 the record sizes are checked against the header's segment counts before a chain set or a
-solver is built (:meth:`Solver.load_state <gpu_jiggle.Solver.load_state>`), and every value
-goes through the checks of the public call that sets it.
+solver is built (:meth:`Solver.load_state <gpu_jiggle.Solver.load_state>`), every float in
+them must be finite, the axes point segments carry in their w components must be valid codes
+(:func:`axis_codes`), and every other value goes through the checks of the public call that
+sets it.
 """
 from __future__ import annotations
 
@@ -31,10 +33,10 @@ import zipfile
 
 import numpy as np
 
-from . import validation
+from . import layouts, validation
 
 #: The layout of the blob; a change to what is saved increments it.
-STATE_FORMAT = 4
+STATE_FORMAT = 5
 #: The docs/SPEC.md version whose model the solvers implement.
 SPEC_VERSION = 2
 
@@ -246,7 +248,27 @@ def records(arrays: dict, dtypes: dict, sizes: dict) -> dict:
         for field in dtype.names or ():
             if dtype[field].base.kind == "f":
                 validation.float_array(f"state {name}.{field}", out[name][field])
+        if dtype == layouts.POINT_SEGMENT_STATE:
+            axis_codes(out[name], f"state {name}")
     return out
+
+
+def axis_codes(segment_state: np.ndarray, where: str = "segment_state") -> None:
+    """Check the axes point segments carry in their state's w components (SPEC 9, "Swings";
+    :data:`~gpu_jiggle.sim.layouts.AXIS_CODE_FIELDS`): each code (0, 0), none carried, or a
+    first component in [AXIS_CODE_SHIFT - 1, AXIS_CODE_SHIFT + 1] and a second in [-1, 1]
+    (the octahedral square); target's w 0. ``segment_state`` (S,) POINT_SEGMENT_STATE, finite.
+
+    Raises: ValueError (an InputError) naming the field, the segment and its value."""
+    shift = layouts.AXIS_CODE_SHIFT
+    for first, second in layouts.AXIS_CODE_FIELDS.values():
+        a, b = segment_state[first][:, 3], segment_state[second][:, 3]
+        validation.require(f"{where}.{first}[:, 3]", a, (a == 0) | ((a >= shift - 1) & (a <= shift + 1)),
+                           f"0 (no axis carried) or a carried axis's code in [{shift - 1:g}, {shift + 1:g}]")
+        validation.require(f"{where}.{second}[:, 3]", b, np.where(a == 0, b == 0, (b >= -1) & (b <= 1)),
+                           f"a carried axis's code in [-1, 1], or 0 where {first}'s w is 0 (no axis carried)")
+    target = segment_state["target"][:, 3]
+    validation.require(f"{where}.target[:, 3]", target, target == 0, "0 (unused)")
 
 
 def clock(arrays: dict, length: int) -> tuple:

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..sim.chains import PointChainSet
 from ..sim.solver import Solver
-from .limits import GRAVITY, LIMIT_TOLERANCE, PRESSED, SPIN_HZ, turned
+from .limits import GRAVITY, HALF_TURN_COSINE, LIMIT_TOLERANCE, PRESSED, SPIN_HZ, turn_axis, turned
 from .result import CheckResult
 
 COUNTS = (4, 6, 3, 5)
@@ -42,25 +42,27 @@ def _quat_multiply(a, b):
     return np.concatenate([xyz, a[:, 3:] * b[:, 3:] - np.sum(a[:, :3] * b[:, :3], axis=1, keepdims=True)], axis=1)
 
 
-def _between(u, w):
-    """(n, 4) smallest rotations taking unit u onto unit w (n, 3) (a half turn where opposite)."""
+def _between(u, w, axis):
+    """(n, 4) R(u → w) for unit u, w (n, 3) (SPEC 4, step 2): for u·w >= HALF_TURN_COSINE the
+    smallest rotation taking u onto w; below, the smallest rotation taking -u onto w times
+    the half turn about ``axis`` (:func:`~gpu_jiggle.verify.limits.turn_axis`)."""
     c = np.sum(u * w, axis=1, keepdims=True)
-    q = np.concatenate([np.cross(u, w), 1.0 + c], axis=1)
-    flip = c[:, 0] < -0.9999
-    if flip.any():
-        other = np.where(np.abs(u[flip, :1]) < 0.9, [[1.0, 0.0, 0.0]], [[0.0, 1.0, 0.0]])
-        q[flip] = np.concatenate([np.cross(u[flip], other), np.zeros((int(flip.sum()), 1))], axis=1)
-    return q / np.linalg.norm(q, axis=1, keepdims=True)
+    wide = c < HALF_TURN_COSINE
+    q = np.concatenate([np.cross(np.where(wide, -u, u), w), 1.0 + np.where(wide, -c, c)], axis=1)
+    q /= np.linalg.norm(q, axis=1, keepdims=True)
+    half = np.concatenate([axis, np.zeros((len(axis), 1))], axis=1)
+    return np.where(wide, _quat_multiply(q, half), q)
 
 
 def _unit(x):
     return x / np.linalg.norm(x, axis=1, keepdims=True)
 
 
-def limit_coordinates(cs: PointChainSet, joints, pose, rotations):
+def limit_coordinates(cs: PointChainSet, joints, pose, rotations, carried=None):
     """Per segment (S,): the angle about the limit axis n from the target direction a (θ, the
     hinge's coordinate), the sine of the angle off the plane across n (u·n), and the swing
-    vector (S, 2) = θ_a·(u·(n × a), u·n)/|…|, rad, float64. ``rotations`` (J, 4) the pose's."""
+    vector (S, 2) = θ_a·(u·(n × a), u·n)/|…|, rad, float64. ``rotations`` (J, 4) the pose's;
+    ``carried`` the parent bends' half-turn axes at the last call ((S, 3), updated) or None."""
     joints, pose = np.asarray(joints, np.float64), np.asarray(pose, np.float64)
     bases = np.concatenate([np.arange(f, f + n) for f, n in zip(cs.first_joint, cs.segment_counts)])
     animated = pose[bases + 1] - pose[bases]
@@ -68,11 +70,14 @@ def limit_coordinates(cs: PointChainSet, joints, pose, rotations):
     child = np.concatenate([np.arange(n) > 0 for n in cs.segment_counts])
     parent = bases[child] - 1
     parent_animated, parent_simulated = _unit(pose[parent + 1] - pose[parent]), _unit(joints[parent + 1] - joints[parent])
+    carried = np.zeros((cs.segment_count, 3)) if carried is None else carried
+    parent_segment = np.flatnonzero(child) - 1
+    turn, carried[parent_segment] = turn_axis(parent_animated, parent_simulated, carried[parent_segment])
     a = animated.copy()
-    a[child] = turned(parent_animated, parent_simulated, animated[child])
+    a[child] = turned(parent_animated, parent_simulated, animated[child], turn)
     a = _unit(a)
     frame = np.asarray(rotations, np.float64)[bases]
-    frame[child] = _quat_multiply(_between(parent_animated, parent_simulated), frame[child])
+    frame[child] = _quat_multiply(_between(parent_animated, parent_simulated, turn), frame[child])
     axis = _quat_rotate(frame, cs.limit_axis)
     n = _unit(axis - np.sum(axis * a, axis=1, keepdims=True) * a)
     side = np.cross(n, a)
@@ -85,11 +90,11 @@ def limit_coordinates(cs: PointChainSet, joints, pose, rotations):
     return theta, off, swing
 
 
-def excess(cs: PointChainSet, joints, pose, rotations) -> np.ndarray:
+def excess(cs: PointChainSet, joints, pose, rotations, carried=None) -> np.ndarray:
     """(S,) the angle by which each segment lies outside its hinge (off the plane, or beyond
     the range) or its spherical limit (along the ellipse's radius; for a limit of 0 about
     one axis, off that arc), rad; -inf for a segment without either."""
-    theta, off, swing = limit_coordinates(cs, joints, pose, rotations)
+    theta, off, swing = limit_coordinates(cs, joints, pose, rotations, carried)
     out = np.full(cs.segment_count, -np.inf)
     hinge = np.isfinite(cs.hinge_limit[:, 0])
     lo, hi = cs.hinge_limit[:, 0], cs.hinge_limit[:, 1]
@@ -120,6 +125,7 @@ def _drive(backend: str, **limits):
                             for c, n in enumerate(counts)])
     rng = np.random.default_rng(11)
     times, raw, read, coordinates = [], [], [], []
+    carried = np.zeros((2, cs.segment_count, 3))  # the parent bends' half-turn axes: raw, read back
     with Solver(cs, backend=backend, max_substeps=1) as solver:
         for k in range(int(round(SECONDS / solver.substep)) + 1):
             angle = 2.0 * math.pi * SPIN_HZ * k * solver.substep
@@ -133,10 +139,10 @@ def _drive(backend: str, **limits):
             solver.set_pose(pose, rotations)
             if solver.advance(0.0 if k == 0 else solver.substep):
                 times.append(k * solver.substep)
-                raw.append(excess(cs, solver.positions(raw=True), pose, rotations))
+                raw.append(excess(cs, solver.positions(raw=True), pose, rotations, carried[0]))
                 joints = solver.positions()
-                read.append(excess(cs, joints, pose, rotations))
-                coordinates.append(limit_coordinates(cs, joints, pose, rotations))
+                read.append(excess(cs, joints, pose, rotations, carried[1]))
+                coordinates.append(limit_coordinates(cs, joints, pose, rotations, carried[1].copy()))
     return np.asarray(times), np.asarray(raw), np.asarray(read), cs, coordinates
 
 

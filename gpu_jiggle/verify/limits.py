@@ -46,39 +46,78 @@ WIND = {"acceleration": [2.0, 0.0, 1.0], "gust_amplitude": 6.0, "gust_wave_vecto
         "gust_frequency": 1.3}
 
 
-def turned(u, w, a) -> np.ndarray:
-    """Each a (n, 3) turned by the smallest rotation taking unit u (n, 3) onto unit w (n, 3),
-    float64: ``a·c + v × a + v·(v·a)/(1 + c)`` with v = u × w, c = u·w; where u and w are
-    opposite (c < -0.9999) the half turn about an axis perpendicular to u."""
-    u, w, a = (np.asarray(x, np.float64) for x in (u, w, a))
-    c = np.sum(u * w, axis=1, keepdims=True)
+#: SPEC 4, step 2: within this sine of antiparallel R(u → w)'s half turn leans on the axis
+#: carried over from an earlier evaluation.
+TURN_AXIS_BLEND = 0.014142
+#: SPEC 4, step 2: below this u·w (where |u × w| = TURN_AXIS_BLEND) R(u → w) is built on the
+#: half turn.
+HALF_TURN_COSINE = -0.9999
+
+
+def turn_axis(u, w, carried):
+    """SPEC 4, step 2, float64 rows (n, 3), u and w unit: the axis of the half turn R(u → w)
+    is built on past a right angle, u × w plus the carried axis (its sign along u × w) times
+    TURN_AXIS_BLEND - |u × w| where that is positive, made perpendicular to u and unit (an
+    axis perpendicular to u where it vanishes); and the axis to carry on: ``carried`` (its sign
+    along u × w) where |u × w| <= TURN_AXIS_BLEND, turned towards u × w (unit) by
+    (|u × w|/TURN_AXIS_BLEND - 1) of the way and normalised up to twice that, u × w beyond and,
+    past a right angle, where none was carried (0); ``carried`` also where u·w >= 0.
+    Returns (axis, carried)."""
+    u, w, carried = (np.asarray(x, np.float64) for x in (u, w, carried))
     v = np.cross(u, w)
-    near = 1.0 + c
-    out = a * c + np.cross(v, a) + v * (np.sum(v * a, axis=1, keepdims=True) / np.where(near > 1e-4, near, 1.0))
-    flip = c[:, 0] < -0.9999
-    if flip.any():
-        other = np.where(np.abs(u[flip, :1]) < 0.9, [[1.0, 0.0, 0.0]], [[0.0, 1.0, 0.0]])
-        axis = np.cross(u[flip], other)
-        axis /= np.linalg.norm(axis, axis=1, keepdims=True)
-        out[flip] = 2.0 * np.sum(axis * a[flip], axis=1, keepdims=True) * axis - a[flip]
-    return out
+    lv = np.linalg.norm(v, axis=1, keepdims=True)
+    sign = np.where(np.sum(carried * v, axis=1, keepdims=True) < 0, -1.0, 1.0)
+    n = v + sign * np.maximum(TURN_AXIS_BLEND - lv, 0.0) * carried
+    n -= np.sum(n * u, axis=1, keepdims=True) * u
+    ln = np.linalg.norm(n, axis=1, keepdims=True)
+    other = np.where(np.abs(u[:, :1]) < 0.9, [[1.0, 0.0, 0.0]], [[0.0, 1.0, 0.0]])
+    perpendicular = np.cross(u, other)
+    perpendicular /= np.linalg.norm(perpendicular, axis=1, keepdims=True)
+    n = np.where(ln < 1e-6, perpendicular, n / np.where(ln < 1e-6, 1.0, ln))
+    renew = np.clip(lv / TURN_AXIS_BLEND - 1.0, 0.0, 1.0)
+    renew = np.where((np.sum(u * w, axis=1, keepdims=True) < 0) & ~carried.any(axis=1, keepdims=True) & (lv >= 1e-6),
+                     1.0, renew)
+    k = renew * v / np.where(lv > 0, lv, 1.0) + (1.0 - renew) * sign * carried
+    lk = np.linalg.norm(k, axis=1, keepdims=True)
+    used = np.sum(u * w, axis=1, keepdims=True) < 0
+    return n, np.where(used, k / np.where(lk > 0, lk, 1.0), carried)
+
+
+def turned(u, w, a, axis) -> np.ndarray:
+    """Each a (n, 3) turned by R(u → w) (SPEC 4, step 2), unit u and w (n, 3), float64: for
+    u·w >= 0 the smallest rotation taking u onto w, ``a·c + v × a + v·(v·a)/(1 + c)`` with
+    v = u × w, c = u·w, down to u·w = HALF_TURN_COSINE; below, the half turn about ``axis``
+    (:func:`turn_axis`) then the smallest rotation taking -u onto w."""
+    u, w, a, axis = (np.asarray(x, np.float64) for x in (u, w, a, axis))
+    c = np.sum(u * w, axis=1, keepdims=True)
+    wide = c < HALF_TURN_COSINE
+    a = np.where(wide, 2.0 * np.sum(axis * a, axis=1, keepdims=True) * axis - a, a)
+    u, c = np.where(wide, -u, u), np.where(wide, -c, c)
+    v = np.cross(u, w)
+    return a * c + np.cross(v, a) + v * (np.sum(v * a, axis=1, keepdims=True) / (1.0 + c))
 
 
 def _unit(x) -> np.ndarray:
     return x / np.linalg.norm(x, axis=1, keepdims=True)
 
 
-def off_target(cs: PointChainSet, joints, pose) -> np.ndarray:
+def off_target(cs: PointChainSet, joints, pose, carried=None) -> np.ndarray:
     """The angle of every segment off its target direction, rad, (segments,), from joint
-    positions ``joints`` and the pose ``pose`` (joints, 3), float64."""
+    positions ``joints`` and the pose ``pose`` (joints, 3), float64. ``carried``: the parent
+    bends' half-turn axes at the last call (:func:`turn_axis`; (segments, 3), updated), or
+    None for none."""
     joints, pose = np.asarray(joints, np.float64), np.asarray(pose, np.float64)
     bases = np.concatenate([np.arange(f, f + n) for f, n in zip(cs.first_joint, cs.segment_counts)])
     animated, simulated = pose[bases + 1] - pose[bases], joints[bases + 1] - joints[bases]
     child = np.concatenate([np.arange(n) > 0 for n in cs.segment_counts])
     parent = bases[child] - 1
     target = animated.copy()
-    target[child] = turned(_unit(pose[parent + 1] - pose[parent]), _unit(joints[parent + 1] - joints[parent]),
-                           animated[child])
+    parent_animated = _unit(pose[parent + 1] - pose[parent])
+    parent_simulated = _unit(joints[parent + 1] - joints[parent])
+    carried = np.zeros((cs.segment_count, 3)) if carried is None else carried
+    parent_segment = np.flatnonzero(child) - 1
+    axis, carried[parent_segment] = turn_axis(parent_animated, parent_simulated, carried[parent_segment])
+    target[child] = turned(parent_animated, parent_simulated, animated[child], axis)
     sine = np.linalg.norm(np.cross(target, simulated), axis=1)
     return np.arctan2(sine, np.sum(target * simulated, axis=1))
 
@@ -105,14 +144,15 @@ def cone_limit(backend: str) -> CheckResult:
                             for c, n in enumerate(counts)])
     rng = np.random.default_rng(11)
     times, raw, read = [], [], []
+    carried = np.zeros((2, cs.segment_count, 3))  # the parent bends' half-turn axes: raw, read back
     with Solver(cs, backend=backend, max_substeps=1) as solver:
         for k in range(int(round(CONE_SECONDS / solver.substep)) + 1):
             pose = _spun_pose(pose0, k, solver.substep, rng)
             solver.set_pose(pose)
             if solver.advance(0.0 if k == 0 else solver.substep):
                 times.append(k * solver.substep)
-                raw.append(off_target(cs, solver.positions(raw=True), pose))
-                read.append(off_target(cs, solver.positions(), pose))
+                raw.append(off_target(cs, solver.positions(raw=True), pose, carried[0]))
+                read.append(off_target(cs, solver.positions(), pose, carried[1]))
     raw, read = np.asarray(raw), np.asarray(read)
     limited, chain = np.isfinite(limits), np.repeat(np.arange(len(counts)), counts)
     raw_excess, read_excess = raw[:, limited] - limits[limited], read[:, limited] - limits[limited]
@@ -170,6 +210,7 @@ def inside_run(backend: str, shape):
                  {"capsules": [[*shape[1], *shape[2], shape[3]]], "capsule_inside": [True]})
     particles = np.delete(np.arange(len(joints)), cs.first_joint)
     times, raw, read = [], [], []
+    carried = np.zeros((2, cs.segment_count, 3))  # the parent bends' half-turn axes: raw, read back
     with Solver(cs, backend=backend, max_substeps=1) as solver:
         solver.set_wind(**WIND)
         offset = np.zeros(3)

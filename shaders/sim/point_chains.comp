@@ -54,7 +54,8 @@ vec4 jump_turn(PointChainRig chain, uint flags) {
     }
     vec3 expected_first = st.last_offset.xyz + sch.span * st.offset_rate.xyz;
     vec3 first_now = target_offset(s);
-    vec4 turn = rotation_between(expected_first, first_now);
+    vec3 none = vec3(0.0);
+    vec4 turn = rotation_between(expected_first, first_now, turn_axis(expected_first, first_now, none));
     if (chain.segment_count > 1u) {
         PointSegmentState second = segment_state[s + 1u];
         vec3 expected = second.last_offset.xyz + sch.span * second.offset_rate.xyz - expected_first;
@@ -80,9 +81,12 @@ void apply_teleport(PointChainRig chain, uint c, uint flags) {
     if ((flags & TELEPORT_MODE_MASK) == TELEPORT_SNAP) {
         for (uint i = 0u; i < chain.segment_count; ++i) {
             uint s = chain.first_segment + i;
-            vec4 offset = vec4(target_offset(s), 0.0);
-            segment_state[s] = PointSegmentState(offset, vec4(0.0), offset, vec4(0.0), offset, vec4(0.0), offset,
-                                                 joint_rotation[s]);
+            vec3 offset = target_offset(s);
+            PointSegmentState st = segment_state[s];  // the carried turn axes (the w) stay
+            segment_state[s] = PointSegmentState(
+                vec4(offset, st.position.w), vec4(vec3(0.0), st.velocity.w), vec4(offset, st.prev_position.w),
+                vec4(vec3(0.0), st.prev_velocity.w), vec4(offset, st.last_offset.w), vec4(vec3(0.0), st.offset_rate.w),
+                vec4(offset, st.target.w), joint_rotation[s]);
         }
         chain_state[c].prev_pivot = vec4(0.0);
         chain_state[c].last_pivot = vec4(0.0);
@@ -102,12 +106,17 @@ void apply_teleport(PointChainRig chain, uint c, uint flags) {
         for (uint i = 0u; i < chain.segment_count; ++i) {
             uint s = chain.first_segment + i;
             PointSegmentState st = segment_state[s];
+            // the carried turn axes turn too (none carried stays none)
+            vec2 bend = axis_code(quat_rotate(turn, carried_axis(st.position, st.velocity)));
+            vec2 swing = axis_code(quat_rotate(turn, carried_axis(st.last_offset, st.offset_rate)));
+            vec2 world = axis_code(quat_rotate(turn, carried_axis(st.prev_position, st.prev_velocity)));
             // The joints' rotations jump with the body too: their path starts at this frame's.
             segment_state[s] = PointSegmentState(
-                vec4(quat_rotate(turn, st.position.xyz), 0.0), vec4(quat_rotate(turn, st.velocity.xyz), 0.0),
-                vec4(quat_rotate(turn, st.prev_position.xyz), 0.0), vec4(quat_rotate(turn, st.prev_velocity.xyz), 0.0),
-                vec4(quat_rotate(turn, st.last_offset.xyz), 0.0), vec4(quat_rotate(turn, st.offset_rate.xyz), 0.0),
-                vec4(quat_rotate(turn, st.target.xyz), 0.0), joint_rotation[s]);
+                vec4(quat_rotate(turn, st.position.xyz), bend.x), vec4(quat_rotate(turn, st.velocity.xyz), bend.y),
+                vec4(quat_rotate(turn, st.prev_position.xyz), world.x),
+                vec4(quat_rotate(turn, st.prev_velocity.xyz), world.y),
+                vec4(quat_rotate(turn, st.last_offset.xyz), swing.x), vec4(quat_rotate(turn, st.offset_rate.xyz), swing.y),
+                vec4(quat_rotate(turn, st.target.xyz), st.target.w), joint_rotation[s]);
         }
     }
     if ((flags & TELEPORT_MOVING) != 0u) {
@@ -124,7 +133,7 @@ void start_moving(PointChainRig chain, uint c) {
     chain_state[c].flags &= ~CHAIN_START_MOVING;
     for (uint i = 0u; i < chain.segment_count; ++i) {
         uint s = chain.first_segment + i;
-        segment_state[s].offset_rate = vec4((target_offset(s) - segment_state[s].last_offset.xyz) * inv_span, 0.0);
+        segment_state[s].offset_rate.xyz = (target_offset(s) - segment_state[s].last_offset.xyz) * inv_span;
     }
 }
 
@@ -249,8 +258,8 @@ void end_path(PointChainRig chain, uint c, float alpha) {
         vec3 last = segment_state[s].last_offset.xyz;
         vec3 d = target_offset(s) - last;
         vec3 m = start_tangent(d, sch.span * segment_state[s].offset_rate.xyz, target_path);
-        segment_state[s].last_offset = vec4(last + w.p * d + w.q * m, 0.0);
-        segment_state[s].offset_rate = vec4((w.dp * d + w.dq * m) * sch.inv_span, 0.0);
+        segment_state[s].last_offset.xyz = last + w.p * d + w.q * m;
+        segment_state[s].offset_rate.xyz = (w.dp * d + w.dq * m) * sch.inv_span;
         segment_state[s].last_rotation = nlerp(segment_state[s].last_rotation, joint_rotation[s], alpha);
     }
 }
@@ -272,6 +281,7 @@ void write_output(PointChainRig chain, uint c, dvec3 anchor) {
     vec3 animated_base = vec3(0.0);
     vec3 parent_animated = vec3(0.0);
     vec3 parent_output = vec3(0.0);
+    vec3 parent_axis = vec3(0.0);  // the turn axis of the parent's bend (turn_axis)
     for (uint i = 0u; i < chain.segment_count; ++i) {
         uint s = chain.first_segment + i;
         PointSegmentState st = segment_state[s];
@@ -282,9 +292,10 @@ void write_output(PointChainRig chain, uint c, dvec3 anchor) {
         dir = ld < MIN_LENGTH ? cur_dir / max(length(cur_dir), MIN_LENGTH) : dir / ld;
         vec3 x = base + dir * segment_rig[s].rest_length;
         vec3 animated_offset = target_offset(s) - animated_base;  // this frame's target direction
-        vec3 target = base + (i == 0u ? animated_offset : follow_parent(parent_animated, parent_output, animated_offset));
+        vec3 target = base + (i == 0u ? animated_offset
+                                      : follow_parent(parent_animated, parent_output, animated_offset, parent_axis));
         vec3 unused = vec3(0.0);
-        vec4 frame = target_frame(parent_animated, parent_output, joint_rotation[s]);
+        vec4 frame = target_frame(parent_animated, parent_output, joint_rotation[s], parent_axis);
         limit_angle(segment_rig[s], frame, base, target, vec3(0.0), x, unused);
         if (COLLIDERS != 0) {
             push_out_of_frame(chain.collider_mask, segment_rig[s].particle_radius, anchor, base, segment_rig[s].rest_length,
@@ -292,12 +303,24 @@ void write_output(PointChainRig chain, uint c, dvec3 anchor) {
         }
         vec3 v = st.prev_velocity.xyz + sigma * (st.velocity.xyz - st.prev_velocity.xyz);
         vec3 animated = target_offset(s);
-        vec4 q = swing_between(animated - animated_base, x - base);
+        // the swing and the world rotation's turn, each leaning on the axis of its last frame
+        vec3 swing_carried = carried_axis(st.last_offset, st.offset_rate);
+        vec3 swing_axis = turn_axis(animated - animated_base, x - base, swing_carried);
+        vec4 q = rotation_between(animated - animated_base, x - base, swing_axis);
         joint_output[chain.first_joint + 1u + i] = PointJointOutput(vec4(x, 0.0), vec4(st.position.xyz, 0.0));
-        vec4 world = quat_multiply(swing_between(target - base, x - base), frame);
+        vec3 world_carried = carried_axis(st.prev_position, st.prev_velocity);
+        vec3 world_axis = turn_axis(target - base, x - base, world_carried);
+        vec4 world = quat_multiply(rotation_between(target - base, x - base, world_axis), frame);
         segment_output[s] = PointSegmentOutput(vec4(v, 0.0), q, world);
+        vec2 swing_code = axis_code(swing_carried);
+        vec2 world_code = axis_code(world_carried);
+        segment_state[s].last_offset.w = swing_code.x;
+        segment_state[s].offset_rate.w = swing_code.y;
+        segment_state[s].prev_position.w = world_code.x;
+        segment_state[s].prev_velocity.w = world_code.y;
         parent_animated = animated_offset;
         parent_output = x - base;
+        parent_axis = swing_axis;  // the child's parent bend is this swing
         base = x;
         prev_base = st.prev_position.xyz;
         cur_base = st.position.xyz;
@@ -399,6 +422,7 @@ void main() {
         vec3 parent_animated = vec3(0.0);
         vec3 parent_simulated = vec3(0.0);
         vec3 pushed_base = vec3(0.0);  // how far contact moved the base without velocity this substep
+        vec3 parent_axis = vec3(0.0);  // the turn axis of the parent's bend (turn_axis)
         for (uint i = 0u; i < chain.segment_count; ++i) {
             uint s = chain.first_segment + i;
             PointSegmentRig rig = segment_rig[s];
@@ -407,7 +431,8 @@ void main() {
             vec3 d = target_offset(s) - last;
             vec3 offset = last + w.p * d + w.q * start_tangent(d, sch.span * st.offset_rate.xyz, target_path);
             vec3 animated = offset - offset_base;
-            vec3 t = base + (i == 0u ? animated : follow_parent(parent_animated, parent_simulated, animated));
+            vec3 t = base + (i == 0u ? animated
+                                     : follow_parent(parent_animated, parent_simulated, animated, parent_axis));
             // Positions are kept relative to the pivot, which moved: a particle that stays
             // put in the world moves by -Δp; world influence w keeps the fraction w of that.
             // The target moves with the body: its last value, relative to the new pivot, less
@@ -431,7 +456,8 @@ void main() {
             enforce_length(rig.rest_length, base, v_base, pushed_base, pushed, x, v);
             vec4 frame = vec4(0.0, 0.0, 0.0, 1.0);
             if (rig.limit_kind >= LIMIT_HINGE) {  // the base joint's rotation on its path (nlerp)
-                frame = target_frame(parent_animated, parent_simulated, nlerp(st.last_rotation, joint_rotation[s], alpha));
+                frame = target_frame(parent_animated, parent_simulated, nlerp(st.last_rotation, joint_rotation[s], alpha),
+                                     parent_axis);
             }
             limit_angle(rig, frame, base, t, v_t, x, v);
             if (COLLIDERS != 0) {
@@ -440,11 +466,16 @@ void main() {
                 settle_contact(contact, base_start, start, base, rig.rest_length, x, v);
                 pushed += (x - settled_x) - (v - settled_v) * sch.substep;
             }
-            segment_state[s].prev_position = st.position;  // relative to the previous substep's pivot
-            segment_state[s].prev_velocity = st.velocity;
-            segment_state[s].position = vec4(x, 0.0);
-            segment_state[s].velocity = vec4(v + carry, 0.0);  // the world velocity
-            segment_state[s].target = vec4(t, 0.0);
+            // the axis of this segment's bend, carried to the next substep (SPEC 4, step 2)
+            vec3 bend_carried = carried_axis(st.position, st.velocity);
+            parent_axis = turn_axis(animated, x - base, bend_carried);
+            vec2 bend_code = axis_code(bend_carried);
+            // the w of prev_position and prev_velocity (the world rotation's axis) stay
+            segment_state[s].prev_position.xyz = st.position.xyz;  // relative to the previous substep's pivot
+            segment_state[s].prev_velocity.xyz = st.velocity.xyz;
+            segment_state[s].position = vec4(x, bend_code.x);
+            segment_state[s].velocity = vec4(v + carry, bend_code.y);  // the world velocity
+            segment_state[s].target.xyz = t;
             parent_animated = animated;
             parent_simulated = x - base;
             offset_base = offset;

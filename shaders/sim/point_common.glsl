@@ -42,9 +42,15 @@ struct PointSegmentRig {
 
 // xyz, relative to the chain's pivot: the tip after the last substep, its velocity (world),
 // the same after the substep before; the tip's target offset path (SPEC 2): x0 and m0 (per
-// second of target path); target: t_prev, the tip's target at the last substep (SPEC 4);
-// w: unused (0). last_rotation: the base joint's animated rotation (x, y, z, w) at the last
-// substep, where its nlerp path starts.
+// second of target path); target: t_prev, the tip's target at the last substep (SPEC 4).
+// last_rotation: the base joint's animated rotation (x, y, z, w) at the last
+// substep, where its nlerp path starts. The w of the first six hold the unit axes carried
+// over from the last evaluation of the segment's rotations built from two directions (SPEC 4,
+// step 2, turn_axis), each as two floats (axis_code; SPEC 9 "Swings"): position.w and
+// velocity.w its bend (animated direction onto simulated) at the last substep; at the last
+// frame's output last_offset.w and offset_rate.w its swing (animated direction onto the
+// output's), prev_position.w and prev_velocity.w its world rotation's turn (target direction
+// onto the output's). target.w: unused (0). Every write of these vec4s keeps their w.
 struct PointSegmentState {
     vec4 position;
     vec4 velocity;

@@ -29,10 +29,11 @@ vec4 nlerp(vec4 a, vec4 b, float f) {
 }
 
 // The frame a segment's limit is measured in: its base joint's animated world rotation
-// turned by its parent's bend (the smallest rotation taking the parent's animated direction
-// onto its simulated one; none for a chain's first segment, whose parent directions are 0).
-vec4 target_frame(vec3 parent_animated, vec3 parent_simulated, vec4 joint_rotation) {
-    return quat_multiply(rotation_between(parent_animated, parent_simulated), joint_rotation);
+// turned by its parent's bend (R(u → w) taking the parent's animated direction onto its
+// simulated one, its half turn about axis; none for a chain's first segment, whose parent
+// directions are 0).
+vec4 target_frame(vec3 parent_animated, vec3 parent_simulated, vec4 joint_rotation, vec3 axis) {
+    return quat_multiply(rotation_between(parent_animated, parent_simulated, axis), joint_rotation);
 }
 
 // Cone of half-angle beta about the unit target direction a; un the unit direction of the

@@ -26,31 +26,63 @@ def _quat_multiply(a, b):
     return np.concatenate([a[3] * b[:3] + b[3] * a[:3] + np.cross(a[:3], b[:3]), [a[3] * b[3] - a[:3] @ b[:3]]])
 
 
-def _between(u, w):
-    """The smallest rotation (quaternion) taking direction u onto w, float64."""
+#: SPEC 4, step 2: within this sine of antiparallel R(u → w)'s half turn leans on the carried axis.
+TURN_AXIS_BLEND = 0.014142
+#: SPEC 4, step 2: below this u·w R(u → w) is built on the half turn.
+HALF_TURN_COSINE = -0.9999
+
+
+def _turn_axis(u, w, carried):
+    """SPEC 4, step 2, float64: the axis of R(u → w)'s half turn past a right angle, u × w
+    plus the carried axis times TURN_AXIS_BLEND - |u × w| (where positive), and the axis to
+    carry on: the carried one (its sign along u × w) turned towards u × w (unit) by
+    |u × w|/TURN_AXIS_BLEND - 1 of the way (0 to 1), or u × w past a right angle where none
+    was carried."""
+    u, w = u / np.linalg.norm(u), w / np.linalg.norm(w)
+    if u @ w >= 0:  # short of a right angle nothing is carried on
+        return None, carried
+    v = np.cross(u, w)
+    lv = np.linalg.norm(v)
+    n = v + math.copysign(max(TURN_AXIS_BLEND - lv, 0.0), 1.0 if carried @ v >= 0 else -1.0) * carried
+    n -= (n @ u) * u
+    if np.linalg.norm(n) < 1e-6:
+        n = np.cross(u, [1.0, 0, 0] if abs(u[0]) < 0.9 else [0, 1.0, 0])
+    renew = 1.0 if u @ w < 0 and not carried.any() and lv >= 1e-6 else min(max(lv / TURN_AXIS_BLEND - 1.0, 0.0), 1.0)
+    k = renew * v / max(lv, 1e-300) + (1.0 - renew) * (1.0 if carried @ v >= 0 else -1.0) * carried
+    return n / np.linalg.norm(n), k / max(np.linalg.norm(k), 1e-300)
+
+
+def _between(u, w, axis):
+    """R(u → w) (quaternion), float64: the smallest rotation taking direction u onto w for
+    u·w >= HALF_TURN_COSINE; below, the smallest rotation taking -u onto w after the half
+    turn about ``axis`` (SPEC 4, step 2)."""
     u, w = u / np.linalg.norm(u), w / np.linalg.norm(w)
     c = float(u @ w)
-    if c < -0.9999:
-        axis = np.cross(u, [1.0, 0, 0] if abs(u[0]) < 0.9 else [0, 1.0, 0])
-        return np.concatenate([axis / np.linalg.norm(axis), [0.0]])
-    q = np.concatenate([np.cross(u, w), [1 + c]])
-    return q / np.linalg.norm(q)
+    if c >= HALF_TURN_COSINE:
+        q = np.concatenate([np.cross(u, w), [1 + c]])
+        return q / np.linalg.norm(q)
+    q = np.concatenate([np.cross(-u, w), [1 - c]])
+    return _quat_multiply(q / np.linalg.norm(q), np.concatenate([axis, [0.0]]))
 
 
 def _about_y(angle):
     return np.array([0.0, math.sin(angle / 2), 0.0, math.cos(angle / 2)])
 
 
-def limit_frames(cs, joints, pose, rotations):
+def limit_frames(cs, joints, pose, rotations, carried=None):
     """Per segment: its unit target direction a, simulated direction u, and the limit's unit
-    axis n across a (None where the axis lies along a), from the SPEC's definitions."""
+    axis n across a (None where the axis lies along a), from the SPEC's definitions.
+    ``carried``: segment → the axis of its bend's half turn at the last call (updated)."""
+    carried = {} if carried is None else carried
     out = []
     for c, count in enumerate(cs.segment_counts):
         j0, s0 = int(cs.first_joint[c]), int(cs.first_segment[c])
         for i in range(count):
             bend = np.array([0.0, 0, 0, 1])
             if i:
-                bend = _between(pose[j0 + i] - pose[j0 + i - 1], joints[j0 + i] - joints[j0 + i - 1])
+                u_p, w_p = pose[j0 + i] - pose[j0 + i - 1], joints[j0 + i] - joints[j0 + i - 1]
+                axis, carried[s0 + i - 1] = _turn_axis(u_p, w_p, carried.get(s0 + i - 1, np.zeros(3)))
+                bend = _between(u_p, w_p, axis)
             a = _quat_rotate(bend, pose[j0 + i + 1] - pose[j0 + i])
             a /= np.linalg.norm(a)
             u = joints[j0 + i + 1] - joints[j0 + i]
@@ -61,12 +93,12 @@ def limit_frames(cs, joints, pose, rotations):
     return out
 
 
-def worst_excess(cs, joints, pose, rotations):
+def worst_excess(cs, joints, pose, rotations, carried=None):
     """The largest angle (rad) by which a segment lies outside its hinge (off its plane, or
     beyond its range) or outside its spherical limit's ellipse (along the ellipse's radius);
     negative or 0: inside."""
     worst = -np.inf
-    for s, (a, u, n) in enumerate(limit_frames(cs, joints, pose, rotations)):
+    for s, (a, u, n) in enumerate(limit_frames(cs, joints, pose, rotations, carried)):
         side = np.cross(n, a)
         if np.isfinite(cs.hinge_limit[s, 0]):
             lo, hi = cs.hinge_limit[s]
@@ -110,13 +142,14 @@ def _driven(pose, k, rng, spin_hz=2.0, fps=120.0):
 def _drive(cs, pose, backend, frames=1200, check=None):
     rng = np.random.default_rng(11)
     worst, bound = -np.inf, 0
+    carried = {True: {}, False: {}}  # the bends' half-turn axes, after the substeps and in the output
     with Solver(cs, backend=backend, max_substeps=1) as solver:
         for k in range(frames):
             p, r = _driven(pose, k, rng)
             solver.set_pose(p, r)
             ran = solver.advance(0.0 if k == 0 else solver.substep)
             for raw in (True, False) if ran else (False,):
-                excess = worst_excess(cs, solver.positions(raw=raw), p, r)
+                excess = worst_excess(cs, solver.positions(raw=raw), p, r, carried[raw])
                 worst = max(worst, excess)
                 bound += excess > -1e-3
         return worst, bound, solver.positions()

@@ -109,3 +109,32 @@ def test_a_nan_in_a_state_record_is_refused_naming_the_field():
     assert s.positions().tobytes() == before.tobytes()  # a refused restore changes nothing
     with pytest.raises(ValueError, match=rf"state segment_state\.{field}"):
         Solver.load_state(blob, backend="cpu")
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("position", 3.5, r"position\[:, 3\]\[2\] = 3.5: expected 0 \(no axis carried\) or a carried axis's code in \[1, 3\]"),
+    ("offset_rate", -1.25, r"offset_rate\[:, 3\]\[2\] = -1.25: expected a carried axis's code in \[-1, 1\]"),
+    ("last_offset", np.nan, r"last_offset\[2, 3\] = nan: expected a finite"),
+    ("prev_velocity", 0.5, r"prev_velocity\[:, 3\]\[2\] = 0.5: expected .* or 0 where prev_position's w is 0"),
+    ("target", 2.0, r"target\[:, 3\]\[2\] = 2.0: expected 0 \(unused\)"),
+])
+def test_a_carried_axis_code_outside_its_square_is_refused(field, value, message):
+    """The axes point segments carry near antiparallel sit in the w of their state's vec4s as
+    two-float codes (SPEC 9, "Swings"); a saved state's codes are checked, not trusted: each
+    must be (0, 0) (none carried) or lie in [1, 3] × [-1, 1]; target's w is 0. A refused
+    restore changes nothing."""
+    arrays = _saved()
+    records = arrays["record.segment_state"].copy()
+    from gpu_jiggle.sim import layouts
+    view = records.view(layouts.POINT_SEGMENT_STATE)
+    view[field][2, 3] = value
+    blob = _with(**{"record.segment_state": records})
+    s = Solver(PointChainSet([3, 3], 3.0, 0.4, gravity=(0.0, -9.8, 0.0)), backend="cpu")
+    s.set_pose(np.concatenate([HANG, HANG + [1.0, 0.0, 0.0]]))
+    s.advance(1 / 60)
+    before = s.save_state()
+    with pytest.raises(ValueError, match=message):
+        s.restore(blob)
+    assert s.save_state() == before
+    with pytest.raises(ValueError, match=message):
+        Solver.load_state(blob, backend="cpu")

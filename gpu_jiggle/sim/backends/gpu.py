@@ -57,6 +57,11 @@ class _GpuBackend:
             self.programs = {}  # feature switches → compiled variant (program_for)
             self.buffers = {name: self.gl.track(ctx.buffer(reserve=max(size, MIN_BUFFER_BYTES)))
                             for name, size in sizes.items()}
+            # GL leaves a reserved buffer's contents undefined: the state starts zeroed, as the
+            # numpy one does (a zeroed point segment carries no turn axis yet, SPEC 9 "Swings").
+            for name in ("chain_state", "segment_state"):
+                if name in self.buffers:
+                    self.buffers[name].clear()
         self.gl.attach_finalizer(self)
 
     def write_state(self, chain_state, segment_state):

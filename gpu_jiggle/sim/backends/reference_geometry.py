@@ -1,11 +1,14 @@
 """Vector geometry for the numpy point-chain reference, as ``shaders/sim/point_contact.glsl``
 writes it: float32 dot, length and cross over rows ((..., 3) arrays), the rotation between two
-directions (SPEC 4; the swings read back, SPEC 9 "Swings"), a child's target turned with its
-parent's bend, and the closest points of segments, used by the contact and the limit stages.
+directions and the axis its half turn carries, stored as a two-float code (SPEC 4, step 2;
+SPEC 9 "Swings"), a child's target turned with its parent's bend, and the closest points of
+segments, used by the contact and the limit stages.
 """
 from __future__ import annotations
 
 import numpy as np
+
+from .. import layouts
 
 F = np.float32
 MIN_LENGTH = F(1e-6)
@@ -48,53 +51,112 @@ def or_perpendicular(rows, u, value):
     return value
 
 
-def follow_parent(u, w, a):
-    """Each a turned by the smallest rotation taking u onto w (SPEC 4, step 2)."""
+#: Within this sine of antiparallel (|u × w| < TURN_AXIS_BLEND with u·w < 0) the half turn of
+#: R(u → w) leans on the axis carried over from an earlier evaluation (SPEC 4, step 2).
+TURN_AXIS_BLEND = F(0.014142)
+#: Below this u·w (where |u × w| = TURN_AXIS_BLEND) R(u → w) is built on the half turn (SPEC 4,
+#: step 2); above it (u × w, 1 + u·w) keeps its digits (to about 2e-7/|u × w| rad).
+HALF_TURN_COSINE = F(-0.9999)
+
+
+def turn_axis(u, w, carried):
+    """The axis of the half turn that R(u → w) is built on near antiparallel, and the axis to
+    carry to the next evaluation (SPEC 4, step 2; as ``turn_axis`` in the shader). Rows (n, 3).
+
+    Returns ``(axis, carried)``: axis, unit and perpendicular to u: u × w where
+    |u × w| >= TURN_AXIS_BLEND; nearer antiparallel, where u × w loses its digits, u × w plus
+    the carried axis (its sign taken along u × w) times TURN_AXIS_BLEND - |u × w|;
+    ``perpendicular(u)`` where both vanish. carried: the one given (its sign along u × w) where
+    |u × w| <= TURN_AXIS_BLEND, so that within the blend it does not drift; turned towards
+    u × w (unit) by (|u × w|/TURN_AXIS_BLEND - 1) of the way and normalised up to twice that,
+    u × w beyond, and past a right angle where none was carried yet (0); the one given where
+    u·w >= 0 or a direction has no length."""
+    lu, lw = length(u), length(w)
+    degenerate = (lu < MIN_LENGTH) | (lw < MIN_LENGTH)
+    u, w = safe_divide(u, lu), safe_divide(w, lw)
+    v = cross(u, w)
+    lv = length(v)
+    along = np.where(dot(carried, v) < F(0), F(-1), F(1))
+    n = v + (along * np.maximum(TURN_AXIS_BLEND - lv, F(0)))[..., None] * carried
+    n = n - dot(n, u)[..., None] * u
+    ln = length(n)
+    n = or_perpendicular(ln < MIN_LENGTH, u, safe_divide(n, ln))
+    # carried on: from the carried axis (its sign along u × w) to u × w as |u × w| goes from
+    # TURN_AXIS_BLEND to twice it; u × w past a right angle where none was carried yet
+    renew = np.clip(lv / TURN_AXIS_BLEND - F(1), F(0), F(1))
+    first = (dot(u, w) < F(0)) & (dot(carried, carried) == F(0)) & (lv >= MIN_LENGTH)
+    renew = np.where(first, F(1), renew)
+    k = renew[..., None] * safe_divide(v, lv) + ((F(1) - renew) * along)[..., None] * carried
+    kept = safe_divide(k, length(k))
+    unused = degenerate | (dot(u, w) >= F(0))  # short of a right angle nothing is carried on
+    return np.where(degenerate[..., None], carried, n), np.where(unused[..., None], carried, kept)
+
+
+#: A carried axis code's first component is stored plus this (SPEC 9, "Swings").
+AXIS_CODE_SHIFT = F(layouts.AXIS_CODE_SHIFT)
+
+
+def axis_code(n):
+    """The codes (..., 2) of carried axes n (..., 3), unit or 0, as ``axis_code`` in the shader
+    (SPEC 9, "Swings"): the octahedral code, n over |x| + |y| + |z| with the lower half folded
+    out onto the square's corners (Meyer et al., "On Floating-Point Normal Vectors", 2010),
+    its first component plus AXIS_CODE_SHIFT; (0, 0) for n = 0, none carried yet."""
+    l1 = np.abs(n[..., 0]) + np.abs(n[..., 1]) + np.abs(n[..., 2])
+    p = n[..., :2] / np.where(l1 == F(0), F(1), l1)[..., None]
+    folded = (F(1) - np.abs(p[..., ::-1])) * np.where(p >= F(0), F(1), F(-1))
+    p = np.where((n[..., 2] < F(0))[..., None], folded, p)
+    code = np.stack([p[..., 0] + AXIS_CODE_SHIFT, p[..., 1]], axis=-1)
+    return np.where((l1 == F(0))[..., None], F(0), code).astype(F)
+
+
+def axis_from_code(code):
+    """The unit axes (..., 3) of codes (..., 2) made by :func:`axis_code` (as
+    ``axis_from_code`` in the shader); 0 for none carried (a first component below
+    AXIS_CODE_SHIFT - 1)."""
+    p = np.stack([code[..., 0] - AXIS_CODE_SHIFT, code[..., 1]], axis=-1)
+    z = F(1) - np.abs(p[..., 0]) - np.abs(p[..., 1])
+    folded = (F(1) - np.abs(p[..., ::-1])) * np.where(p >= F(0), F(1), F(-1))
+    n = np.concatenate([np.where((z < F(0))[..., None], folded, p), z[..., None]], axis=-1)
+    n = n / length(n)[..., None]
+    return np.where((code[..., 0] < AXIS_CODE_SHIFT - F(1))[..., None], F(0), n).astype(F)
+
+
+def follow_parent(u, w, a, axis):
+    """Each a turned by R(u → w) (SPEC 4, step 2): for u·w >= HALF_TURN_COSINE the smallest
+    rotation taking u onto w; below, the half turn about ``axis`` (:func:`turn_axis`) followed
+    by the smallest rotation taking -u onto w. a itself where a direction has no length."""
     lu, lw = length(u), length(w)
     degenerate = (lu < MIN_LENGTH) | (lw < MIN_LENGTH)
     u, w = safe_divide(u, lu), safe_divide(w, lw)
     c = dot(u, w)
+    wide = c < HALF_TURN_COSINE
+    # nearer antiparallel: a's half turn about the axis, then the turn from -u onto w
+    b = np.where(wide[..., None], F(2) * dot(axis, a)[..., None] * axis - a, a)
+    u = np.where(wide[..., None], -u, u)
+    c = np.where(wide, -c, c)
     v = cross(u, w)
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = a * c[..., None] + cross(v, a) + v * (dot(v, a) / (F(1) + c))[..., None]
-    opposite = c < F(-0.9999)
-    if opposite.any():  # a half turn about an axis perpendicular to u
-        axis, a_rows = perpendicular(u[opposite]), a[opposite]
-        out[opposite] = F(2) * dot(axis, a_rows)[..., None] * axis - a_rows
+        out = b * c[..., None] + cross(v, b) + v * (dot(v, b) / (F(1) + c))[..., None]
     return np.where(degenerate[..., None], a, out)
 
 
-def rotation_between(u, w):
-    """Quaternions (x, y, z, w) of the smallest rotations taking u onto w."""
+def rotation_between(u, w, axis):
+    """Quaternions (x, y, z, w) of R(u → w) (as :func:`follow_parent` turns vectors): for
+    u·w >= HALF_TURN_COSINE the smallest rotation taking u onto w, (u × w, 1 + u·w)
+    normalised; below, the smallest rotation taking -u onto w times the half turn (axis, 0) about ``axis``
+    (:func:`turn_axis`), which is the smallest rotation taking u onto w where the axis is
+    u × w, and keeps its digits up to antiparallel. Identity where a direction has no length."""
     lu, lw = length(u), length(w)
     degenerate = (lu < MIN_LENGTH) | (lw < MIN_LENGTH)
     u, w = safe_divide(u, lu), safe_divide(w, lw)
     c = dot(u, w)
+    wide = c < HALF_TURN_COSINE
+    u = np.where(wide[..., None], -u, u)
+    c = np.where(wide, -c, c)
     q = np.concatenate([cross(u, w), (F(1) + c)[..., None]], axis=-1)
     q = q / np.sqrt(np.sum(q * q, axis=-1, dtype=F))[..., None].clip(min=F(1e-30))
-    opposite = c < F(-0.9999)
-    if opposite.any():  # a half turn about an axis perpendicular to u
-        q[opposite] = np.concatenate([perpendicular(u[opposite]), np.zeros((int(opposite.sum()), 1), F)], axis=-1)
-    return np.where(degenerate[..., None], np.array([0, 0, 0, 1], F), q)
-
-
-def swing_between(u, w):
-    """Quaternions (x, y, z, w) of the smallest rotations taking u onto w for the swings and
-    world rotations read back (as ``swing_between`` in the shader): past a right angle built
-    on the half-way direction s = u + w, accurate up to antiparallel; a half turn about an axis
-    perpendicular to u only where |u + w| < MIN_LENGTH."""
-    lu, lw = length(u), length(w)
-    degenerate = (lu < MIN_LENGTH) | (lw < MIN_LENGTH)
-    u, w = safe_divide(u, lu), safe_divide(w, lw)
-    c = dot(u, w)
-    s = u + w
-    wide = c < F(0)
-    q = np.concatenate([np.where(wide[..., None], cross(u, s), cross(u, w)),
-                        np.where(wide, dot(u, s), F(1) + c)[..., None]], axis=-1)
-    q = q / np.sqrt(np.sum(q * q, axis=-1, dtype=F))[..., None].clip(min=F(1e-30))
-    opposite = length(s) < MIN_LENGTH
-    if opposite.any():  # a half turn about an axis perpendicular to u
-        q[opposite] = np.concatenate([perpendicular(u[opposite]), np.zeros((int(opposite.sum()), 1), F)], axis=-1)
+    half = np.concatenate([q[..., 3:4] * axis + cross(q[..., :3], axis), -dot(q[..., :3], axis)[..., None]], axis=-1)
+    q = np.where(wide[..., None], half, q)
     return np.where(degenerate[..., None], np.array([0, 0, 0, 1], F), q)
 
 

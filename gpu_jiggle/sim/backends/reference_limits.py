@@ -43,9 +43,10 @@ def nlerp(a, b, f):
     return q / np.sqrt(dot4(q, q))[..., None]
 
 
-def target_frame(parent_animated, parent_simulated, joint_rotation):
-    """The frame a segment's limit is measured in (as ``target_frame`` in the shader)."""
-    return quat_multiply(rotation_between(parent_animated, parent_simulated), joint_rotation)
+def target_frame(parent_animated, parent_simulated, joint_rotation, axis):
+    """The frame a segment's limit is measured in (as ``target_frame`` in the shader): the
+    joint's rotation turned by the parent's bend R(u → w), its half turn about ``axis``."""
+    return quat_multiply(rotation_between(parent_animated, parent_simulated, axis), joint_rotation)
 
 
 def limit_cone(beta, base, a, un, lu, v_t, x, v, rows):

@@ -13,9 +13,10 @@ import numpy as np
 
 from .. import layouts
 from .reference_contact import Contact, collide_near, push_out_of_frame, settle_contact
-from .reference_geometry import MIN_LENGTH, dot, follow_parent, length, safe_divide, swing_between
+from .reference_geometry import (MIN_LENGTH, axis_code, axis_from_code, dot, follow_parent, length, rotation_between,
+                                 safe_divide, turn_axis)
 from .reference_limits import limit_angle, nlerp, quat_multiply, target_frame
-from .reference_point_teleport import CHAIN_XYZ, SEGMENT_XYZ, PointTeleports
+from .reference_point_teleport import AXIS_CODES, CHAIN_XYZ, SEGMENT_XYZ, PointTeleports
 from .reference_walk import DepthWalkBackend, FieldState, exact_change, path_weights, start_tangent
 
 F = np.float32
@@ -35,7 +36,7 @@ class ReferencePointBackend(PointTeleports, DepthWalkBackend):
             "chain_state": (layouts.POINT_CHAIN_STATE, "chain", {**dict.fromkeys(CHAIN_XYZ, 3), "flags": None,
                                                                  "path_lag": None}),
             "segment_state": (layouts.POINT_SEGMENT_STATE, "segment",
-                              {**dict.fromkeys(SEGMENT_XYZ, 3), "last_rotation": None})})
+                              {**dict.fromkeys(SEGMENT_XYZ, 3), "last_rotation": None}, AXIS_CODES)})
         #: This frame's joint offsets (xyz) and rotations, in storage order.
         self.offset_now = np.zeros((self.segment_count, 3), F)
         self.rotation_now = np.tile(np.array([0, 0, 0, 1], F), (self.segment_count, 1))
@@ -174,13 +175,15 @@ class ReferencePointBackend(PointTeleports, DepthWalkBackend):
             parent_animated = np.zeros_like(pivot)
             parent_simulated = np.zeros_like(pivot)
             pushed_base = np.zeros_like(pivot)  # how far contact moved each base this substep
+            parent_axis = np.zeros_like(pivot)  # the turn axis of the parent's bend (turn_axis)
             for d, (ch, seg) in enumerate(depth):
                 r = rig[seg]
                 last = f.last_offset[seg]
                 d_offset = f.offset_now[seg] - last
                 offset = last + w[0] * d_offset + w[1] * start_tangent(d_offset, span * f.offset_rate[seg], self.target_path)
                 animated = offset - offset_base[ch]
-                t = base[ch] + (follow_parent(parent_animated[ch], parent_simulated[ch], animated) if d else animated)
+                t = base[ch] + (follow_parent(parent_animated[ch], parent_simulated[ch], animated, parent_axis[ch]) if d
+                                else animated)
                 x = f.position[seg] - influence[ch][:, None] * moved[ch]
                 t_prev = f.target[seg] - felt[ch][:, None] * moved[ch]
                 v_t = (t - t_prev) * inv_path_step
@@ -200,7 +203,7 @@ class ReferencePointBackend(PointTeleports, DepthWalkBackend):
                 frame = None
                 if (r["limit_kind"] >= layouts.LIMIT_HINGE).any():  # the base joint's rotation on its path
                     rotation = nlerp(f.last_rotation[seg], f.rotation_now[seg], alpha)
-                    frame = target_frame(parent_animated[ch], parent_simulated[ch], rotation)
+                    frame = target_frame(parent_animated[ch], parent_simulated[ch], rotation, parent_axis[ch])
                 x, v = limit_angle(r, frame, base[ch], t, v_t, x, v)
                 settled_x, settled_v = x, v
                 x, v = settle_contact(ct, r["particle_radius"], base[ch], r["rest_length"], h, x, v, base_start[ch],
@@ -211,6 +214,9 @@ class ReferencePointBackend(PointTeleports, DepthWalkBackend):
                 f.position[seg] = x
                 f.velocity[seg] = v + carry[ch]  # the world velocity
                 f.target[seg] = t
+                # the axis of this segment's bend, carried to the next substep (SPEC 4, step 2)
+                parent_axis[ch], bend = turn_axis(animated, x - base[ch], axis_from_code(f.bend_code[seg]))
+                f.bend_code[seg] = axis_code(bend)
                 parent_animated[ch] = animated
                 parent_simulated[ch] = x - base[ch]
                 offset_base[ch] = offset
@@ -329,6 +335,7 @@ class ReferencePointBackend(PointTeleports, DepthWalkBackend):
         animated_base = np.zeros((self.chain_count, 3), F)
         parent_animated = np.zeros((self.chain_count, 3), F)
         parent_output = np.zeros((self.chain_count, 3), F)
+        parent_axis = np.zeros((self.chain_count, 3), F)
         contact = Contact(self.live_colliders(), self.sorted_chain_rig["collider_mask"], f.anchor,
                           np.zeros((self.chain_count, 3), F), F(1), (F(1), F(0), F(0), F(0)))
         for d, (ch, seg) in enumerate(self.depth_lists()):
@@ -342,20 +349,25 @@ class ReferencePointBackend(PointTeleports, DepthWalkBackend):
             direction = np.where((ld < MIN_LENGTH)[:, None], fallback, safe_divide(direction, ld))
             x = base[ch] + direction * rig["rest_length"][seg][:, None]
             animated_offset = f.offset_now[seg] - animated_base[ch]  # this frame's target direction
-            target = base[ch] + (follow_parent(parent_animated[ch], parent_output[ch], animated_offset) if d
-                                 else animated_offset)
-            frame = target_frame(parent_animated[ch], parent_output[ch], f.rotation_now[seg])
+            target = base[ch] + (follow_parent(parent_animated[ch], parent_output[ch], animated_offset, parent_axis[ch])
+                                 if d else animated_offset)
+            frame = target_frame(parent_animated[ch], parent_output[ch], f.rotation_now[seg], parent_axis[ch])
             x, _ = limit_angle(rig[seg], frame, base[ch], target, np.zeros_like(x), x, np.zeros_like(x))
             ct = contact.rows(ch)
             x = push_out_of_frame(ct, rig["particle_radius"][seg], base[ch], rig["rest_length"][seg], x)
             pv, cv = f.prev_velocity[seg], f.velocity[seg]
             velocity[seg] = pv + blend * (cv - pv)
             animated = f.offset_now[seg]
-            rotation[seg] = swing_between(animated - animated_base[ch], x - base[ch])
-            world_rotation[seg] = quat_multiply(swing_between(target - base[ch], x - base[ch]), frame)
+            # the swing and the world rotation's turn, each leaning on the axis of its last frame
+            swing_axis, swing = turn_axis(animated - animated_base[ch], x - base[ch], axis_from_code(f.swing_code[seg]))
+            rotation[seg] = rotation_between(animated - animated_base[ch], x - base[ch], swing_axis)
+            world_axis, world = turn_axis(target - base[ch], x - base[ch], axis_from_code(f.world_code[seg]))
+            world_rotation[seg] = quat_multiply(rotation_between(target - base[ch], x - base[ch], world_axis), frame)
+            f.swing_code[seg], f.world_code[seg] = axis_code(swing), axis_code(world)
             position[seg] = x
             parent_animated[ch] = animated_offset
             parent_output[ch] = x - base[ch]
+            parent_axis[ch] = swing_axis  # the child's parent bend is this swing
             base[ch] = x
             prev_base[ch] = prev
             cur_base[ch] = cur
@@ -375,7 +387,7 @@ class _PointScratch:
 
     def __init__(self, backend):
         chains, tg, control = backend.order.chain_order, backend.chain_target, backend.chain_control
-        for name in SEGMENT_XYZ + ("last_rotation",) + CHAIN_XYZ + ("flags", "path_lag"):
+        for name in SEGMENT_XYZ + ("last_rotation",) + tuple(AXIS_CODES) + CHAIN_XYZ + ("flags", "path_lag"):
             setattr(self, name, getattr(backend.state, name))
         self.offset_now, self.rotation_now = backend.offset_now, backend.rotation_now
         self.anchor = tg["anchor"][chains]
@@ -385,5 +397,5 @@ class _PointScratch:
         self.lod = control["lod"][chains]
 
     def store(self, backend):
-        for name in SEGMENT_XYZ + ("last_rotation",) + CHAIN_XYZ + ("flags", "path_lag"):
+        for name in SEGMENT_XYZ + ("last_rotation",) + tuple(AXIS_CODES) + CHAIN_XYZ + ("flags", "path_lag"):
             setattr(backend.state, name, getattr(self, name))

@@ -9,15 +9,19 @@ from __future__ import annotations
 import numpy as np
 
 from .. import layouts
-from .reference_geometry import MIN_LENGTH, cross, dot, length, rotation_between, safe_divide
+from .reference_geometry import (MIN_LENGTH, axis_code, axis_from_code, cross, dot, length, rotation_between,
+                                 safe_divide, turn_axis)
 from .reference_limits import quat_multiply, quat_rotate
 
 F = np.float32
-#: The point state's vec4 fields whose w is unused (the numpy path keeps their xyz): per
-#: segment, positions and velocities relative to the pivot that a teleport moves and turns;
-#: per chain, the pivot's path.
+#: The point state's vec4 fields of which the numpy path keeps xyz (a segment's w are kept
+#: apart, as AXIS_CODES): per segment, positions and velocities relative to the pivot that a
+#: teleport moves and turns; per chain, the pivot's path.
 SEGMENT_XYZ = ("position", "velocity", "prev_position", "prev_velocity", "last_offset", "offset_rate", "target")
 CHAIN_XYZ = ("prev_pivot", "last_pivot", "pivot_rate")
+#: The codes (S, 2) of the axes each segment carries (SPEC 9 "Swings"), in the w of the
+#: fields of layouts.AXIS_CODE_FIELDS: its bend's, its swing's and its world rotation's.
+AXIS_CODES = {name + "_code": fields for name, fields in layouts.AXIS_CODE_FIELDS.items()}
 
 
 class PointTeleports:
@@ -60,7 +64,8 @@ class PointTeleports:
         ch, seg = depth[0]
         expected_first = f.last_offset[seg] + span[ch] * f.offset_rate[seg]
         first_now = f.offset_now[seg]
-        turn = rotation_between(expected_first, first_now)
+        axis, _ = turn_axis(expected_first, first_now, np.zeros_like(first_now))
+        turn = rotation_between(expected_first, first_now, axis)
         if len(depth) > 1:
             ch2, seg2 = depth[1]
             row = rank[ch2]
@@ -83,7 +88,8 @@ class PointTeleports:
         body by how far this frame's pivot (the anchor, 0) is from where its path would have
         taken it (last + span·m0), so that its own motion stays on the path; that path, the
         particles, velocities, last targets and target offset paths (all relative to the
-        pivot) turn by the jump's rotation (``jump_turn``)."""
+        pivot) turn by the jump's rotation (``jump_turn``), and so do the axes carried for the
+        rotations from two directions."""
         turn = self.jump_turn(f, chains, flags, spans)
         end = f.last_pivot[chains] + spans[chains, None] * f.pivot_rate[chains]
         f.prev_pivot[chains] = quat_rotate(turn, f.prev_pivot[chains] - end)
@@ -95,3 +101,6 @@ class PointTeleports:
             for name in SEGMENT_XYZ:
                 values = getattr(f, name)
                 values[seg] = quat_rotate(segment_turn, values[seg])
+            for name in AXIS_CODES:  # the carried turn axes turn too (none carried stays none)
+                codes = getattr(f, name)
+                codes[seg] = axis_code(quat_rotate(segment_turn, axis_from_code(codes[seg])))

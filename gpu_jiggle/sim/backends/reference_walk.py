@@ -110,36 +110,46 @@ class FieldState:
 
     Args:
         order: the :class:`DepthOrder`.
-        parts: record name → (dtype, ``"chain"`` | ``"segment"``, {field: width}): a width
-            keeps the field's first components (xyz of a vec4 whose w is unused, 0 in the
-            records); None keeps it whole.
+        parts: record name → (dtype, ``"chain"`` | ``"segment"``, {field: width}[, {name:
+            fields}]): a width keeps the field's first components (xyz of a vec4 whose w holds
+            nothing, or something kept apart); None keeps it whole. The optional last part
+            gathers the w of vec4 fields: ``name`` (n, len(fields)) holds the w of each of
+            ``fields`` in turn (the point state's carried axis codes, SPEC 9 "Swings").
     """
 
     def __init__(self, order: DepthOrder, parts: dict):
         self._index = {"chain": order.chain_order, "segment": order.segment_order}
-        self._parts = parts
-        for dtype, per, fields in parts.values():
+        self._parts = {record: (part + ({},))[:4] for record, part in parts.items()}
+        for dtype, per, fields, gathered in self._parts.values():
             for name, width in fields.items():
                 sub = dtype.fields[name][0]
                 shape = sub.shape if width is None else (width,)
                 setattr(self, name, np.zeros((self._index[per].size,) + shape, sub.base.newbyteorder("=")))
+            for name, of in gathered.items():
+                setattr(self, name, np.zeros((self._index[per].size, len(of)), np.float32))
 
     def records(self, record: str) -> np.ndarray:
         """The fields as records of ``record`` in the solver's order (a new array)."""
-        dtype, per, fields = self._parts[record]
+        dtype, per, fields, gathered = self._parts[record]
         index = self._index[per]
         out = np.zeros(index.size, dtype)
         for name, width in fields.items():
             column = out[name] if width is None else out[name][:, :width]
             column[index] = getattr(self, name)
+        for name, of in gathered.items():
+            for k, field in enumerate(of):
+                out[field][index, 3] = getattr(self, name)[:, k]
         return out
 
     def load(self, record: str, records: np.ndarray) -> None:
         """Take the fields of ``records`` (the solver's order)."""
-        _, per, fields = self._parts[record]
+        _, per, fields, gathered = self._parts[record]
         for name, width in fields.items():
             column = records[name] if width is None else records[name][:, :width]
             setattr(self, name, np.ascontiguousarray(column[self._index[per]]))
+        for name, of in gathered.items():
+            setattr(self, name, np.ascontiguousarray(np.stack([records[field][:, 3] for field in of], axis=1)
+                                                     [self._index[per]], dtype=np.float32))
 
 
 class FrameOutput:
