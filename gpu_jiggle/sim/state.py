@@ -34,7 +34,7 @@ import numpy as np
 from . import validation
 
 #: The layout of the blob; a change to what is saved increments it.
-STATE_FORMAT = 4
+STATE_FORMAT = 5
 #: The docs/SPEC.md version whose model the solvers implement.
 SPEC_VERSION = 2
 

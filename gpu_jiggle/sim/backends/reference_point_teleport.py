@@ -17,7 +17,7 @@ F = np.float32
 #: segment, positions and velocities relative to the pivot that a teleport moves and turns;
 #: per chain, the pivot's path.
 SEGMENT_XYZ = ("position", "velocity", "prev_position", "prev_velocity", "last_offset", "offset_rate", "target")
-CHAIN_XYZ = ("prev_pivot", "last_pivot", "pivot_rate")
+CHAIN_XYZ = ("prev_pivot", "last_pivot", "pivot_rate", "prev_pivot_rate")
 
 
 class PointTeleports:
@@ -89,6 +89,7 @@ class PointTeleports:
         f.prev_pivot[chains] = quat_rotate(turn, f.prev_pivot[chains] - end)
         f.last_pivot[chains] = quat_rotate(turn, f.last_pivot[chains] - end)
         f.pivot_rate[chains] = quat_rotate(turn, f.pivot_rate[chains])
+        f.prev_pivot_rate[chains] = quat_rotate(turn, f.prev_pivot_rate[chains])
         rank = self.chain_ranks(chains)
         for ch, seg in self.depth_lists(chains):
             segment_turn = turn[rank[ch]]
