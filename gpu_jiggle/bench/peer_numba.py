@@ -305,11 +305,31 @@ def collide(sphere_centre, sphere_radius, capsule_a, capsule_b, capsule_radius, 
     return x, v
 
 
+@jit
+def turn_ahead(dir_before, dir_now, change, h, ahead):
+    """SPEC 9, frame-time output: the direction at the last substep turned ``ahead`` seconds
+    further at its angular velocity extrapolated from the last two substeps, 2Ω - Ω_prev
+    (Ω = d × ḋ / |d|², ḋ = (dir_now - dir_before)/h now and ḋ - ``change`` a substep back),
+    across the direction by Rodrigues' formula, keeping its length."""
+    rate = div(sub(dir_now, dir_before), h)
+    lc = max(norm(dir_now), MIN_LENGTH)
+    lp = max(norm(dir_before), MIN_LENGTH)
+    u = div(dir_now, lc)
+    omega = div(cross(u, rate), lc)
+    omega_prev = div(cross(div(dir_before, lp), sub(rate, change)), lp)
+    turn = scale(sub(scale(omega, TWO), omega_prev), ahead)
+    turn = sub(turn, scale(u, dot(turn, u)))
+    angle = norm(turn)
+    sinc = math.sin(angle) / angle if angle > ZERO else ONE
+    return add(scale(dir_now, F(math.cos(angle))), scale(cross(turn, dir_now), F(sinc)))
+
+
 @numba.njit(parallel=True, cache=True)
 def point_frame(rest_length, stiffness, damping, air_drag, particle_radius, gravity,
                 sphere_centre, sphere_radius, capsule_a, capsule_b, capsule_radius,
                 joint_target,
-                joint_last, joint_rate, pivot, pivot_before, position, velocity, position_before, target,
+                joint_last, joint_rate, pivot_rate_before, pivot, pivot_before, position, velocity,
+                position_before, velocity_before, target,
                 joint_output,
                 alphas, substep_count, segments, h, span, inv_span, inv_path_step, blend,
                 wind, gust_amplitude, gust_direction, gust_wave_vector, gust_angular_frequency, gust_phase):
@@ -356,28 +376,42 @@ def point_frame(rest_length, stiffness, damping, air_drag, particle_radius, grav
                 v = add(v, div(sub(projected, x), h))
                 x = projected
                 store(position_before, s, load(position, s))
+                store(velocity_before, s, load(velocity, s))
                 store(position, s, x)
                 store(velocity, s, v)
                 store(target, s, t)
                 parent_animated, parent_simulated = animated, sub(x, base)
                 base, offset_before = x, offset
         if substep_count > 0:  # SPEC 2: x0, m0 become the path's value and velocity at α_n
+            # The pivot's path velocity a substep back (for the frame-time output).
+            if substep_count > 1:
+                _, _, dp, dq = path_weights(alphas[substep_count - 2])
+                d = sub(load(joint_target, first_joint), load(joint_last, first_joint))
+                m = start_tangent3(d, scale(load(joint_rate, first_joint), span))
+                store(pivot_rate_before, c, scale(add(scale(d, dp), scale(m, dq)), inv_span))
+            else:
+                store(pivot_rate_before, c, load(joint_rate, first_joint))
             p, q, dp, dq = path_weights(alphas[substep_count - 1])
             for J in range(first_joint, first_joint + segments + 1):
                 d = sub(load(joint_target, J), load(joint_last, J))
                 m = start_tangent3(d, scale(load(joint_rate, J), span))
                 store(joint_last, J, add(add(load(joint_last, J), scale(d, p)), scale(m, q)))
                 store(joint_rate, J, scale(add(scale(d, dp), scale(m, dq)), inv_span))
-        # SPEC 2, output at frame time: directions blended with σ, rebuilt with the rest
-        # lengths from this frame's pivot, pushed out of the colliders.
+        # SPEC 2 and 9, output at frame time, σ·h after the last substep: each direction
+        # carried there at its angular velocity extrapolated from the last two substeps
+        # (turn_ahead), rebuilt with the rest lengths from this frame's pivot, pushed out of
+        # the colliders.
         base = load(joint_target, first_joint)
         base_before, base_now = load(pivot_before, c), load(pivot, c)
+        base_change = sub(load(joint_rate, first_joint), load(pivot_rate_before, c))
         store(joint_output, first_joint, base)
         for i in range(segments):
             s = first + i
             before, now = load(position_before, s), load(position, s)
             dir_before, dir_now = sub(before, base_before), sub(now, base_now)
-            direction = add(dir_before, scale(sub(dir_now, dir_before), blend))
+            change = sub(sub(load(velocity, s), load(velocity_before, s)), base_change)
+            direction = turn_ahead(dir_before, dir_now, change, h, blend * h)
+            base_change = sub(load(velocity, s), load(velocity_before, s))
             ld = norm(direction)
             if ld < MIN_LENGTH:
                 direction = div(dir_now, max(norm(dir_now), MIN_LENGTH))

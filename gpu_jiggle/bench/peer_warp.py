@@ -277,6 +277,27 @@ def collide(sphere_centre: wp.array(dtype=wp.vec3), sphere_radius: wp.array(dtyp
     return x, v
 
 
+@wp.func
+def turn_ahead(dir_before: wp.vec3, dir_now: wp.vec3, change: wp.vec3, h: float, ahead: float):
+    """SPEC 9, frame-time output: the direction at the last substep turned ``ahead`` seconds
+    further at its angular velocity extrapolated from the last two substeps, 2Ω - Ω_prev
+    (Ω = d × ḋ / |d|², ḋ = (dir_now - dir_before)/h now and ḋ - ``change`` a substep back),
+    across the direction by Rodrigues' formula, keeping its length."""
+    rate = (dir_now - dir_before) / h
+    lc = wp.max(wp.length(dir_now), MIN_LENGTH)
+    lp = wp.max(wp.length(dir_before), MIN_LENGTH)
+    u = dir_now / lc
+    omega = wp.cross(u, rate) / lc
+    omega_prev = wp.cross(dir_before / lp, rate - change) / lp
+    turn = (omega * 2.0 - omega_prev) * ahead
+    turn = turn - u * wp.dot(turn, u)
+    angle = wp.length(turn)
+    sinc = float(1.0)
+    if angle > 0.0:
+        sinc = wp.sin(angle) / angle
+    return dir_now * wp.cos(angle) + wp.cross(turn, dir_now) * sinc
+
+
 @wp.kernel
 def point_frame(rest_length: wp.array(dtype=float), stiffness: wp.array(dtype=float),
                 damping: wp.array(dtype=float), air_drag: wp.array(dtype=float), particle_radius: wp.array(dtype=float),
@@ -286,9 +307,11 @@ def point_frame(rest_length: wp.array(dtype=float), stiffness: wp.array(dtype=fl
                 capsule_radius: wp.array(dtype=float),
                 joint_target: wp.array(dtype=wp.vec3),
                 joint_last: wp.array(dtype=wp.vec3), joint_rate: wp.array(dtype=wp.vec3),
+                pivot_rate_before: wp.array(dtype=wp.vec3),
                 pivot: wp.array(dtype=wp.vec3), pivot_before: wp.array(dtype=wp.vec3),
                 position: wp.array(dtype=wp.vec3), velocity: wp.array(dtype=wp.vec3),
-                position_before: wp.array(dtype=wp.vec3), target: wp.array(dtype=wp.vec3),
+                position_before: wp.array(dtype=wp.vec3), velocity_before: wp.array(dtype=wp.vec3),
+                target: wp.array(dtype=wp.vec3),
                 joint_output: wp.array(dtype=wp.vec3),
                 alphas: wp.array(dtype=float), substep_count: int, segments: int, h: float, span: float,
                 inv_span: float, inv_path_step: float, blend: float,
@@ -338,6 +361,7 @@ def point_frame(rest_length: wp.array(dtype=float), stiffness: wp.array(dtype=fl
             v = v + (projected - x) / h
             x = projected
             position_before[s] = position[s]
+            velocity_before[s] = velocity[s]
             position[s] = x
             velocity[s] = v
             target[s] = t
@@ -346,17 +370,27 @@ def point_frame(rest_length: wp.array(dtype=float), stiffness: wp.array(dtype=fl
             base = x
             offset_before = offset
     if substep_count > 0:  # SPEC 2: x0, m0 become the path's value and velocity at α_n
+        # The pivot's path velocity a substep back (for the frame-time output).
+        if substep_count > 1:
+            p0, q0, dp0, dq0 = path_weights(alphas[substep_count - 2])
+            d0 = joint_target[first_joint] - joint_last[first_joint]
+            m0 = start_tangent(d0, joint_rate[first_joint] * span)
+            pivot_rate_before[c] = (d0 * dp0 + m0 * dq0) * inv_span
+        else:
+            pivot_rate_before[c] = joint_rate[first_joint]
         p, q, dp, dq = path_weights(alphas[substep_count - 1])
         for J in range(first_joint, first_joint + segments + 1):
             d = joint_target[J] - joint_last[J]
             m = start_tangent(d, joint_rate[J] * span)
             joint_last[J] = joint_last[J] + d * p + m * q
             joint_rate[J] = (d * dp + m * dq) * inv_span
-    # SPEC 2, output at frame time: directions blended with σ, rebuilt with the rest lengths
-    # from this frame's pivot, pushed out of the colliders.
+    # SPEC 2 and 9, output at frame time, σ·h after the last substep: each direction carried
+    # there at its angular velocity extrapolated from the last two substeps (turn_ahead),
+    # rebuilt with the rest lengths from this frame's pivot, pushed out of the colliders.
     base = joint_target[first_joint]
     base_before = pivot_before[c]
     base_now = pivot[c]
+    base_change = joint_rate[first_joint] - pivot_rate_before[c]
     joint_output[first_joint] = base
     for i in range(segments):
         s = first + i
@@ -364,7 +398,9 @@ def point_frame(rest_length: wp.array(dtype=float), stiffness: wp.array(dtype=fl
         now = position[s]
         dir_before = before - base_before
         dir_now = now - base_now
-        direction = dir_before + (dir_now - dir_before) * blend
+        change = (velocity[s] - velocity_before[s]) - base_change
+        direction = turn_ahead(dir_before, dir_now, change, h, blend * h)
+        base_change = velocity[s] - velocity_before[s]
         ld = wp.length(direction)
         if ld < MIN_LENGTH:
             direction = dir_now / wp.max(wp.length(dir_now), MIN_LENGTH)

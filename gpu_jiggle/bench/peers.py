@@ -19,9 +19,10 @@ segment's tip from the last substep, SPEC 3 and 9); for point chains, the push-o
 particle from the spheres, then the capsules (SPEC 4.2, one pass), then the radial,
 position-based length step (SPEC 9); and the frame-time output of SPEC 2 and 9 (angle chains:
 each angle carried σ·h past the last substep at the angular velocity extrapolated from the
-last two substeps, 2ω - ω_prev, then laid out from this frame's root; point chains: segment
-directions blended, rebuilt with the rest lengths from this frame's pivot and pushed out of
-the colliders).
+last two substeps, 2ω - ω_prev, then laid out from this frame's root; point chains: each
+segment direction turned σ·h past the last substep at its angular velocity extrapolated from
+the last two substeps, 2Ω - Ω_prev, rebuilt with the rest lengths from this frame's pivot and
+pushed out of the colliders).
 What they leave out: angle limits, max distance, world influence (always 1), collider masks
 and groups, planes, inside colliders, moving colliders, swept contact, the second contact
 pass, crevices between overlapping colliders, ``keep_outside`` and segment collisions (SPEC 4,
@@ -78,8 +79,8 @@ ANGLE_ARRAYS = ("length", "stiffness", "damping", "air_drag", "inertia", "gravit
 POINT_ARRAYS = ("rest_length", "stiffness", "damping", "air_drag", "particle_radius", "gravity",
                 "sphere_centre", "sphere_radius", "capsule_a", "capsule_b", "capsule_radius",
                 "joint_target",
-                "joint_last", "joint_rate", "pivot", "pivot_before", "position", "velocity", "position_before",
-                "target",
+                "joint_last", "joint_rate", "pivot_rate_before", "pivot", "pivot_before", "position", "velocity",
+                "position_before", "velocity_before", "target",
                 "joint_output")
 
 
@@ -373,9 +374,9 @@ class PointPeer(_Peer):
         tips, pivots = joints[self.tip_joint], joints[self.first_joint]
         target = self._pose["joint_target"]
         return {**self.rig, **self._pose, "joint_last": target.copy(), "joint_rate": np.zeros_like(target),
-                "pivot": pivots.copy(), "pivot_before": pivots.copy(), "position": tips.copy(),
-                "velocity": np.zeros_like(tips), "position_before": tips.copy(), "target": tips.copy(),
-                "joint_output": joints.copy()}
+                "pivot_rate_before": np.zeros_like(pivots), "pivot": pivots.copy(), "pivot_before": pivots.copy(),
+                "position": tips.copy(), "velocity": np.zeros_like(tips), "position_before": tips.copy(),
+                "velocity_before": np.zeros_like(tips), "target": tips.copy(), "joint_output": joints.copy()}
 
     def _raw(self):
         """The last substep's particles after the pivot on its path (p_prev)."""

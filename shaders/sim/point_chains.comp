@@ -91,6 +91,7 @@ void apply_teleport(PointChainRig chain, uint c, uint flags) {
         chain_state[c].prev_pivot = vec4(0.0);
         chain_state[c].last_pivot = vec4(0.0);
         chain_state[c].pivot_rate = vec4(0.0);
+        chain_state[c].prev_pivot_rate = vec4(0.0);
     } else if ((flags & TELEPORT_MODE_MASK) == TELEPORT_KEEP_SHAPE) {
         // The pivot's path jumps with the body by how far this frame's pivot (the anchor, 0) is
         // from where its path would have taken it (end = last + span·m0): its own motion stays
@@ -103,6 +104,7 @@ void apply_teleport(PointChainRig chain, uint c, uint flags) {
         chain_state[c].prev_pivot = vec4(quat_rotate(turn, cs.prev_pivot.xyz - end), 0.0);
         chain_state[c].last_pivot = vec4(quat_rotate(turn, cs.last_pivot.xyz - end), 0.0);
         chain_state[c].pivot_rate = vec4(quat_rotate(turn, cs.pivot_rate.xyz), 0.0);
+        chain_state[c].prev_pivot_rate = vec4(quat_rotate(turn, cs.prev_pivot_rate.xyz), 0.0);
         for (uint i = 0u; i < chain.segment_count; ++i) {
             uint s = chain.first_segment + i;
             PointSegmentState st = segment_state[s];
@@ -264,13 +266,39 @@ void end_path(PointChainRig chain, uint c, float alpha) {
     }
 }
 
+// SPEC section 9, "Frame-time output": the segment direction at the last substep, cur_dir,
+// turned `ahead` seconds (σ·h) further at its angular velocity extrapolated from the last two
+// substeps, 2Ω - Ω_prev, as the angle chains' angles are: Ω = d × ḋ / |d|² with ḋ the
+// direction's rate over the last substep, (cur_dir - prev_dir) / h, and Ω_prev the same at the
+// substep before, from prev_dir and ḋ less `change` (how much that rate grew over the last
+// substep: the joint's velocity change less its base's). The turn is taken across the
+// direction, by Rodrigues' formula, keeping cur_dir's length (the caller normalises); ahead = 0
+// gives cur_dir itself.
+vec3 turn_ahead(vec3 prev_dir, vec3 cur_dir, vec3 change, float h, float ahead) {
+    vec3 rate = (cur_dir - prev_dir) / h;
+    float lc = max(length(cur_dir), MIN_LENGTH);
+    float lp = max(length(prev_dir), MIN_LENGTH);
+    vec3 u = cur_dir / lc;
+    vec3 omega = cross(u, rate) / lc;
+    vec3 omega_prev = cross(prev_dir / lp, rate - change) / lp;
+    vec3 turn = ahead * (2.0 * omega - omega_prev);
+    turn = turn - dot(turn, u) * u;
+    float angle = length(turn);
+    float sinc = angle > 0.0 ? sin(angle) / angle : 1.0;
+    return cur_dir * cos(angle) + cross(turn, cur_dir) * sinc;
+}
+
 // SPEC section 2, "Output at frame time", relative to this frame's pivot: each segment's
-// direction blended between the last two substeps, the chain rebuilt with its rest lengths,
-// kept within its angle limit about this frame's target direction and frame, each particle
-// taken out of this frame's colliders (push_out_of_frame); the world rotation is the target
-// frame turned onto the output direction.
+// direction carried from the last substep to the frame, σ·h later (turn_ahead), the chain
+// rebuilt with its rest lengths, kept within its angle limit about this frame's target
+// direction and frame, each particle taken out of this frame's colliders (push_out_of_frame);
+// the velocity read back is the blend of the last two substeps'; the world rotation is the
+// target frame turned onto the output direction.
 void write_output(PointChainRig chain, uint c, dvec3 anchor) {
     float sigma = sch.blend;
+    float ahead = sigma * sch.substep;
+    // How each segment's base sped up over the last substep: the pivot's path, then the joints.
+    vec3 base_change = chain_state[c].pivot_rate.xyz - chain_state[c].prev_pivot_rate.xyz;
     if (COLLIDERS != 0) {  // where push_out_of_frame finds them: this frame's colliders
         place_colliders(Contact(chain.collider_mask, anchor, 1.0, PathWeights(1.0, 0.0, 0.0, 0.0), vec3(0.0), 0.0, 1.0));
     }
@@ -287,7 +315,8 @@ void write_output(PointChainRig chain, uint c, dvec3 anchor) {
         PointSegmentState st = segment_state[s];
         vec3 prev_dir = st.prev_position.xyz - prev_base;
         vec3 cur_dir = st.position.xyz - cur_base;
-        vec3 dir = prev_dir + sigma * (cur_dir - prev_dir);
+        vec3 change = (st.velocity.xyz - st.prev_velocity.xyz) - base_change;
+        vec3 dir = turn_ahead(prev_dir, cur_dir, change, sch.substep, ahead);
         float ld = length(dir);
         dir = ld < MIN_LENGTH ? cur_dir / max(length(cur_dir), MIN_LENGTH) : dir / ld;
         vec3 x = base + dir * segment_rig[s].rest_length;
@@ -324,6 +353,7 @@ void write_output(PointChainRig chain, uint c, dvec3 anchor) {
         base = x;
         prev_base = st.prev_position.xyz;
         cur_base = st.position.xyz;
+        base_change = st.velocity.xyz - st.prev_velocity.xyz;
         animated_base = animated;
     }
 }
@@ -390,6 +420,7 @@ void main() {
     // The pivot's path velocity at the last substep (of this frame, where a dispatch before ran some).
     vec3 pivot_velocity = range.begin == 0u ? chain_state[c].pivot_rate.xyz
                                             : pivot_path_velocity(c, path_weights(alphas[first_alpha + range.begin - 1u], target_path));
+    vec3 prev_pivot_velocity = chain_state[c].prev_pivot_rate.xyz;  // the pivot's path velocity a substep back
     for (uint j = range.begin; j < range.end; ++j) {
         float alpha = alphas[first_alpha + j];
         PathWeights w = path_weights(alpha, target_path);
@@ -399,6 +430,7 @@ void main() {
         Contact contact = Contact(chain.collider_mask, anchor, collider_alpha, path_weights(collider_alpha, target_path),
                                   vec3(0.0), 0.0, sch.substep);
         vec3 carry_before = carried * pivot_velocity;
+        prev_pivot_velocity = pivot_velocity;
         vec3 moved = interpolate_pivot(c, w, pivot, pivot_velocity);
         vec3 carry = carried * pivot_velocity;
         contact.pivot = pivot;
@@ -472,7 +504,8 @@ void main() {
             vec2 bend_code = axis_code(bend_carried);
             // the w of prev_position and prev_velocity (the world rotation's axis) stay
             segment_state[s].prev_position.xyz = st.position.xyz;  // relative to the previous substep's pivot
-            segment_state[s].prev_velocity.xyz = st.velocity.xyz;
+            // A chain starting to move had the velocity it starts with (for the frame-time output).
+            segment_state[s].prev_velocity.xyz = first_moving ? v_t + carry_before : st.velocity.xyz;
             segment_state[s].position = vec4(x, bend_code.x);
             segment_state[s].velocity = vec4(v + carry, bend_code.y);  // the world velocity
             segment_state[s].target.xyz = t;
@@ -485,6 +518,7 @@ void main() {
             pushed_base = pushed;
         }
     }
+    chain_state[c].prev_pivot_rate = vec4(prev_pivot_velocity, 0.0);
     if (range.last) {
         if (sch.substep_count > 0u) {
             end_path(chain, c, alphas[first_alpha + sch.substep_count - 1u]);

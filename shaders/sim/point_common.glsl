@@ -64,11 +64,13 @@ struct PointSegmentState {
 
 // xyz relative to the chain's anchor (its pivot in this frame's pose, float64 on the host,
 // SPEC 4.4): the pivot at the last substep (p_prev), and its path: x0 and m0. flags: CHAIN_*.
+// prev_pivot_rate: the pivot's path velocity at the substep before the last (frame-time output).
 // path_lag: seconds from the chain's last substep (where its paths start) to the last frame's time.
 struct PointChainState {
     vec4 prev_pivot;
     vec4 last_pivot;
     vec4 pivot_rate;
+    vec4 prev_pivot_rate;
     uint flags;
     float path_lag;
     uint pad1;

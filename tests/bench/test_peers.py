@@ -2,8 +2,9 @@
 project's numpy solver, ``Solver(chain_set, backend="cpu")``, on the same poses and frame times.
 The solver runs with its defaults, which the benchmark times, and the peers write them: the
 monotone target path (SPEC 2; the point chains' tips limited as offsets from their pivot, as
-the solver takes them) and the angle chains' frame-time output carried σ·h past the last
-substep at 2ω - ω_prev (SPEC 2, 9). Against the solver on the Hermite path the peers are
+the solver takes them) and the frame-time output carried σ·h past the last substep at the
+angular velocity extrapolated from the last two substeps (angle chains 2ω - ω_prev, point
+chains 2Ω - Ω_prev; SPEC 2, 9). Against the solver on the Hermite path the peers are
 5e-4 (angle, 60 fps), 5.4e-3 (angle, uneven) and 1.2e-3 (point, uneven) apart; peers with
 the Hermite path and the former output (the blend turned rigidly by the heading) were 0.18
 (angle) and 1.2e-3 (point, uneven) from the defaults.
@@ -19,7 +20,8 @@ numbers on both libraries):
   measured worst 2.5e-6 (60 fps) and 3.5e-6 (uneven frame times with a hitch), frame-time
   and raw positions alike; tolerance 1e-4 of the chain length (8e-5).
 - Point chains (0.4 long), gravity, air drag, gusting wind, swaying pivots, no contact:
-  measured worst 2.4e-5 (60 fps) and 1.2e-5 (uneven); tolerance 5e-4 of the chain length
+  measured worst 2.4e-5 (60 fps) and 1.2e-5 (uneven), with either frame-time output (the
+  blend of the last two substeps or the carry at 2Ω - Ω_prev); tolerance 5e-4 of the chain length
   (2e-4). The springs are 3-6 Hz, ζ 0.7: at the benchmark's 1-5 Hz, ζ 0.5 gravity outweighs
   the springs and these hanging chains amplify rounding (the solver against itself with the
   pose moved by 1e-8: 1e-5 apart after 40 frames), and the peers measured 2.9e-4 from it.

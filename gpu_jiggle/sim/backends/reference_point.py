@@ -13,8 +13,8 @@ import numpy as np
 
 from .. import layouts
 from .reference_contact import Contact, collide_near, push_out_of_frame, settle_contact
-from .reference_geometry import (MIN_LENGTH, axis_code, axis_from_code, dot, follow_parent, length, rotation_between,
-                                 safe_divide, turn_axis)
+from .reference_geometry import (MIN_LENGTH, axis_code, axis_from_code, cross, dot, follow_parent, length,
+                                 rotation_between, safe_divide, turn_axis)
 from .reference_limits import limit_angle, nlerp, quat_multiply, target_frame
 from .reference_point_teleport import AXIS_CODES, CHAIN_XYZ, SEGMENT_XYZ, PointTeleports
 from .reference_walk import DepthWalkBackend, FieldState, exact_change, path_weights, start_tangent
@@ -91,7 +91,7 @@ class ReferencePointBackend(PointTeleports, DepthWalkBackend):
             self.end_path(f, schedule, alphas[-1], rows, positions)
         f.path_lag = self.path_lags(header, f.lod, lag, snapped)
         f.store(self)
-        self.write_output(f, sigma)
+        self.write_output(f, sigma, self.per_chain(header, f.lod, "substep"))
 
     def upload_rig(self, chain_rig, segment_rig, exact_step):
         super().upload_rig(chain_rig, segment_rig, exact_step)
@@ -160,6 +160,7 @@ class ReferencePointBackend(PointTeleports, DepthWalkBackend):
             collider_alpha = np.clip(F(1) - (F(1) - alpha) * scale, F(0), F(1))
             cw = path_weights(collider_alpha, self.target_path)
             carry_before = carried[:, None] * pivot_velocity
+            f.prev_pivot_rate[chains] = pivot_velocity[chains]  # the pivot's path velocity a substep back
             moved = self.interpolate_pivot(f, w, span, inv_span, chains, pivot, pivot_velocity)
             carry = carried[:, None] * pivot_velocity
             # Where the colliders were at the start of the substep, for the swept contact (SPEC 9):
@@ -210,7 +211,9 @@ class ReferencePointBackend(PointTeleports, DepthWalkBackend):
                                       start)
                 pushed_base[ch] = pushed + ((x - settled_x) - (v - settled_v) * h)
                 f.prev_position[seg] = f.position[seg]
-                f.prev_velocity[seg] = f.velocity[seg]
+                # A chain starting to move had the velocity it starts with (for the frame-time output).
+                f.prev_velocity[seg] = np.where(first_moving[ch][:, None], v_t + carry_before[ch],
+                                                f.velocity[seg]) if j == 0 else f.velocity[seg]
                 f.position[seg] = x
                 f.velocity[seg] = v + carry[ch]  # the world velocity
                 f.target[seg] = t
@@ -317,19 +320,22 @@ class ReferencePointBackend(PointTeleports, DepthWalkBackend):
         f.offset_rate[seg] = (dp * d + dq * m) * inv_span
         f.last_rotation[seg] = nlerp(f.last_rotation[seg], f.rotation_now[seg], alpha)
 
-    def write_output(self, f, sigma):
-        """SPEC section 2, "Output at frame time", relative to this frame's pivot: segment
-        directions blended between the last two substeps, the chain rebuilt with its rest
+    def write_output(self, f, sigma, substep):
+        """SPEC section 2, "Output at frame time", relative to this frame's pivot: each segment's
+        direction carried from the last substep to the frame, σ·h later, at its angular velocity
+        extrapolated from the last two substeps (``turn_ahead``), the chain rebuilt with its rest
         lengths, kept within its angle limit about this frame's target direction and frame, each
-        particle taken out of this frame's colliders; the world rotation is the target frame
-        turned onto the output direction (as ``write_output``). ``f``: the frame's scratch,
-        ``sigma`` (C,) the sorted chains' blends."""
+        particle taken out of this frame's colliders; the velocity read back is the blend of the
+        last two substeps'; the world rotation is the target frame turned onto the output
+        direction (as ``write_output``). ``f``: the frame's scratch, ``sigma`` and ``substep``
+        (C,): the sorted chains' blends σ and substeps h (s)."""
         order, rig = self.order, self.sorted_segment_rig
         position = np.zeros((self.segment_count, 3), F)
         velocity = np.zeros((self.segment_count, 3), F)
         rotation = np.zeros((self.segment_count, 4), F)
         world_rotation = np.zeros((self.segment_count, 4), F)
         base = np.zeros((self.chain_count, 3), F)
+        base_change = f.pivot_rate - f.prev_pivot_rate  # how each segment's base sped up over the last substep
         prev_base = np.zeros((self.chain_count, 3), F)
         cur_base = np.zeros((self.chain_count, 3), F)
         animated_base = np.zeros((self.chain_count, 3), F)
@@ -343,7 +349,8 @@ class ReferencePointBackend(PointTeleports, DepthWalkBackend):
             prev, cur = f.prev_position[seg], f.position[seg]
             prev_dir = prev - prev_base[ch]
             cur_dir = cur - cur_base[ch]
-            direction = prev_dir + blend * (cur_dir - prev_dir)
+            change = (f.velocity[seg] - f.prev_velocity[seg]) - base_change[ch]
+            direction = turn_ahead(prev_dir, cur_dir, change, substep[ch][:, None], blend * substep[ch][:, None])
             ld = length(direction)
             fallback = cur_dir / np.maximum(length(cur_dir), MIN_LENGTH)[:, None]
             direction = np.where((ld < MIN_LENGTH)[:, None], fallback, safe_divide(direction, ld))
@@ -371,6 +378,7 @@ class ReferencePointBackend(PointTeleports, DepthWalkBackend):
             base[ch] = x
             prev_base[ch] = prev
             cur_base[ch] = cur
+            base_change[ch] = f.velocity[seg] - f.prev_velocity[seg]
             animated_base[ch] = animated
         joint, segment = order.joint_of_position, order.segment_order  # pivots: 0, as their rows are
         self.output.put("joint_output", "position", (joint, position))
@@ -378,6 +386,29 @@ class ReferencePointBackend(PointTeleports, DepthWalkBackend):
         self.output.put("segment_output", "velocity", (segment, velocity))
         self.output.put("segment_output", "rotation", (segment, rotation))
         self.output.put("segment_output", "world_rotation", (segment, world_rotation))
+
+
+def turn_ahead(prev_dir, cur_dir, change, h, ahead):
+    """SPEC section 9, "Frame-time output": segment directions (n, 3) at the last substep,
+    ``cur_dir``, turned ``ahead`` seconds (n, 1: σ·h) further at their angular velocity
+    extrapolated from the last two substeps, 2Ω - Ω_prev, as the angle chains' angles are. Ω
+    = d × ḋ / |d|² (rad/s) with ḋ the direction's rate over the last substep, (cur_dir -
+    prev_dir) / h (``h`` (n, 1), the substep, s), and Ω_prev the same at the substep before,
+    from ``prev_dir`` and ḋ less ``change`` (n, 3), how much that rate grew over the last
+    substep (the joint's velocity change less its base's). The turn is taken across the
+    direction (its part along it turns nothing) by Rodrigues' formula. Returns the turned
+    cur_dir (n, 3), of its length (the caller normalises it); ahead = 0 gives cur_dir itself."""
+    rate = (cur_dir - prev_dir) / h
+    lc = np.maximum(length(cur_dir), MIN_LENGTH)[:, None]
+    lp = np.maximum(length(prev_dir), MIN_LENGTH)[:, None]
+    u = cur_dir / lc
+    omega = cross(u, rate) / lc
+    omega_prev = cross(prev_dir / lp, rate - change) / lp
+    turn = ahead * (F(2) * omega - omega_prev)
+    turn = turn - dot(turn, u)[:, None] * u
+    angle = length(turn)
+    sinc = np.where(angle > 0, np.sin(angle) / np.where(angle > 0, angle, F(1)), F(1))
+    return cur_dir * np.cos(angle)[:, None] + cross(turn, cur_dir) * sinc[:, None]
 
 
 class _PointScratch:

@@ -18,7 +18,7 @@ F = np.float32
 #: apart, as AXIS_CODES): per segment, positions and velocities relative to the pivot that a
 #: teleport moves and turns; per chain, the pivot's path.
 SEGMENT_XYZ = ("position", "velocity", "prev_position", "prev_velocity", "last_offset", "offset_rate", "target")
-CHAIN_XYZ = ("prev_pivot", "last_pivot", "pivot_rate")
+CHAIN_XYZ = ("prev_pivot", "last_pivot", "pivot_rate", "prev_pivot_rate")
 #: The codes (S, 2) of the axes each segment carries (SPEC 9 "Swings"), in the w of the
 #: fields of layouts.AXIS_CODE_FIELDS: its bend's, its swing's and its world rotation's.
 AXIS_CODES = {name + "_code": fields for name, fields in layouts.AXIS_CODE_FIELDS.items()}
@@ -95,6 +95,7 @@ class PointTeleports:
         f.prev_pivot[chains] = quat_rotate(turn, f.prev_pivot[chains] - end)
         f.last_pivot[chains] = quat_rotate(turn, f.last_pivot[chains] - end)
         f.pivot_rate[chains] = quat_rotate(turn, f.pivot_rate[chains])
+        f.prev_pivot_rate[chains] = quat_rotate(turn, f.prev_pivot_rate[chains])
         rank = self.chain_ranks(chains)
         for ch, seg in self.depth_lists(chains):
             segment_turn = turn[rank[ch]]
