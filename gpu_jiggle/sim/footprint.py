@@ -17,10 +17,11 @@ from . import layouts
 
 #: Host bytes (per chain, per segment) of a chain set with a numpy-reference solver after its
 #: first frame (pose given, one frame run, positions read back): the peak of what it allocates
-#: (tracemalloc) with 1e5 chains of 1 segment and 1e4 of 10 was 1294 and 649 B per segment for
-#: point chains, 620 and 277 for angle chains; these rates cover both with a margin of 15-40 %
-#: for the interpreter's own objects and allocator slack.
-HOST_BYTES = {"point": (800, 700), "angle": (450, 350)}
+#: (tracemalloc) with 1e5 chains of 1 segment and 1e4 of 10 was 1503 and 676 B per segment for
+#: point chains (the carried rotation axes and the frame-time output's velocities included), 683
+#: and 283 for angle chains; these rates cover both with a margin of 15-40 % for the
+#: interpreter's own objects and allocator slack.
+HOST_BYTES = {"point": (1100, 750), "angle": (450, 350)}
 #: The segment-state record of each kind: the largest per-segment buffer of a GPU solver.
 SEGMENT_STATE = {"point": layouts.POINT_SEGMENT_STATE, "angle": layouts.ANGLE_SEGMENT_STATE}
 #: The storage-block size OpenGL 4.3 guarantees (bytes); an implementation may give more.
