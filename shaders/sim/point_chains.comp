@@ -23,6 +23,8 @@ layout(local_size_x = LOCAL_SIZE) in;
 #include "dispatch.glsl"
 #include "point_common.glsl"
 #include "point_colliders.glsl"
+#include "point_geometry.glsl"
+#include "point_sweep.glsl"
 #include "point_contact.glsl"
 #include "point_limits.glsl"
 

@@ -1,4 +1,4 @@
-"""Vector geometry for the numpy point-chain reference, as ``shaders/sim/point_contact.glsl``
+"""Vector geometry for the numpy point-chain reference, as ``shaders/sim/point_geometry.glsl``
 writes it: float32 dot, length and cross over rows ((..., 3) arrays), the rotation between two
 directions and the axis its half turn carries, stored as a two-float code (SPEC 4, step 2;
 SPEC 9 "Swings"), a child's target turned with its parent's bend, and the closest points of

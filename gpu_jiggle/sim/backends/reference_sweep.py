@@ -1,6 +1,6 @@
 """Swept contact for the numpy point-chain reference (SPEC 9, "Swept contact"), as
 ``sweep_past``, ``sweep_particle``, ``sweep_segment_past`` and ``sweep_segment`` in
-``shaders/sim/point_contact.glsl``: a particle's, or a segment's nearest point's, straight path
+``shaders/sim/point_sweep.glsl``: a particle's, or a segment's nearest point's, straight path
 over the substep in the frame of a collider that moved by ``move``, tested against the sphere
 it ends as; arrays are rows over the chains of one depth, float32.
 """
