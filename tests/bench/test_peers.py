@@ -139,7 +139,7 @@ def particle_contact_only(monkeypatch):
     of it, docs/SPEC.md section 9, "Push-out velocity")."""
     from gpu_jiggle.sim.backends import reference_contact as contact
     from gpu_jiggle.sim.backends import reference_geometry as geometry
-    from gpu_jiggle.sim.backends import reference_point
+    from gpu_jiggle.sim.backends import reference_point, reference_point_output
 
     def one_pass(ct, rho, x, v, h=None, start=None):
         # not swept: the peers' contact is the particle push-out at the end of the substep
@@ -158,7 +158,7 @@ def particle_contact_only(monkeypatch):
     monkeypatch.setattr(reference_point, "collide_near", one_pass)
     monkeypatch.setattr(reference_point.ReferencePointBackend, "enforce_length", enforce_length)
     monkeypatch.setattr(reference_point, "settle_contact", lambda ct, rho, base, rest_length, h, x, v, base_start=None, start=None: (x, v))
-    monkeypatch.setattr(reference_point, "push_out_of_frame",
+    monkeypatch.setattr(reference_point_output, "push_out_of_frame",
                         lambda ct, rho, base, rest_length, x: one_pass(ct, rho, x, np.zeros_like(x))[0])
 
 

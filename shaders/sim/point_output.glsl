@@ -1,0 +1,97 @@
+// The frame-time output of the point-chain kernel (SPEC section 2, "Output at frame time";
+// SPEC section 9, "Frame-time output"): each segment's direction carried σ·h past the last
+// substep (turn_ahead), the chain rebuilt from this frame's pivot (write_output). Included by
+// point_chains.comp after its globals (sch, the schedule of this frame). Names as in
+// gpu_jiggle/sim/backends/reference_point_output.py.
+
+// SPEC section 9, "Frame-time output": the segment direction at the last substep, cur_dir,
+// turned `ahead` seconds (σ·h) further at its angular velocity extrapolated from the last two
+// substeps, 2Ω - Ω_prev, as the angle chains' angles are: Ω = d × ḋ / |d|² with ḋ the
+// direction's rate over the last substep, (cur_dir - prev_dir) / h, and Ω_prev the same at the
+// substep before, from prev_dir and ḋ less `change` (how much that rate grew over the last
+// substep: the joint's velocity change less its base's). The turn is taken across the
+// direction, by Rodrigues' formula, keeping cur_dir's length (the caller normalises); ahead = 0
+// gives cur_dir itself.
+vec3 turn_ahead(vec3 prev_dir, vec3 cur_dir, vec3 change, float h, float ahead) {
+    vec3 rate = (cur_dir - prev_dir) / h;
+    float lc = max(length(cur_dir), MIN_LENGTH);
+    float lp = max(length(prev_dir), MIN_LENGTH);
+    vec3 u = cur_dir / lc;
+    vec3 omega = cross(u, rate) / lc;
+    vec3 omega_prev = cross(prev_dir / lp, rate - change) / lp;
+    vec3 turn = ahead * (2.0 * omega - omega_prev);
+    turn = turn - dot(turn, u) * u;
+    float angle = length(turn);
+    float sinc = angle > 0.0 ? sin(angle) / angle : 1.0;
+    return cur_dir * cos(angle) + cross(turn, cur_dir) * sinc;
+}
+
+// SPEC section 2, "Output at frame time", relative to this frame's pivot: each segment's
+// direction carried from the last substep to the frame, σ·h later (turn_ahead), the chain
+// rebuilt with its rest lengths, kept within its angle limit about this frame's target
+// direction and frame, each particle taken out of this frame's colliders (push_out_of_frame);
+// the velocity read back is the blend of the last two substeps'; the world rotation is the
+// target frame turned onto the output direction.
+void write_output(PointChainRig chain, uint c, dvec3 anchor) {
+    float sigma = sch.blend;
+    float ahead = sigma * sch.substep;
+    // How each segment's base sped up over the last substep: the pivot's path, then the joints.
+    vec3 base_change = chain_state[c].pivot_rate.xyz - chain_state[c].prev_pivot_rate.xyz;
+    if (COLLIDERS != 0) {  // where push_out_of_frame finds them: this frame's colliders
+        place_colliders(Contact(chain.collider_mask, anchor, 1.0, PathWeights(1.0, 0.0, 0.0, 0.0), vec3(0.0), 0.0, 1.0));
+    }
+    joint_output[chain.first_joint] = PointJointOutput(vec4(0.0), vec4(0.0));
+    vec3 base = vec3(0.0);
+    vec3 prev_base = vec3(0.0);
+    vec3 cur_base = vec3(0.0);
+    vec3 animated_base = vec3(0.0);
+    vec3 parent_animated = vec3(0.0);
+    vec3 parent_output = vec3(0.0);
+    vec3 parent_axis = vec3(0.0);  // the turn axis of the parent's bend (turn_axis)
+    for (uint i = 0u; i < chain.segment_count; ++i) {
+        uint s = chain.first_segment + i;
+        PointSegmentState st = segment_state[s];
+        vec3 prev_dir = st.prev_position.xyz - prev_base;
+        vec3 cur_dir = st.position.xyz - cur_base;
+        vec3 change = (st.velocity.xyz - st.prev_velocity.xyz) - base_change;
+        vec3 dir = turn_ahead(prev_dir, cur_dir, change, sch.substep, ahead);
+        float ld = length(dir);
+        dir = ld < MIN_LENGTH ? cur_dir / max(length(cur_dir), MIN_LENGTH) : dir / ld;
+        vec3 x = base + dir * segment_rig[s].rest_length;
+        vec3 animated_offset = target_offset(s) - animated_base;  // this frame's target direction
+        vec3 target = base + (i == 0u ? animated_offset
+                                      : follow_parent(parent_animated, parent_output, animated_offset, parent_axis));
+        vec3 unused = vec3(0.0);
+        vec4 frame = target_frame(parent_animated, parent_output, joint_rotation[s], parent_axis);
+        limit_angle(segment_rig[s], frame, base, target, vec3(0.0), x, unused);
+        if (COLLIDERS != 0) {
+            push_out_of_frame(chain.collider_mask, segment_rig[s].particle_radius, anchor, base, segment_rig[s].rest_length,
+                              x);
+        }
+        vec3 v = st.prev_velocity.xyz + sigma * (st.velocity.xyz - st.prev_velocity.xyz);
+        vec3 animated = target_offset(s);
+        // the swing and the world rotation's turn, each leaning on the axis of its last frame
+        vec3 swing_carried = carried_axis(st.last_offset, st.offset_rate);
+        vec3 swing_axis = turn_axis(animated - animated_base, x - base, swing_carried);
+        vec4 q = rotation_between(animated - animated_base, x - base, swing_axis);
+        joint_output[chain.first_joint + 1u + i] = PointJointOutput(vec4(x, 0.0), vec4(st.position.xyz, 0.0));
+        vec3 world_carried = carried_axis(st.prev_position, st.prev_velocity);
+        vec3 world_axis = turn_axis(target - base, x - base, world_carried);
+        vec4 world = quat_multiply(rotation_between(target - base, x - base, world_axis), frame);
+        segment_output[s] = PointSegmentOutput(vec4(v, 0.0), q, world);
+        vec2 swing_code = axis_code(swing_carried);
+        vec2 world_code = axis_code(world_carried);
+        segment_state[s].last_offset.w = swing_code.x;
+        segment_state[s].offset_rate.w = swing_code.y;
+        segment_state[s].prev_position.w = world_code.x;
+        segment_state[s].prev_velocity.w = world_code.y;
+        parent_animated = animated_offset;
+        parent_output = x - base;
+        parent_axis = swing_axis;  // the child's parent bend is this swing
+        base = x;
+        prev_base = st.prev_position.xyz;
+        cur_base = st.position.xyz;
+        base_change = st.velocity.xyz - st.prev_velocity.xyz;
+        animated_base = animated;
+    }
+}
