@@ -60,7 +60,8 @@ MP4_PIXEL_FORMAT = "yuv420p"        # 4:2:0 chroma: what players expect
 MP4_QUALITY = 8                     # imageio-ffmpeg's scale, 0 (worst) to 10 (best)
 MP4_BLOCK = 2                       # sides must be multiples of this (4:2:0)
 GIF_COLOURS = 255                   # the one palette's size
-MS_PER_SECOND = 1000.0
+CENTISECONDS_PER_SECOND = 100        # GIF's unit of display time
+MS_PER_CENTISECOND = 10
 #: The suffix of an old PNG folder renamed aside where an atomic exchange is not available.
 ASIDE_MARK = ".old"
 RENAME_EXCHANGE = 2                 # renameat2's flag (Linux >= 3.15)
@@ -306,7 +307,16 @@ class FrameWriter:
                                                  dither=Image.Dither.NONE)
         frames = [f.quantize(palette=palette, dither=Image.Dither.NONE) for f in self._gif]
         frames[0].save(self._temporary, format="GIF", save_all=True, append_images=frames[1:],
-                       duration=round(MS_PER_SECOND / self.fps), loop=0, optimize=False)
+                       duration=gif_durations(len(frames), self.fps), loop=0, optimize=False)
+
+
+def gif_durations(count: int, fps: float) -> list:
+    """Each of ``count`` GIF frames' display time in ms at ``fps``: GIF stores whole hundredths
+    of a second, so frame k shows from round(100·k/fps) to round(100·(k+1)/fps) hundredths;
+    the clip lasts count/fps to 5 ms (one length for all, round(1000/fps) ms at 15 fps, stored
+    as 60 ms, played 30 frames in 1.8 s for 2 s)."""
+    ticks = [round(CENTISECONDS_PER_SECOND * k / fps) for k in range(count + 1)]
+    return [int(MS_PER_CENTISECOND * (b - a)) for a, b in zip(ticks, ticks[1:])]
 
 
 def _flush(path: Path) -> None:

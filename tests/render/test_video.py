@@ -286,3 +286,28 @@ with video.FrameWriter({str(folder)!r}, (16, 16), 30) as writer:
         with FrameWriter(folder, (16, 16), 30):
             raise KeyError("stopped: only the restoring is looked at")
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+
+
+@pytest.mark.parametrize("fps", [15, 24, 30])
+def test_a_gif_lasts_as_long_as_its_frames_at_their_rate(tmp_path, fps):
+    count = 2 * fps
+    out = tmp_path / "clip.gif"
+    with FrameWriter(out, (32, 20), fps) as writer:
+        for pixels in frames(count, (32, 20)):
+            writer.add(pixels)
+    gif = Image.open(out)
+    shown = []
+    for k in range(gif.n_frames):    # frames identical to the one before are merged, their times summed
+        gif.seek(k)
+        shown.append(gif.info["duration"])
+    assert abs(sum(shown) - 2000) <= 5       # 2 s, to GIF's hundredths of a second
+    assert min(shown) >= 1000 // fps // 10 * 10
+
+
+def test_gif_frame_times_track_the_clock():
+    from gpu_jiggle.render.video import gif_durations
+
+    times = gif_durations(45, 15.0)
+    assert all(t % 10 == 0 for t in times), "GIF stores hundredths of a second"
+    assert set(times) == {60, 70}
+    assert all(abs(sum(times[:k]) - 1000 * k / 15) <= 5 for k in range(46))
