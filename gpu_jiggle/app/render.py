@@ -47,6 +47,7 @@ DIVIDER_WIDTH = 2            # px
 SIZE = (960, 540)            # px: the default image
 COMPARE_SIZE = (1280, 540)   # px: the default image of a compare (two halves)
 MIN_SIZE = 16                # px: the smallest width or height
+MAX_ELEVATION_DEGREES = 90.0  # the camera's height above the horizon stays strictly within ±90°
 COMPARE_LABELS = ("keyframes only", "with springs")  # the left half's is "keyframes + look-at" with a look-at
 NO_RIG = "no rig"                  # what a render without springs says of the rig
 NO_CHAINS = "the rig has no chains"
@@ -204,6 +205,12 @@ def render(model, rig, animation: str | None, out, seconds: float = 4.0, fps: fl
     width, height = (int(v) + int(v) % 2 for v in size)
     if width < MIN_SIZE or height < MIN_SIZE:
         raise ValueError(f"size = {tuple(size)}: expected at least {MIN_SIZE}x{MIN_SIZE} pixels")
+    if azimuth_degrees is not None and not math.isfinite(float(azimuth_degrees)):
+        raise ValueError(f"azimuth = {float(azimuth_degrees)!r}: expected a finite number of degrees")
+    if elevation_degrees is not None and not -MAX_ELEVATION_DEGREES < float(elevation_degrees) < MAX_ELEVATION_DEGREES:
+        raise ValueError(f"elevation = {float(elevation_degrees)!r}: expected degrees above the horizon between "
+                         f"-{MAX_ELEVATION_DEGREES:g} and {MAX_ELEVATION_DEGREES:g} (exclusive: the camera looks "
+                         f"straight down or up there and has no up direction)")
     character, rig = open_character(model, rig)
     clip = choose_clip(character, animation, motion)
     _check_drawable(rig, compare, look_at)

@@ -235,6 +235,11 @@ def test_output_kinds(tmp_path):
     ([str(FOX), "--rig", str(RIG), "--animation", "Gallop"],
      "no animation called 'Gallop'; the file's animations are: Survey, Walk, Run"),
     ([str(FOX), "--rig", str(RIG), "--animation", "Run", "--seconds", "0"], "seconds = 0.0: expected a duration > 0"),
+    ([str(FOX), "--azimuth", "inf"], "azimuth = inf: expected a finite number of degrees"),
+    ([str(FOX), "--azimuth", "nan"], "azimuth = nan: expected a finite number of degrees"),
+    ([str(FOX), "--elevation", "95"], "elevation = 95.0: expected degrees above the horizon between -90 and 90"),
+    ([str(FOX), "--elevation", "nan"], "elevation = nan: expected degrees above the horizon"),
+    ([str(FOX), "--elevation", "-90"], "elevation = -90.0: expected degrees above the horizon"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, args, message):
     rc = cli.main(["render", *args, "--out", str(tmp_path / "x.gif"), "--no-progress"])
