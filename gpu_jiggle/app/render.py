@@ -23,6 +23,7 @@ finished, and not at all when it fails.
 from __future__ import annotations
 
 import math
+import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -104,6 +105,24 @@ class RenderResult:
     samples: int = 0
     drawn: str = ""
     extra: dict = field(default_factory=dict)
+
+
+def _refuse_inputs_in_output(out, kind: str, inputs) -> None:
+    """ValueError when writing ``out`` would replace an input: a video that is one of the
+    ``inputs`` files (also through a link), or a PNG folder (written whole, so replaced whole)
+    that holds one of them or their folder (a glTF's buffers and images lie beside it)."""
+    from ..whole_files import same_file
+
+    for source in inputs:
+        if kind != "png":
+            if same_file(out, source):
+                raise ValueError(f"--out {out}: is the input {source}; render never writes over what it reads")
+            continue
+        folder = os.path.realpath(out)
+        held = os.path.dirname(os.path.realpath(source))
+        if held == folder or held.startswith(folder.rstrip(os.sep) + os.sep):
+            raise ValueError(f"--out {out}: a PNG folder is written whole, and this one holds the input {source}; "
+                             f"render never writes over what it reads; give another folder")
 
 
 def _check_drawable(rig, compare: bool, look_at: bool) -> None:
@@ -200,6 +219,7 @@ def render(model, rig, animation: str | None, out, seconds: float = 4.0, fps: fl
         kind = output_kind(out)
     except ValueError as exc:
         raise ValueError(f"--out {exc}") from None
+    _refuse_inputs_in_output(out, kind, [p for p in (model, rig) if isinstance(p, (str, os.PathLike))])
     if size is None:
         size = COMPARE_SIZE if compare else SIZE
     width, height = (int(v) + int(v) % 2 for v in size)

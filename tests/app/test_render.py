@@ -250,6 +250,25 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, args, message):
     assert not (tmp_path / "x.gif").exists()
 
 
+@pytest.mark.parametrize("out", ["model's folder", "above it", "the rig, as a video"])
+def test_render_never_writes_over_its_inputs(tmp_path, capsys, out):
+    import shutil
+    folder = tmp_path / "fox"
+    shutil.copytree(FOX.parent, folder)
+    shutil.copy(RIG, folder / "fox.toml")
+    before = sorted((p.name, p.stat().st_mtime_ns) for p in folder.iterdir())
+    target = {"model's folder": f"{folder}/", "above it": str(tmp_path), "the rig, as a video": None}[out]
+    if target is None:
+        (folder / "rig.gif").symlink_to(folder / "fox.toml")
+        target = str(folder / "rig.gif")
+    rc = cli.main(["render", str(folder / FOX.name), "--rig", str(folder / "fox.toml"), "--animation", "Run",
+                   "--seconds", "0.1", "--out", target, "--no-progress"])
+    assert rc == 2
+    err = capsys.readouterr().err
+    assert "render never writes over what it reads" in err, err
+    assert sorted((p.name, p.stat().st_mtime_ns) for p in folder.iterdir() if p.name != "rig.gif") == before
+
+
 def test_bad_output_suffix(tmp_path, capsys):
     rc = cli.main(["render", str(FOX), "--rig", str(RIG), "--animation", "Run", "--out", str(tmp_path / "x.avi")])
     assert rc == 2
