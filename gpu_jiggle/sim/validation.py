@@ -29,11 +29,15 @@ class InputError(ValueError):
 
     Attributes:
         argument: str, the argument's name. index: the flat index of the first bad entry
-        into the argument as given (None for a scalar). value: that entry. expected: str.
+        into the argument as given (None for a scalar). indices: the same entry's index per
+        axis, a tuple of ints (``(1, 2)`` for ``joint_positions[1, 2]``; ``(index,)`` for a
+        1-D argument; None for a scalar or where the shape is not known). value: that entry.
+        expected: str.
     """
 
-    def __init__(self, argument: str, index, value, expected: str, where: str = ""):
+    def __init__(self, argument: str, index, value, expected: str, where: str = "", indices=None):
         self.argument, self.index, self.value, self.expected = argument, index, value, expected
+        self.indices = indices
         super().__init__(self.describe(where))
 
     def describe(self, where: str = "") -> str:
@@ -165,7 +169,8 @@ def require(name: str, a: np.ndarray, good, expected: str) -> None:
     if not good.all():
         i = int(np.flatnonzero(~good.ravel())[0])
         where = _index_text(i, a.shape) if a.ndim else ""
-        raise InputError(name, i if a.ndim else None, a.ravel()[i].item(), expected, where)
+        indices = tuple(int(k) for k in np.unravel_index(i, a.shape)) if a.ndim else None
+        raise InputError(name, i if a.ndim else None, a.ravel()[i].item(), expected, where, indices)
 
 
 def positive(name: str, value, shape=None) -> np.ndarray:
@@ -215,11 +220,11 @@ def count_array(name: str, value) -> np.ndarray:
             a = a.astype(np.int64)
         else:
             bad = 0 if a.dtype.kind != "f" else int(np.flatnonzero(~(np.isfinite(a) & (a == np.round(a))))[0])
-            raise TypeError(f"{name}[{bad}] = {a[bad]!r}: expected an integer")
+            raise TypeError(f"{name}[{bad}] = {a[bad].item()!r}: expected an integer")
     if a.size and a.dtype.kind in "iu":
         big = int(np.argmax(a)) if a.max() > MAX_SEGMENTS else None
         if big is not None:
-            raise InputError(name, big, int(a[big]), f"an integer in [1, {MAX_SEGMENTS}]", f"[{big}]")
+            raise InputError(name, big, int(a[big]), f"an integer in [1, {MAX_SEGMENTS}]", f"[{big}]", (big,))
     a = a.astype(np.int64)
     require(name, a, a >= 1, "an integer >= 1 (a chain needs at least one segment)")
     total = int(a.sum()) + a.size

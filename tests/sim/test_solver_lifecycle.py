@@ -253,3 +253,19 @@ def test_restore_refuses_another_chain_set_or_version(backend):
     assert "pickle" not in str(refused.value)  # numpy's advice to load untrusted bytes with pickles
     with pytest.raises(TypeError, match="expected the bytes"):
         point_solver(backend).restore("state")
+
+
+def test_a_refused_pose_names_its_entry_per_axis(backend):
+    s = point_solver(backend)
+    point_frame(s, 0)
+    joints = s.positions().copy()
+    joints[1, 2] = math.nan
+    with pytest.raises(InputError, match=re.escape("joint_positions[1, 2] = nan")) as refused:
+        s.set_pose(joint_positions=joints)
+    assert refused.value.indices == (1, 2)
+    assert refused.value.index == 1 * 3 + 2   # the flat index, as before
+
+
+def test_a_fractional_segment_count_is_shown_as_a_plain_number():
+    with pytest.raises(TypeError, match=re.escape("segment_counts[0] = 2.5: expected an integer")):
+        PointChainSet([2.5, 3], 2.0, 0.3)
