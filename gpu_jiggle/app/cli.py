@@ -44,6 +44,36 @@ class ExactOptionParser(argparse.ArgumentParser):
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
+        self._given = []
+
+    def parse_known_args(self, args=None, namespace=None):
+        self._given = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
+    def error(self, message):
+        """argparse's usage error; where required arguments are missing, it also names the
+        options given that this command does not have (``--freq`` for ``--frequency``, which
+        argparse alone reports only as the required ``-f/--frequency`` missing)."""
+        if message.startswith("the following arguments are required"):
+            unknown = unknown_options(self, self._given)
+            if unknown:
+                message += f"; unrecognized arguments: {' '.join(unknown)}{closest_options(self, unknown)}"
+        super().error(message)
+
+
+def unknown_options(parser: argparse.ArgumentParser, given) -> list:
+    """The options (``--name`` or ``--name=value``) in ``given`` that ``parser`` does not have."""
+    known = {o for action in parser._actions for o in action.option_strings}
+    return [g for g in given if g.startswith("--") and g != "--" and g.split("=")[0] not in known]
+
+
+def closest_options(parser: argparse.ArgumentParser, unknown) -> str:
+    """`` (did you mean --x?; ...)`` for the options of ``parser`` closest to ``unknown``, or ''."""
+    from ..sim.validation import closest_name
+    options = [o for action in parser._actions for o in action.option_strings]
+    hints = [f"did you mean {close}?" for u in unknown if u.startswith("-")
+             for close in [closest_name(u.split("=")[0], options)] if close]
+    return f" ({'; '.join(hints)})" if hints else ""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -94,13 +124,9 @@ def parse(parser: argparse.ArgumentParser, argv) -> argparse.Namespace:
     args, unknown = parser.parse_known_args(argv)
     if not unknown:
         return args
-    from ..sim.validation import closest_name
     commands = next((a.choices for a in parser._actions if isinstance(a, argparse._SubParsersAction)), {})
     target = commands.get(getattr(args, "command", None), parser)
-    options = [o for action in target._actions for o in action.option_strings]
-    hints = [f"did you mean {close}?" for u in unknown if u.startswith("-")
-             for close in [closest_name(u.split("=")[0], options)] if close]
-    target.error(f"unrecognized arguments: {' '.join(unknown)}" + (f" ({'; '.join(hints)})" if hints else ""))
+    target.error(f"unrecognized arguments: {' '.join(unknown)}{closest_options(target, unknown)}")
 
 
 def _terminated(signum, frame):

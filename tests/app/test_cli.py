@@ -116,6 +116,15 @@ def test_an_abbreviated_option_is_a_usage_error_naming_it(argv, spelled, capsys)
     assert "did you mean --" in err
 
 
+def test_a_missing_required_option_also_names_the_unknown_one_given_for_it(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        cli.parse(cli.build_parser(), ["describe", "--freq", "2", "-z", "0.3"])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "required: -f/--frequency" in err
+    assert "unrecognized arguments: --freq (did you mean --frequency?)" in err
+
+
 def test_a_demo_takes_no_abbreviated_option(capsys):
     from gpu_jiggle.app.viewer.args import demo_parser
     parser = demo_parser("A demo.")
