@@ -311,10 +311,11 @@ class FrameWriter:
 
 
 def gif_durations(count: int, fps: float) -> list:
-    """Each of ``count`` GIF frames' display time in ms at ``fps``: GIF stores whole hundredths
-    of a second, so frame k shows from round(100·k/fps) to round(100·(k+1)/fps) hundredths;
-    the clip lasts count/fps to 5 ms (one length for all, round(1000/fps) ms at 15 fps, stored
-    as 60 ms, played 30 frames in 1.8 s for 2 s)."""
+    """The display times (list of ``count`` ints, ms, multiples of 10) of GIF frames at ``fps``
+    (frames per second, > 0). GIF stores whole hundredths of a second, so frame k shows from
+    round(100·k/fps) to round(100·(k+1)/fps) hundredths and the clip lasts count/fps to within
+    5 ms. (One rounded time for every frame, 67 ms at 15 fps, is stored as 60 ms: 2 s of frames
+    played in 1.8 s.)"""
     ticks = [round(CENTISECONDS_PER_SECOND * k / fps) for k in range(count + 1)]
     return [int(MS_PER_CENTISECOND * (b - a)) for a, b in zip(ticks, ticks[1:])]
 
