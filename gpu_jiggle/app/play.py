@@ -40,7 +40,7 @@ import numpy as np
 from ..character.bake import DEFAULT_PREROLL
 from ..character.motion import MOTIONS, Motion, builtin_motion
 from ..character.travel import make_pipeline, run_preroll
-from ..render.scene import CharacterView
+from ..render.scene import ZOOM_RANGE, CharacterView
 from .shared import add_clip_options, add_preroll_option, choose_clip, one_line, open_character, parse_travel
 from .tuning import RigTuning
 from .viewer.imgui_dock import DOCK_SIDES, check_dock_side
@@ -54,7 +54,6 @@ TELEPORT_SIZES = (1.5, 0.0, 2.0)   # T jumps this far (world x, y, z), in body s
 ORBIT_RADIANS_PER_PIXEL = 0.008    # mouse drag → camera turn
 ELEVATION_RANGE_DEGREES = (-5.0, 80.0)
 ZOOM_PER_STEP = 1.1                # one scroll step
-ZOOM_RANGE = (0.2, 8.0)
 
 
 class CharacterPlayer:

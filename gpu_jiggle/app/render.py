@@ -37,7 +37,7 @@ from ..character.rig_specs import LookAtSpec, TwoBoneIKSpec
 from ..character.bake import DEFAULT_PREROLL
 from ..character.travel import make_pipeline, run_preroll
 from ..gl.offscreen import OffscreenTarget, choose_samples
-from ..render.scene import CharacterView, Framing
+from ..render.scene import ZOOM_RANGE, CharacterView, Framing
 from ..render.video import FrameWriter, output_kind
 from .shared import add_clip_options, add_preroll_option, choose_clip, one_line, open_character, parse_travel
 
@@ -186,7 +186,8 @@ def render(model, rig, animation: str | None, out, seconds: float = 4.0, fps: fl
         travel: ``"auto"`` or a speed in length unit/s (see
             :func:`~gpu_jiggle.character.travel.make_pipeline`). debug: draw the debug view.
         progress: show a progress bar on stderr (tqdm).
-        azimuth_degrees, elevation_degrees, zoom: change the camera's framing.
+        azimuth_degrees, elevation_degrees, zoom: change the camera's framing (zoom within
+            gpu_jiggle.render.scene.ZOOM_RANGE).
         look_at: the head follows the rig's look-at target (see
             :func:`~gpu_jiggle.character.travel.make_pipeline`).
         preroll: seconds of the clip played before the first frame (s, >= 0; default 4, as
@@ -225,6 +226,9 @@ def render(model, rig, animation: str | None, out, seconds: float = 4.0, fps: fl
     width, height = (int(v) + int(v) % 2 for v in size)
     if width < MIN_SIZE or height < MIN_SIZE:
         raise ValueError(f"size = {tuple(size)}: expected at least {MIN_SIZE}x{MIN_SIZE} pixels")
+    if not ZOOM_RANGE[0] <= float(zoom) <= ZOOM_RANGE[1]:
+        raise ValueError(f"zoom = {float(zoom)!r}: expected a factor from {ZOOM_RANGE[0]:g} to {ZOOM_RANGE[1]:g} "
+                         f"(> 1 moves the camera closer; gpu_jiggle.render.scene.ZOOM_RANGE)")
     if azimuth_degrees is not None and not math.isfinite(float(azimuth_degrees)):
         raise ValueError(f"azimuth = {float(azimuth_degrees)!r}: expected a finite number of degrees")
     if elevation_degrees is not None and not -MAX_ELEVATION_DEGREES < float(elevation_degrees) < MAX_ELEVATION_DEGREES:
@@ -324,7 +328,8 @@ def add_command(sub) -> None:
                    help="camera direction about the vertical, degrees (default -68: the left side, a little "
                         "from the front)")
     p.add_argument("--elevation", type=float, default=None, metavar="DEG", help="camera height, degrees (default 10)")
-    p.add_argument("--zoom", type=float, default=1.0, help="> 1 moves the camera closer (default 1)")
+    p.add_argument("--zoom", type=float, default=1.0,
+                   help=f"> 1 moves the camera closer ({ZOOM_RANGE[0]:g} to {ZOOM_RANGE[1]:g}, default 1)")
     p.add_argument("--debug", action="store_true", help="draw chain targets, simulated joints and colliders")
     p.add_argument("--look-at", action="store_true",
                    help="the head turns to the rig's look-at target (an IK stage between keyframes and springs)")
@@ -338,8 +343,6 @@ def add_command(sub) -> None:
 def run_command(args) -> int:
     """``gpu-jiggle render``: 0 on success, 2 with a one-line message for bad input."""
     try:
-        if args.zoom <= 0 or not math.isfinite(args.zoom):
-            raise ValueError(f"--zoom {args.zoom}: expected a value > 0")
         if args.samples is not None and args.samples < 0:
             raise ValueError(f"--samples {args.samples}: expected 0 or more")
         travel = parse_travel(args.travel)

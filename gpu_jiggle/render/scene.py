@@ -58,6 +58,11 @@ MIN_COLLIDER_RADIUS = 1e-6         # debug: a collider of radius 0 is drawn this
 
 
 # -- framing ---------------------------------------------------------------------------------------
+#: How far a framing's zoom goes: 0.2 (the camera five times its default distance away) to 8 (an
+#: eighth of it); the window's scroll stops there, render refuses more.
+ZOOM_RANGE = (0.2, 8.0)
+
+
 @dataclass
 class Framing:
     """Where the camera looks from, relative to the character's rest-pose bounds.
@@ -66,7 +71,7 @@ class Framing:
         centre: (3,) world centre of the rest-pose bounds. extent: (3,) their size.
         floor: the lowest rest-pose height (the ground). size: the bounds' diagonal.
         azimuth, elevation: radians (azimuth 0: from +z; -π/2: from -x, the Fox's left side,
-            so that it runs to the right). zoom: > 1 moves the camera in.
+            so that it runs to the right). zoom: > 1 moves the camera in (within ZOOM_RANGE).
     """
 
     centre: np.ndarray

@@ -240,6 +240,9 @@ def test_output_kinds(tmp_path):
     ([str(FOX), "--elevation", "95"], "elevation = 95.0: expected degrees above the horizon between -90 and 90"),
     ([str(FOX), "--elevation", "nan"], "elevation = nan: expected degrees above the horizon"),
     ([str(FOX), "--elevation", "-90"], "elevation = -90.0: expected degrees above the horizon"),
+    ([str(FOX), "--zoom", "1e300"], "zoom = 1e+300: expected a factor from 0.2 to 8"),
+    ([str(FOX), "--zoom", "0"], "zoom = 0.0: expected a factor from 0.2 to 8"),
+    ([str(FOX), "--zoom", "nan"], "zoom = nan: expected a factor from 0.2 to 8"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, args, message):
     rc = cli.main(["render", *args, "--out", str(tmp_path / "x.gif"), "--no-progress"])
