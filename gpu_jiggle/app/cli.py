@@ -71,8 +71,14 @@ def closest_options(parser: argparse.ArgumentParser, unknown) -> str:
     """`` (did you mean --x?; ...)`` for the options of ``parser`` closest to ``unknown``, or ''."""
     from ..sim.validation import closest_name
     options = [o for action in parser._actions for o in action.option_strings]
+
+    def closest(given):
+        # An abbreviation (options are taken only whole) names the options it begins; else the
+        # nearest name by spelling.
+        begun = [o for o in options if o.startswith(given)] if given.startswith("--") and len(given) > 2 else []
+        return " or ".join(begun) if begun else closest_name(given, options)
     hints = [f"did you mean {close}?" for u in unknown if u.startswith("-")
-             for close in [closest_name(u.split("=")[0], options)] if close]
+             for close in [closest(u.split("=")[0])] if close]
     return f" ({'; '.join(hints)})" if hints else ""
 
 
