@@ -173,12 +173,22 @@ PLANE_COLLIDER = _struct([("start", "<f8", (4,)), ("delta", "<f4", (4,)), ("grou
 #: Per frame, header of the point kernel's frame buffer; ``alphas`` follows it. options:
 #: OPTION_* bits. substep_begin, substep_end: the substeps this dispatch runs (see
 #: :data:`ALL_SUBSTEPS`); origin: the solver's drawing origin
-#: (float64 world), which chain_output's pivots are relative to.
+#: (float64 world), which chain_output's pivots are relative to; contact_substep_cap: the most
+#: contact sub-steps one substep of a chain may take in this dispatch (SPEC 9, "Swept contact":
+#: MAX_CONTACT_SUBSTEPS, less where llvmpipe's loop budget leaves less).
 POINT_FRAME_PARAMS = _struct([("chain_count", "<u4"), ("alpha_stride", "<u4"), ("sphere_count", "<u4"),
                               ("capsule_count", "<u4"), ("plane_count", "<u4"), ("options", "<u4"),
                               ("substep_begin", "<u4"), ("substep_end", "<u4"), ("full_rate", SCHEDULE), ("half_rate", SCHEDULE),
                               ("wind", "<f4", (4,)), ("gust", "<f4", (4,)), ("gust_direction", "<f4", (4,)),
-                              ("origin", "<f8", (3,)), ("pad0", "<u4"), ("pad1", "<u4")], 208)
+                              ("origin", "<f8", (3,)), ("contact_substep_cap", "<u4"), ("pad1", "<u4")], 208)
+
+#: SPEC 9, contact sub-steps: at most this many per substep of a chain (the frame buffer's
+#: contact_substep_cap, the kernels' and the reference's bound): a chain's substep costs up to
+#: this many times its work where a collider passes it fast. With CONTACT_STEP_FRACTION 1/2,
+#: a collider moving up to 128 times its radius (with ρ) per substep relative to the chain's
+#: pivot, e.g. a 2 cm sphere at 300 m/s with h = 1/120 s; past that the pieces grow, and the
+#: reference logs a warning.
+MAX_CONTACT_SUBSTEPS = 256
 
 #: Per joint, output: position at frame time relative to this frame's pivot, raw position
 #: relative to p_prev (xyz; w 0).

@@ -280,6 +280,7 @@ class PointSolver(Solver):
         header["options"] = self._options
         header["wind"], header["gust"], header["gust_direction"] = self._wind.records()
         header["origin"] = self._origin
+        header["contact_substep_cap"] = layouts.MAX_CONTACT_SUBSTEPS
         return packing.as_bytes(header, alphas)
 
     def _after_frame(self, plan):

@@ -2,7 +2,8 @@
 // One frame of point chains (SPEC sections 2, 4 and 5): one invocation per chain walks its
 // particles root to tip, for every substep of the frame, inside this one dispatch.
 // Stages, named as in gpu_jiggle/sim/backends/reference_point.py: shift_anchor, apply_teleport,
-// start_moving, resume_path, interpolate_pivot, follow_parent, integrate_particle, collide_near (sweep_particle,
+// start_moving, resume_path, contact_substeps (each substep as k sub-steps, SPEC 9),
+// interpolate_pivot, follow_parent, integrate_particle, collide_near (sweep_particle,
 // collide), limit_distance, enforce_length, limit_angle (point_limits.glsl), settle_contact
 // (sweep_segment, keep_outside, collide), end_path, write_output.
 #define LOCAL_SIZE 64
@@ -35,6 +36,7 @@ uint target_path;
 bool relative_damping;
 bool exact_integrator;
 uint schedule_index;  // 0 at full rate, 1 at half rate: which of the segment's two ExactSteps
+float exact_share = 1.0;  // in a contact sub-step of h/k (SPEC 9): 1/k, the exact step's share of its substep's
 
 // The state follows the chain's anchor, moved to this frame's pivot (SPEC 4.4).
 void shift_anchor(uint c, vec3 shift) {
@@ -165,6 +167,14 @@ vec3 pivot_path_velocity(uint c, PathWeights w) {
     return (w.dp * d + w.dq * m) * sch.inv_span;
 }
 
+// The pivot on its target path at the path weights w, as interpolate_pivot places it.
+vec3 pivot_on_path(uint c, PathWeights w) {
+    PointChainState cs = chain_state[c];
+    vec3 d = -cs.last_pivot.xyz;
+    vec3 m = start_tangent(d, sch.span * cs.pivot_rate.xyz, target_path);
+    return cs.last_pivot.xyz + w.p * d + w.q * m;
+}
+
 // SPEC section 4, step 1: the pivot on its target path (this frame's pivot is the anchor, 0)
 // and its path velocity (length/s, as end_path leaves pivot_rate); returns its motion Δp this
 // substep.
@@ -201,6 +211,10 @@ void integrate_particle(uint s, PointSegmentRig rig, vec3 t, vec3 t_prev, vec3 v
         vec3 b = gravity + wind - rig.air_drag * (rate + carry);
         vec3 change_x = step.d_d * d + step.d_v * d_rate + step.d_b * b;
         vec3 change_v = step.v_d * d + step.v_v * d_rate + step.v_b * b;
+        if (exact_share != 1.0) {
+            change_x = change_x * exact_share;
+            change_v = change_v * exact_share;
+        }
         x = x + (rate * sch.substep + change_x);
         v = v + change_v;
         return;
@@ -333,102 +347,146 @@ void main() {
     vec3 pivot_velocity = range.begin == 0u ? chain_state[c].pivot_rate.xyz
                                             : pivot_path_velocity(c, path_weights(alphas[first_alpha + range.begin - 1u], target_path));
     vec3 prev_pivot_velocity = chain_state[c].prev_pivot_rate.xyz;  // the pivot's path velocity a substep back
+    float reach = 0.0;  // SPEC 9, contact sub-steps
+    float smallest_radius = uintBitsToFloat(0x7f800000u);
+    if (COLLIDERS != 0) {
+        chain_reach(chain, reach, smallest_radius);
+    }
+    float h = sch.substep;
+    float inv_path_step = sch.inv_path_step;
     for (uint j = range.begin; j < range.end; ++j) {
-        float alpha = alphas[first_alpha + j];
-        PathWeights w = path_weights(alpha, target_path);
-        float elapsed = float(j) * sch.substep;
-        // The colliders' path covers the full-rate span; map this substep's time onto it.
-        float collider_alpha = clamp(1.0 - (1.0 - alpha) * sch.collider_time_scale, 0.0, 1.0);
-        Contact contact = Contact(chain.collider_mask, anchor, collider_alpha, path_weights(collider_alpha, target_path),
-                                  vec3(0.0), 0.0, sch.substep);
-        vec3 carry_before = carried * pivot_velocity;
-        prev_pivot_velocity = pivot_velocity;
-        vec3 moved = interpolate_pivot(c, w, pivot, pivot_velocity);
-        vec3 carry = carried * pivot_velocity;
-        contact.pivot = pivot;
-        if (COLLIDERS != 0) {
-            place_colliders(contact);
-            // Where the colliders were at the start of the substep, for the swept contact (SPEC 9):
-            // before this frame's path (a half-rate substep started a frame earlier) the path is
-            // extended backwards, not held at its start, so the sweep sees the whole move.
-            float start_alpha = min(1.0 - (1.0 - (j > 0u ? alphas[first_alpha + j - 1u] : 0.0))
-                                    * sch.collider_time_scale, 1.0);
-            Contact start_contact = contact;
-            start_contact.alpha = start_alpha;
-            start_contact.w = path_weights(start_alpha, target_path);
+        float alpha_end = alphas[first_alpha + j];
+        float alpha_start = j > 0u ? alphas[first_alpha + j - 1u] : 0.0;
+        // The colliders' path covers the full-rate span; map this substep's time onto it. Where
+        // they were at the start of the substep, for the swept contact (SPEC 9): before this
+        // frame's path (a half-rate substep started a frame earlier) the path is extended
+        // backwards, not held at its start, so the sweep sees the whole move.
+        float collider_end = clamp(1.0 - (1.0 - alpha_end) * sch.collider_time_scale, 0.0, 1.0);
+        float collider_begin = min(1.0 - (1.0 - alpha_start) * sch.collider_time_scale, 1.0);
+        uint k = 1u;
+        if (COLLIDERS != 0) {  // the colliders at the substep's end, seen from the pivot there
+            PathWeights w_end = path_weights(alpha_end, target_path);
+            vec3 pivot_end = pivot_on_path(c, w_end);
+            Contact end_contact = Contact(chain.collider_mask, anchor, collider_end,
+                                          path_weights(collider_end, target_path), pivot_end, 0.0, sch.substep, vec3(0.0));
+            place_colliders(end_contact);
+            Contact start_contact = end_contact;
+            start_contact.alpha = collider_begin;
+            start_contact.w = path_weights(collider_begin, target_path);
             place_collider_moves(start_contact);
+            k = contact_substeps(end_contact, pivot_end - chain_state[c].prev_pivot.xyz, reach, smallest_radius);
         }
-        vec3 base_start = -moved;  // where each segment's base was at the start of the substep
-        bool first_moving = moving && j == 0u;
-        vec3 base = vec3(0.0);
-        vec3 v_base = (felt * moved) * sch.inv_path_step;
-        vec3 offset_base = vec3(0.0);
-        vec3 parent_animated = vec3(0.0);
-        vec3 parent_simulated = vec3(0.0);
-        vec3 pushed_base = vec3(0.0);  // how far contact moved the base without velocity this substep
-        vec3 parent_axis = vec3(0.0);  // the turn axis of the parent's bend (turn_axis)
-        for (uint i = 0u; i < chain.segment_count; ++i) {
-            uint s = chain.first_segment + i;
-            PointSegmentRig rig = segment_rig[s];
-            PointSegmentState st = segment_state[s];
-            vec3 last = st.last_offset.xyz;
-            vec3 d = target_offset(s) - last;
-            vec3 offset = last + w.p * d + w.q * start_tangent(d, sch.span * st.offset_rate.xyz, target_path);
-            vec3 animated = offset - offset_base;
-            vec3 t = base + (i == 0u ? animated
-                                     : follow_parent(parent_animated, parent_simulated, animated, parent_axis));
-            // Positions are kept relative to the pivot, which moved: a particle that stays
-            // put in the world moves by -Δp; world influence w keeps the fraction w of that.
-            // The target moves with the body: its last value, relative to the new pivot, less
-            // the carriage's part (v2).
-            vec3 x = st.position.xyz - influence * moved;
-            vec3 t_prev = st.target.xyz - felt * moved;
-            vec3 v_t = (t - t_prev) * sch.inv_path_step;
-            vec3 v = first_moving ? v_t : st.velocity.xyz - carry_before;
-            vec3 wind = WIND != 0 ? wind_at(pivot + x, target.gust_phase, elapsed) : vec3(0.0);
-            vec3 start = x;  // where the particle was at the start of the substep (swept contact)
-            integrate_particle(s, rig, t, t_prev, v_t, carry, chain.gravity.xyz, wind, x, v);
-            contact.radius = rig.particle_radius;
-            vec3 pushed = vec3(0.0);  // what contact moved x without velocity
-            if (COLLIDERS != 0) {
-                vec3 free_x = x;
-                vec3 free_v = v;
-                collide_near(contact, start, x, v);
-                pushed = (x - free_x) - (v - free_v) * sch.substep;
+        for (uint sub = 0u; sub < k; ++sub) {
+            float alpha = alpha_end;
+            float collider_alpha = collider_end;
+            float start_alpha = collider_begin;
+            float elapsed = float(j) * h;
+            if (k > 1u) {  // the sub-step's path fractions (its end exact at the last), h/k, the exact step's share
+                if (sub < k - 1u) {
+                    alpha = alpha_start + float(sub + 1u) / float(k) * (alpha_end - alpha_start);
+                    collider_alpha = collider_begin + float(sub + 1u) / float(k) * (collider_end - collider_begin);
+                }
+                start_alpha = collider_begin + float(sub) / float(k) * (collider_end - collider_begin);
+                sch.substep = h / float(k);
+                sch.inv_path_step = inv_path_step * float(k);
+                elapsed = elapsed + float(sub) * sch.substep;
+                exact_share = 1.0 / float(k);
             }
-            limit_distance(rig.max_distance, t, x, v);
-            enforce_length(rig.rest_length, base, v_base, pushed_base, pushed, x, v);
-            vec4 frame = vec4(0.0, 0.0, 0.0, 1.0);
-            if (rig.limit_kind >= LIMIT_HINGE) {  // the base joint's rotation on its path (nlerp)
-                frame = target_frame(parent_animated, parent_simulated, nlerp(st.last_rotation, joint_rotation[s], alpha),
-                                     parent_axis);
+            PathWeights w = path_weights(alpha, target_path);
+            Contact contact = Contact(chain.collider_mask, anchor, collider_alpha,
+                                      path_weights(collider_alpha, target_path), vec3(0.0), 0.0, sch.substep, vec3(0.0));
+            vec3 carry_before = carried * pivot_velocity;
+            if (sub == 0u) {
+                prev_pivot_velocity = pivot_velocity;
             }
-            limit_angle(rig, frame, base, t, v_t, x, v);
-            if (COLLIDERS != 0) {
-                vec3 settled_x = x;
-                vec3 settled_v = v;
-                settle_contact(contact, base_start, start, base, rig.rest_length, x, v);
-                pushed += (x - settled_x) - (v - settled_v) * sch.substep;
+            vec3 moved = interpolate_pivot(c, w, pivot, pivot_velocity);
+            vec3 carry = carried * pivot_velocity;
+            contact.pivot = pivot;
+            contact.carriage = carry;
+            if (COLLIDERS != 0 && k > 1u) {  // (k = 1: placed above, at the same pivot)
+                place_colliders(contact);
+                Contact start_contact = contact;
+                start_contact.alpha = start_alpha;
+                start_contact.w = path_weights(start_alpha, target_path);
+                place_collider_moves(start_contact);
             }
-            // the axis of this segment's bend, carried to the next substep (SPEC 4, step 2)
-            vec3 bend_carried = carried_axis(st.position, st.velocity);
-            parent_axis = turn_axis(animated, x - base, bend_carried);
-            vec2 bend_code = axis_code(bend_carried);
-            // the w of prev_position and prev_velocity (the world rotation's axis) stay
-            segment_state[s].prev_position.xyz = st.position.xyz;  // relative to the previous substep's pivot
-            // A chain starting to move had the velocity it starts with (for the frame-time output).
-            segment_state[s].prev_velocity.xyz = first_moving ? v_t + carry_before : st.velocity.xyz;
-            segment_state[s].position = vec4(x, bend_code.x);
-            segment_state[s].velocity = vec4(v + carry, bend_code.y);  // the world velocity
-            segment_state[s].target.xyz = t;
-            parent_animated = animated;
-            parent_simulated = x - base;
-            offset_base = offset;
-            base = x;
-            base_start = start;
-            v_base = v;
-            pushed_base = pushed;
+            vec3 base_start = -moved;  // where each segment's base was at the start of the substep
+            bool first_moving = moving && j == 0u && sub == 0u;
+            vec3 base = vec3(0.0);
+            vec3 v_base = (felt * moved) * sch.inv_path_step;
+            vec3 offset_base = vec3(0.0);
+            vec3 parent_animated = vec3(0.0);
+            vec3 parent_simulated = vec3(0.0);
+            vec3 pushed_base = vec3(0.0);  // how far contact moved the base without velocity this substep
+            vec3 parent_axis = vec3(0.0);  // the turn axis of the parent's bend (turn_axis)
+            for (uint i = 0u; i < chain.segment_count; ++i) {
+                uint s = chain.first_segment + i;
+                PointSegmentRig rig = segment_rig[s];
+                PointSegmentState st = segment_state[s];
+                vec3 last = st.last_offset.xyz;
+                vec3 d = target_offset(s) - last;
+                vec3 offset = last + w.p * d + w.q * start_tangent(d, sch.span * st.offset_rate.xyz, target_path);
+                vec3 animated = offset - offset_base;
+                vec3 t = base + (i == 0u ? animated
+                                         : follow_parent(parent_animated, parent_simulated, animated, parent_axis));
+                // Positions are kept relative to the pivot, which moved: a particle that stays
+                // put in the world moves by -Δp; world influence w keeps the fraction w of that.
+                // The target moves with the body: its last value, relative to the new pivot, less
+                // the carriage's part (v2).
+                vec3 x = st.position.xyz - influence * moved;
+                vec3 t_prev = st.target.xyz - felt * moved;
+                vec3 v_t = (t - t_prev) * sch.inv_path_step;
+                vec3 v = first_moving ? v_t : st.velocity.xyz - carry_before;
+                vec3 wind = WIND != 0 ? wind_at(pivot + x, target.gust_phase, elapsed) : vec3(0.0);
+                vec3 start = x;  // where the particle was at the start of the substep (swept contact)
+                integrate_particle(s, rig, t, t_prev, v_t, carry, chain.gravity.xyz, wind, x, v);
+                contact.radius = rig.particle_radius;
+                vec3 pushed = vec3(0.0);  // what contact moved x without velocity
+                if (COLLIDERS != 0) {
+                    vec3 free_x = x;
+                    vec3 free_v = v;
+                    collide_near(contact, start, x, v);
+                    pushed = (x - free_x) - (v - free_v) * sch.substep;
+                }
+                limit_distance(rig.max_distance, t, x, v);
+                enforce_length(rig.rest_length, base, v_base, pushed_base, pushed, x, v);
+                vec4 frame = vec4(0.0, 0.0, 0.0, 1.0);
+                if (rig.limit_kind >= LIMIT_HINGE) {  // the base joint's rotation on its path (nlerp)
+                    frame = target_frame(parent_animated, parent_simulated,
+                                         nlerp(st.last_rotation, joint_rotation[s], alpha), parent_axis);
+                }
+                limit_angle(rig, frame, base, t, v_t, x, v);
+                if (COLLIDERS != 0) {
+                    vec3 settled_x = x;
+                    vec3 settled_v = v;
+                    settle_contact(contact, base_start, start, base, rig.rest_length, x, v);
+                    pushed += (x - settled_x) - (v - settled_v) * sch.substep;
+                }
+                // the axis of this segment's bend, carried to the next substep (SPEC 4, step 2)
+                vec3 bend_carried = carried_axis(st.position, st.velocity);
+                parent_axis = turn_axis(animated, x - base, bend_carried);
+                vec2 bend_code = axis_code(bend_carried);
+                // the w of prev_position and prev_velocity (the world rotation's axis) stay
+                if (sub == 0u) {  // relative to the previous substep's pivot
+                    segment_state[s].prev_position.xyz = st.position.xyz;
+                    // A chain starting to move had the velocity it starts with (for the frame-time output).
+                    segment_state[s].prev_velocity.xyz = first_moving ? v_t + carry_before : st.velocity.xyz;
+                }
+                segment_state[s].position = vec4(x, bend_code.x);
+                segment_state[s].velocity = vec4(v + carry, bend_code.y);  // the world velocity
+                segment_state[s].target.xyz = t;
+                parent_animated = animated;
+                parent_simulated = x - base;
+                offset_base = offset;
+                base = x;
+                base_start = start;
+                v_base = v;
+                pushed_base = pushed;
+            }
         }
+        sch.substep = h;
+        sch.inv_path_step = inv_path_step;
+        exact_share = 1.0;
     }
     chain_state[c].prev_pivot_rate = vec4(prev_pivot_velocity, 0.0);
     if (range.last) {

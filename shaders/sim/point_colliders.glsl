@@ -16,7 +16,15 @@ struct Contact {
     vec3 pivot;
     float radius;
     float substep;
+    vec3 carriage;
 };
+
+// A collider's velocity over the substep (it moved by `move`, relative to the pivot held) in
+// the frame of the particles' velocities, which are relative to the chain's carriage (SPEC 4,
+// world influence; SPEC 9, "Push-out velocity").
+vec3 collider_rate(Contact ct, vec3 move) {
+    return move / ct.substep - ct.carriage;
+}
 
 bool in_mask(uint mask, uint group) {
     return ((mask >> group) & 1u) != 0u;

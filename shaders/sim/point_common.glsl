@@ -149,7 +149,8 @@ struct PlaneCollider {
 // frequency 2π·f_w; gust_direction: xyz unit u. Each schedule holds its gust phase -2π·f_w·t
 // at its first substep (host float64, reduced mod 2π), each chain its κ·anchor. The alphas of
 // level of detail l start at alphas[l * alpha_stride]. options: OPTION_* bits. origin: the
-// solver's drawing origin, world, double.
+// solver's drawing origin, world, double. contact_substep_cap: the most contact sub-steps one
+// substep of a chain may take in this dispatch (SPEC 9).
 struct PointFrameParams {
     uint chain_count;
     uint alpha_stride;
@@ -165,7 +166,7 @@ struct PointFrameParams {
     vec4 gust;
     vec4 gust_direction;
     double origin[3];
-    uint pad0;
+    uint contact_substep_cap;
     uint pad1;
 };
 

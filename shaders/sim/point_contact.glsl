@@ -215,7 +215,7 @@ void slide_out_of_plane(vec3 base, float rest_length, vec3 n, float offset, inou
 // The velocity so given leaves the collider (which moved by `move` over the substep) no faster
 // than the tip left it before, or than the collider's own motion (SPEC 9): a push-out of a
 // segment posed through a collider does not fling it.
-void segment_out_of_sphere(vec3 base, vec3 q, float r, float h, vec3 move, inout vec3 x, inout vec3 v) {
+void segment_out_of_sphere(vec3 base, vec3 q, float r, float h, vec3 rate, inout vec3 x, inout vec3 v) {
     vec3 d = q - base;
     float dq = length(d);
     vec3 u = x - base;
@@ -239,8 +239,7 @@ void segment_out_of_sphere(vec3 base, vec3 q, float r, float h, vec3 move, inout
     vec3 push = cleared - x;
     float lp = length(push);
     vec3 n = lp > 0.0 ? push / lp : push;
-    vec3 v_c = move / h;
-    float excess = dot(new_v - v_c, n) - max(dot(v - v_c, n), 0.0);
+    float excess = dot(new_v - rate, n) - max(dot(v - rate, n), 0.0);
     v = new_v - max(excess, 0.0) * n;
     x = cleared;
 }
@@ -290,7 +289,8 @@ void keep_outside(Contact ct, vec3 base, float rest_length, inout vec3 x, inout 
             if (keeps_out(ct, spheres[k].group, spheres[k].inside)) {
                 vec4 s = sphere_at(k, ct);
                 slide_out(base, rest_length, s.xyz, s.w + ct.radius, x, v);
-                segment_out_of_sphere(base, s.xyz, s.w + ct.radius, ct.substep, sphere_move(k, ct), x, v);
+                segment_out_of_sphere(base, s.xyz, s.w + ct.radius, ct.substep, collider_rate(ct, sphere_move(k, ct)), x,
+                                      v);
             }
         }
         for (uint k = 0u; k < params.capsule_count; ++k) {
@@ -303,7 +303,7 @@ void keep_outside(Contact ct, vec3 base, float rest_length, inout vec3 x, inout 
                     slide_out(base, rest_length, closest_on_segment(a, b, x), r + ct.radius, x, v);
                     vec3 q = closest_to_segment(a, b, base, x);
                     vec3 move = move_a + segment_fraction(a, b, q) * (move_b - move_a);
-                    segment_out_of_sphere(base, q, r + ct.radius, ct.substep, move, x, v);
+                    segment_out_of_sphere(base, q, r + ct.radius, ct.substep, collider_rate(ct, move), x, v);
                 }
             }
         }
@@ -358,7 +358,7 @@ void settle_contact(Contact ct, vec3 base_start, vec3 start, vec3 base, float re
 // about its (already outside) base and its segment turned off them, then pushed out where that
 // leaves no room (no penetration wins over the exact length). Positions only.
 void push_out_of_frame(uint mask, float rho, dvec3 anchor, vec3 base, float rest_length, inout vec3 x) {
-    Contact ct = Contact(mask, anchor, 1.0, PathWeights(1.0, 0.0, 0.0, 0.0), vec3(0.0), rho, 1.0);
+    Contact ct = Contact(mask, anchor, 1.0, PathWeights(1.0, 0.0, 0.0, 0.0), vec3(0.0), rho, 1.0, vec3(0.0));
     vec3 v = vec3(0.0);
     settle_contact(ct, base, rest_length, x, v);
 }

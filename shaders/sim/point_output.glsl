@@ -38,7 +38,8 @@ void write_output(PointChainRig chain, uint c, dvec3 anchor) {
     // How each segment's base sped up over the last substep: the pivot's path, then the joints.
     vec3 base_change = chain_state[c].pivot_rate.xyz - chain_state[c].prev_pivot_rate.xyz;
     if (COLLIDERS != 0) {  // where push_out_of_frame finds them: this frame's colliders
-        place_colliders(Contact(chain.collider_mask, anchor, 1.0, PathWeights(1.0, 0.0, 0.0, 0.0), vec3(0.0), 0.0, 1.0));
+        place_colliders(Contact(chain.collider_mask, anchor, 1.0, PathWeights(1.0, 0.0, 0.0, 0.0), vec3(0.0), 0.0, 1.0,
+                                vec3(0.0)));
     }
     joint_output[chain.first_joint] = PointJointOutput(vec4(0.0), vec4(0.0));
     vec3 base = vec3(0.0);

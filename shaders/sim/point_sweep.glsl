@@ -1,6 +1,7 @@
 // Swept contact for the point-chain kernel (SPEC 9, "Swept contact"): a particle's, or a
 // segment's nearest point's, straight path over the substep in the frame of each collider it
-// comes near, stopped where it enters (sweep_particle, sweep_segment). Names as in
+// comes near, stopped where it enters (sweep_particle, sweep_segment), and how many contact
+// sub-steps a chain's substep takes (contact_substeps). Names as in
 // gpu_jiggle/sim/backends/reference_sweep.py. Include after point_colliders.glsl and
 // point_geometry.glsl, before point_contact.glsl.
 
@@ -10,7 +11,7 @@
 // point where it entered, and its velocity into the collider, relative to the collider's own
 // (move/h), is removed. The first root of |start - q + τ·(x - start)| = r is taken as
 // c / (-b + √(b² - a·c)): no cancellation, no division by a path of no length. True if it acted.
-bool sweep_past(vec3 q, float r, vec3 start, float h, vec3 move, inout vec3 x, inout vec3 v) {
+bool sweep_past(vec3 q, float r, vec3 start, vec3 rate, inout vec3 x, inout vec3 v) {
     vec3 e = start - q;
     vec3 d = x - start;
     float b = dot(e, d);
@@ -38,7 +39,7 @@ bool sweep_past(vec3 q, float r, vec3 start, float h, vec3 move, inout vec3 x, i
         return false;
     }
     x = x + depth * n;
-    v = v - min(dot(v - move / h, n), 0.0) * n;
+    v = v - min(dot(v - rate, n), 0.0) * n;
     return true;
 }
 
@@ -50,7 +51,7 @@ void sweep_particle(Contact ct, vec3 start, inout vec3 x, inout vec3 v) {
         if (keeps_out(ct, spheres[k].group, spheres[k].inside)) {
             vec4 s = sphere_at(k, ct);
             vec3 move = sphere_move(k, ct);
-            sweep_past(s.xyz, s.w + ct.radius, start + move, ct.substep, move, x, v);
+            sweep_past(s.xyz, s.w + ct.radius, start + move, collider_rate(ct, move), x, v);
         }
     }
     for (uint k = 0u; k < params.capsule_count; ++k) {
@@ -62,7 +63,8 @@ void sweep_particle(Contact ct, vec3 start, inout vec3 x, inout vec3 v) {
             float f = segment_fraction(a - move_a, b - move_b, start);
             vec3 move = move_a + f * (move_b - move_a);
             vec3 moved_start = start + move;
-            sweep_past(closest_to_segment(a, b, moved_start, x), r + ct.radius, moved_start, ct.substep, move, x, v);
+            sweep_past(closest_to_segment(a, b, moved_start, x), r + ct.radius, moved_start, collider_rate(ct, move), x,
+                       v);
         }
     }
 }
@@ -73,7 +75,7 @@ void sweep_particle(Contact ct, vec3 start, inout vec3 x, inout vec3 v) {
 // base_start); where it went through, the segment turns about its base onto the side it came
 // from (towards x moved by the point's push-out over f), its length kept, and the tip's velocity
 // into the collider, relative to the collider's, is removed.
-void sweep_segment_past(vec3 q, float r, vec3 base_start, vec3 start, float h, vec3 move, vec3 base, inout vec3 x,
+void sweep_segment_past(vec3 q, float r, vec3 base_start, vec3 start, vec3 rate, vec3 base, inout vec3 x,
                         inout vec3 v) {
     vec3 mid_base = 0.5 * (base_start + base);
     vec3 mid_x = 0.5 * (start + x);
@@ -81,7 +83,7 @@ void sweep_segment_past(vec3 q, float r, vec3 base_start, vec3 start, float h, v
     vec3 point = base + f * (x - base);
     vec3 swept_point = point;
     vec3 unused = vec3(0.0);
-    if (!sweep_past(q, r, base_start + f * (start - base_start), h, move, swept_point, unused)) {
+    if (!sweep_past(q, r, base_start + f * (start - base_start), rate, swept_point, unused)) {
         return;
     }
     vec3 u = x + (swept_point - point) / f - base;
@@ -91,7 +93,7 @@ void sweep_segment_past(vec3 q, float r, vec3 base_start, vec3 start, float h, v
     vec3 push = swept_point - point;
     float lp = length(push);
     vec3 n = lp > 0.0 ? push / lp : push;
-    v = v - min(dot(v - move / h, n), 0.0) * n;
+    v = v - min(dot(v - rate, n), 0.0) * n;
     x = turned;
 }
 
@@ -103,7 +105,8 @@ void sweep_segment(Contact ct, vec3 base_start, vec3 start, vec3 base, inout vec
         if (keeps_out(ct, spheres[k].group, spheres[k].inside)) {
             vec4 s = sphere_at(k, ct);
             vec3 move = sphere_move(k, ct);
-            sweep_segment_past(s.xyz, s.w + ct.radius, base_start + move, start + move, ct.substep, move, base, x, v);
+            sweep_segment_past(s.xyz, s.w + ct.radius, base_start + move, start + move, collider_rate(ct, move), base, x,
+                               v);
         }
     }
     for (uint k = 0u; k < params.capsule_count; ++k) {
@@ -115,7 +118,73 @@ void sweep_segment(Contact ct, vec3 base_start, vec3 start, vec3 base, inout vec
             float f = segment_fraction(a - move_a, b - move_b, 0.5 * (base_start + start));
             vec3 move = move_a + f * (move_b - move_a);
             vec3 q = closest_to_segment(a, b, base, x);
-            sweep_segment_past(q, r + ct.radius, base_start + move, start + move, ct.substep, move, base, x, v);
+            sweep_segment_past(q, r + ct.radius, base_start + move, start + move, collider_rate(ct, move), base, x, v);
         }
     }
+}
+
+// SPEC 9, contact sub-steps: the chain's reach (its rest lengths root to tip, then its largest
+// particle radius: it lies within that of its pivot) and its smallest particle radius.
+void chain_reach(PointChainRig chain, out float reach, out float smallest_radius) {
+    reach = 0.0;
+    smallest_radius = uintBitsToFloat(0x7f800000u);
+    float largest_radius = 0.0;
+    for (uint i = 0u; i < chain.segment_count; ++i) {
+        PointSegmentRig rig = segment_rig[chain.first_segment + i];
+        reach += rig.rest_length;
+        largest_radius = max(largest_radius, rig.particle_radius);
+        smallest_radius = min(smallest_radius, rig.particle_radius);
+    }
+    reach += largest_radius;
+}
+
+// SPEC 9, contact sub-steps (as contact_substeps in gpu_jiggle/sim/backends/reference_sweep.py):
+// how many equal sub-steps the chain's substep takes, from the colliders placed for the contact
+// ct at the substep's end with their moves (place_colliders, place_collider_moves), the pivot's
+// move over the substep, the chain's reach (chain_reach) and its smallest particle radius ρ. A
+// sphere or capsule counts where its move relative to the pivot is over CONTACT_SUBSTEP_TRIGGER
+// times its radius with ρ (the regime where it can pass through the chain between two substeps;
+// tested first: it is cheap, and false for nearly every chain and substep) and its path passes
+// within its radius of the ball about the middle of the pivot's path that holds the chain over
+// the substep: then ceil(|move| / (fraction·(r + ρ))), the largest over the colliders, at most
+// the frame's contact_substep_cap.
+#define CONTACT_SUBSTEP_TRIGGER 0.6
+#define CONTACT_STEP_FRACTION (1.0 / 2.0)
+
+bool moves_fast(float relative, float radius, float rho) {
+    return relative > CONTACT_SUBSTEP_TRIGGER * (radius + rho);
+}
+
+float substeps_for(bool applies, float distance, float radius, float relative, float ball, float rho) {
+    float size = CONTACT_STEP_FRACTION * (radius + rho);
+    return applies && size > 0.0 && distance <= ball + radius ? ceil(relative / size) : 1.0;
+}
+
+uint contact_substeps(Contact ct, vec3 moved, float reach, float rho) {
+    float need = 1.0;
+    vec3 middle = -0.5 * moved;
+    float ball = reach + 0.5 * length(moved);
+    for (uint k = 0u; k < params.sphere_count; ++k) {
+        vec4 s = sphere_at(k, ct);
+        vec3 move = sphere_move(k, ct);
+        float relative = length(move - moved);
+        if (moves_fast(relative, s.w, rho)) {
+            vec3 path = closest_on_segment(s.xyz - move, s.xyz, middle);
+            need = max(need, substeps_for(keeps_out(ct, spheres[k].group, spheres[k].inside), length(middle - path),
+                                          s.w, relative, ball, rho));
+        }
+    }
+    for (uint k = 0u; k < params.capsule_count; ++k) {
+        vec3 a, b, move_a, move_b;
+        float r;
+        capsule_at(k, ct, a, b, r);
+        capsule_move(k, ct, move_a, move_b);
+        float relative = max(length(move_a - moved), length(move_b - moved));
+        if (moves_fast(relative, r, rho)) {
+            float distance = length(middle - closest_on_segment(a, b, middle)) - max(length(move_a), length(move_b));
+            need = max(need, substeps_for(keeps_out(ct, capsules[k].group, capsules[k].inside), distance, r, relative,
+                                          ball, rho));
+        }
+    }
+    return uint(min(need, float(max(params.contact_substep_cap, 1u))));
 }

@@ -53,6 +53,12 @@ def test_one_substep_agrees_tightly(gl):
 
 @pytest.mark.filterwarnings("ignore::gpu_jiggle.sim.clock.FrameTimeWarning")  # long frames on purpose
 def test_600_random_frames_agree(gl):
+    """Every one of 600 random frames (long ones squeezed into the substep cap, which send the
+    colliders through the strands in a few substeps, included) gives the same step on both
+    backends: the GPU goes on from the reference's state each frame, so what is compared is
+    the frame's step, not how far the strands' own sensitivity carries a difference in the last
+    float32 bit over hundreds of frames (a fast collider that meets a strand head on sends it
+    round one side or the other: SPEC section 9, "Swept contact")."""
     rng = np.random.default_rng(22)
     cs = random_point_chain_set(rng, chains=100)
     strands = RigidBodyStrands(rng, cs)
@@ -63,10 +69,12 @@ def test_600_random_frames_agree(gl):
             scale = chain_length_per_joint(cs, cpu.rest_lengths)
         per_frame.append((np.abs(cpu.positions() - gpu.positions()).max(axis=1) / scale).max())
         assert np.isfinite(gpu.positions()).all()
+        gpu.restore(cpu.save_state())
     worst, median = max(per_frame), float(np.median(per_frame))
-    print(f"point chains, GPU vs reference over 600 frames: worst {worst:.3g}, median {median:.3g} of chain length")
-    assert worst < 2e-2
-    assert median < 5e-4
+    print(f"point chains, GPU vs reference, each of 600 frames from the same state: worst {worst:.3g}, "
+          f"median {median:.3g} of chain length")
+    assert worst < 1e-3
+    assert median < 2e-6
     assert cpu.sim_time == gpu.sim_time and cpu.dropped_time == gpu.dropped_time > 0
 
 

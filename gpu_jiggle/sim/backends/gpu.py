@@ -24,6 +24,10 @@ MIN_BUFFER_BYTES = 16
 #: chains would need more is run over several dispatches of fewer substeps each (the
 #: ``substep_begin``/``substep_end`` of the frame buffer), with this margin below the limit.
 LLVMPIPE_LOOP_BUDGET = 60000
+#: On llvmpipe, a frame with spheres or capsules runs so few substeps per dispatch that each
+#: substep of a chain has room for at least this many contact sub-steps (SPEC 9) where one
+#: substep at a time allows it; the frame buffer's contact_substep_cap is what the budget leaves.
+LLVMPIPE_CONTACT_SUBSTEPS = 16
 
 
 class _GpuBackend:
@@ -96,7 +100,7 @@ class _GpuBackend:
         params = np.array(params, np.uint8)  # the dispatches' ranges are written into a copy
         header = params[:self.PARAMS.itemsize].view(self.PARAMS)  # (1,), a view into it
         substeps = max(int(header["full_rate"]["substep_count"][0]), int(header["half_rate"]["substep_count"][0]))
-        chunk = self.substeps_per_dispatch(header[0], substeps) if self.loop_limited else max(substeps, 1)
+        chunk = self.dispatch_chunk(header, substeps)
         program = self.program_for(header[0])
         with self.gl.current(), (self.timer.measure() if self.timer else nullcontext()):
             for begin in range(0, max(substeps, 1), chunk):
@@ -108,6 +112,11 @@ class _GpuBackend:
                 group_x, group_y = dispatch_size(self.chain_count, self.work_group_size)
                 program.run(group_x=group_x, group_y=group_y)
                 self.ctx.memory_barrier()
+
+    def dispatch_chunk(self, header, substeps: int) -> int:
+        """How many substeps each dispatch of a frame runs (all of them but on llvmpipe);
+        ``header``: the frame buffer's header, (1,), which a kind may adjust for the plan."""
+        return self.substeps_per_dispatch(header[0], substeps) if self.loop_limited else max(substeps, 1)
 
     @staticmethod
     def chain_loop_cost(header) -> int:
@@ -327,6 +336,25 @@ class GpuPointBackend(_GpuBackend):
         """place_colliders: one iteration per collider placed (at most PLACED_COLLIDERS, 8,
         of each shape) per chain, each substep and once for the output."""
         return sum(min(int(header[name]), 8) for name in ("sphere_count", "capsule_count", "plane_count"))
+
+    def dispatch_chunk(self, header, substeps: int) -> int:
+        """On llvmpipe with spheres or capsules: fewer substeps per dispatch where needed for
+        LLVMPIPE_CONTACT_SUBSTEPS contact sub-steps each, and the header's contact_substep_cap
+        lowered to what the loop budget leaves (each sub-step walks the chain and places the
+        colliders again; each substep also counts its colliders' sub-steps, the chain's reach
+        is summed once)."""
+        chunk = super().dispatch_chunk(header, substeps)
+        round_colliders = int(header["sphere_count"][0]) + int(header["capsule_count"][0])
+        if not self.loop_limited or not round_colliders:
+            return chunk
+        per_substep, per_output = self.loop_cost(header[0])
+        placed, n = self.chain_loop_cost(header[0]), self.longest_chain
+        room = LLVMPIPE_LOOP_BUDGET - n * per_output - placed - n
+        walk, extra = n * per_substep + placed, placed + round_colliders + 2
+        chunk = max(1, min(chunk, room // (walk * LLVMPIPE_CONTACT_SUBSTEPS + extra)))
+        cap = max(1, (room // chunk - extra) // walk)
+        header["contact_substep_cap"] = min(cap, int(header["contact_substep_cap"][0]))
+        return chunk
 
     def upload_rig(self, chain_rig, segment_rig, exact_step):
         self.spherical_limits = bool((segment_rig["limit_kind"] == layouts.LIMIT_SPHERICAL).any())

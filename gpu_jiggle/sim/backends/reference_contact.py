@@ -44,6 +44,9 @@ class Contact:
         self.spheres, self.capsules, self.planes = [], [], []
         self.inside_spheres, self.inside_capsules = [], []  # the ones that keep particles in
         self.sphere_moves, self.capsule_moves = [], []  # of the outside ones, zero at rest
+        #: (n, 3) the velocity of the chains' carriage (SPEC 4, world influence), which the
+        #: particles' velocities are relative to; zero unless the caller sets it.
+        self.carriage = np.zeros_like(pivot)
 
         def at(start_xyz, delta, rate, weights):
             return (start_xyz - anchor).astype(F) + weights[0] * delta + weights[1] * rate - pivot
@@ -84,7 +87,14 @@ class Contact:
                                for active, a, b, radius in self.inside_capsules]
         sub.sphere_moves = [move[index] for move in self.sphere_moves]
         sub.capsule_moves = [(move_a[index], move_b[index]) for move_a, move_b in self.capsule_moves]
+        sub.carriage = self.carriage[index]
         return sub
+
+    def collider_rate(self, move, h):
+        """A collider's velocity over the substep h (it moved by ``move`` (n, 3), relative to
+        the pivot held) in the frame of the particles' velocities, relative to the chains'
+        carriage (as ``collider_rate`` in the shader; SPEC 9, "Push-out velocity")."""
+        return move / h - self.carriage
 
 
 def clear_of(distance, reach, size):
@@ -282,7 +292,7 @@ def slide_out_of_plane(base, rest_length, n, offset, x, v, active):
     return np.where(ok[..., None], new_x, x), np.where(ok[..., None], new_v, v)
 
 
-def segment_out_of_sphere(base, q, r, h, move, x, v, active):
+def segment_out_of_sphere(base, q, r, h, rate, x, v, active):
     """SPEC 4, segments: as ``segment_out_of_sphere`` in the shader (the tip's velocity takes
     the turn's displacement over the substep h, but leaves the collider, which moved by
     ``move`` over the substep, no faster than it left it before, or than the collider's own
@@ -306,8 +316,7 @@ def segment_out_of_sphere(base, q, r, h, move, x, v, active):
     new_v = v + (new_x - x) / h
     push = new_x - x
     n = safe_divide(push, length(push))
-    v_c = move / h
-    excess = dot(new_v - v_c, n) - np.maximum(dot(v - v_c, n), F(0))
+    excess = dot(new_v - rate, n) - np.maximum(dot(v - rate, n), F(0))
     new_v = new_v - np.maximum(excess, F(0))[..., None] * n
     return np.where(ok[..., None], new_x, x), np.where(ok[..., None], new_v, v)
 
@@ -318,13 +327,13 @@ def keep_outside(ct, rho, base, rest_length, h, x, v):
     for _ in range(CONTACT_PASSES):
         for (active, centre, radius), move in zip(ct.spheres, ct.sphere_moves):
             x, v = slide_out(base, rest_length, centre, radius + rho, x, v, active)
-            x, v = segment_out_of_sphere(base, centre, radius + rho, h, move, x, v, active)
+            x, v = segment_out_of_sphere(base, centre, radius + rho, h, ct.collider_rate(move, h), x, v, active)
         for (active, a, b, radius), (move_a, move_b) in zip(ct.capsules, ct.capsule_moves):
             for _ in range(2):
                 x, v = slide_out(base, rest_length, closest_on_segment(a, b, x), radius + rho, x, v, active)
                 q = closest_to_segment(a, b, base, x)
                 move = move_a + segment_fraction(a, b, q)[..., None] * (move_b - move_a)
-                x, v = segment_out_of_sphere(base, q, radius + rho, h, move, x, v, active)
+                x, v = segment_out_of_sphere(base, q, radius + rho, h, ct.collider_rate(move, h), x, v, active)
         for active, n, offset in ct.planes:
             x, v = slide_out_of_plane(base, rest_length, n, offset + rho, x, v, active)
     return turn_out_of_crevice(ct, rho, base, rest_length, x, v)

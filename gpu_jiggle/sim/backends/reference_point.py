@@ -11,6 +11,8 @@ depth of the walk is a slice; its records are made when they are read.
 """
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 
 from .. import layouts
@@ -20,9 +22,11 @@ from .reference_geometry import (MIN_LENGTH, axis_code, axis_from_code, dot, fol
 from .reference_limits import limit_angle, nlerp, target_frame
 from .reference_point_output import PointOutput
 from .reference_point_teleport import AXIS_CODES, CHAIN_XYZ, SEGMENT_XYZ, PointTeleports
+from .reference_sweep import CONTACT_STEP_FRACTION, contact_substeps
 from .reference_walk import DepthWalkBackend, FieldState, exact_change, path_weights, start_tangent
 
 F = np.float32
+log = logging.getLogger(__name__)
 
 
 class ReferencePointBackend(PointTeleports, PointOutput, DepthWalkBackend):
@@ -101,6 +105,17 @@ class ReferencePointBackend(PointTeleports, PointOutput, DepthWalkBackend):
         #: The rig's records in storage order (sorted chains, depth-major segments).
         self.sorted_chain_rig = chain_rig[self.order.chain_order]
         self.sorted_segment_rig = segment_rig[self.order.segment_order]
+        # SPEC 9, contact sub-steps: each chain's reach (its rest lengths in order root to tip,
+        # then its largest particle radius) and smallest particle radius, as the shader sums them.
+        chain = self.order.chain_of_position
+        rest, rho = self.sorted_segment_rig["rest_length"].astype(F), self.sorted_segment_rig["particle_radius"]
+        reach = np.zeros(self.chain_count, F)
+        np.add.at(reach, chain, rest)
+        largest = np.zeros(self.chain_count, F)
+        np.maximum.at(largest, chain, rho.astype(F))
+        self.chain_min_radius = np.full(self.chain_count, np.inf, F)
+        np.minimum.at(self.chain_min_radius, chain, rho.astype(F))
+        self.chain_reach = reach + largest
 
     # -- stages (named as in point_chains.comp) -----------------------------------------------
     @staticmethod
@@ -140,13 +155,9 @@ class ReferencePointBackend(PointTeleports, PointOutput, DepthWalkBackend):
 
     def _run_schedule(self, f, header, schedule, alphas, chains, moving):
         """The substeps of one level of detail, for its sorted chains (None: all chains)."""
-        depth = self.depth_lists(chains)
         chains = slice(None) if chains is None else chains
-        rig, chain_rig = self.sorted_segment_rig, self.sorted_chain_rig
-        mask, influence = chain_rig["collider_mask"], chain_rig["world_influence"]
-        gravity = chain_rig["gravity"][:, :3].astype(F)
-        h, span, inv_span = F(schedule["substep"]), F(schedule["span"]), F(schedule["inv_span"])
-        inv_path_step, scale = F(schedule["inv_path_step"]), F(schedule["collider_time_scale"])
+        influence = self.sorted_chain_rig["world_influence"]
+        span, scale = F(schedule["span"]), F(schedule["collider_time_scale"])
         first_moving = np.zeros(self.chain_count, bool)
         first_moving[moving] = True
         pivot = f.last_pivot.copy()
@@ -157,78 +168,146 @@ class ReferencePointBackend(PointTeleports, PointOutput, DepthWalkBackend):
         felt = influence if self.relative_damping else np.ones_like(influence)
         carried = (F(1) - influence) if self.relative_damping else np.zeros_like(influence)
         pivot_velocity = f.pivot_rate.copy()  # the pivot's path velocity at the last substep
+        rows = np.arange(self.chain_count) if isinstance(chains, slice) else chains
         for j, alpha in enumerate(alphas):
-            w = path_weights(alpha, self.target_path)
-            elapsed = F(j) * h
+            alpha_start = alphas[j - 1] if j else F(0)
             collider_alpha = np.clip(F(1) - (F(1) - alpha) * scale, F(0), F(1))
-            cw = path_weights(collider_alpha, self.target_path)
-            carry_before = carried[:, None] * pivot_velocity
-            f.prev_pivot_rate[chains] = pivot_velocity[chains]  # the pivot's path velocity a substep back
-            moved = self.interpolate_pivot(f, w, span, inv_span, chains, pivot, pivot_velocity)
-            carry = carried[:, None] * pivot_velocity
             # Where the colliders were at the start of the substep, for the swept contact (SPEC 9):
             # before this frame's path (a half-rate substep started a frame earlier) the path is
             # extended backwards, not held at its start, so the sweep sees the whole move.
-            start_alpha = np.minimum(F(1) - (F(1) - (alphas[j - 1] if j else F(0))) * scale, F(1))
-            contact = Contact(self.live_colliders(), mask, f.anchor, pivot, collider_alpha, cw,
-                              path_weights(start_alpha, self.target_path))  # each depth takes its rows
-            base = np.zeros_like(pivot)
-            base_start = -moved  # where each segment's base was at the start of the substep
-            v_base = (felt[:, None] * moved) * inv_path_step
-            offset_base = np.zeros_like(pivot)
-            parent_animated = np.zeros_like(pivot)
-            parent_simulated = np.zeros_like(pivot)
-            pushed_base = np.zeros_like(pivot)  # how far contact moved each base this substep
-            parent_axis = np.zeros_like(pivot)  # the turn axis of the parent's bend (turn_axis)
-            for d, (ch, seg) in enumerate(depth):
-                r = rig[seg]
-                last = f.last_offset[seg]
-                d_offset = f.offset_now[seg] - last
-                offset = last + w[0] * d_offset + w[1] * start_tangent(d_offset, span * f.offset_rate[seg], self.target_path)
-                animated = offset - offset_base[ch]
-                t = base[ch] + (follow_parent(parent_animated[ch], parent_simulated[ch], animated, parent_axis[ch]) if d
-                                else animated)
-                x = f.position[seg] - influence[ch][:, None] * moved[ch]
-                t_prev = f.target[seg] - felt[ch][:, None] * moved[ch]
-                v_t = (t - t_prev) * inv_path_step
-                v = f.velocity[seg] - carry_before[ch]
-                v = np.where(first_moving[ch][:, None], v_t, v) if j == 0 else v
-                wind = self.wind_at(header, schedule, pivot[ch] + x, f.gust_phase[ch], elapsed)
-                step = self.exact_steps(seg, ch) if self.exact else None
-                start = x  # where the particle was at the start of the substep (swept contact)
-                x, v = self.integrate_particle(r, step, t, t_prev, v_t, carry[ch], gravity[ch], wind, h, x, v)
-                ct = contact.rows(ch)
-                free_x, free_v = x, v
-                x, v = collide_near(ct, r["particle_radius"], x, v, h, start)
-                pushed = (x - free_x) - (v - free_v) * h  # what contact moved x without velocity
-                x, v = self.limit_distance(r["max_distance"], t, x, v)
-                x, v, pushed = self.enforce_length(r["rest_length"], base[ch], v_base[ch], pushed_base[ch], pushed, h,
-                                                   x, v)
-                frame = None
-                if (r["limit_kind"] >= layouts.LIMIT_HINGE).any():  # the base joint's rotation on its path
-                    rotation = nlerp(f.last_rotation[seg], f.rotation_now[seg], alpha)
-                    frame = target_frame(parent_animated[ch], parent_simulated[ch], rotation, parent_axis[ch])
-                x, v = limit_angle(r, frame, base[ch], t, v_t, x, v)
-                settled_x, settled_v = x, v
-                x, v = settle_contact(ct, r["particle_radius"], base[ch], r["rest_length"], h, x, v, base_start[ch],
-                                      start)
-                pushed_base[ch] = pushed + ((x - settled_x) - (v - settled_v) * h)
+            collider_start = np.minimum(F(1) - (F(1) - alpha_start) * scale, F(1))
+            substeps = self.contact_substeps(f, rows, w=path_weights(alpha, self.target_path), span=span,
+                                             alpha=collider_alpha, start=collider_start,
+                                             cap=int(header["contact_substep_cap"]))
+            for k in np.unique(substeps):
+                group = chains if k == 1 and substeps.size == rows.size and (substeps == 1).all() \
+                    else rows[substeps == k]
+                for sub in range(int(k)):
+                    self._substep(f, header, schedule, group, j, sub, int(k), (alpha_start, alpha),
+                                  (collider_start, collider_alpha), first_moving, pivot, pivot_velocity,
+                                  (felt, carried))
+
+    warned_cap = False  # contact_substeps has warned of its cap (said once per backend)
+
+    def contact_substeps(self, f, rows, w, span, alpha, start, cap):
+        """SPEC 9, contact sub-steps: (len(rows),) int, how many equal sub-steps the substep of
+        each of the sorted chains ``rows`` takes (``contact_substeps`` in reference_sweep.py),
+        from its pivot's move to its place on the path at weights ``w`` and the colliders at
+        path fraction ``alpha`` having moved from ``start``; 1 for all where no sphere or capsule
+        is live. Warns (logged, once) where a chain needs more than ``cap``."""
+        if not (self.count["spheres"] or self.count["capsules"]):
+            return np.ones(rows.size, np.int64)
+        last = f.last_pivot[rows]
+        d = -last
+        m = start_tangent(d, span * f.pivot_rate[rows], self.target_path)
+        pivot = last + w[0] * d + w[1] * m
+        chain_rig = self.sorted_chain_rig[rows]
+        contact = Contact(self.live_colliders(), chain_rig["collider_mask"], f.anchor[rows], pivot, alpha,
+                          path_weights(alpha, self.target_path), path_weights(start, self.target_path))
+        need, capped = contact_substeps(contact, pivot - f.prev_pivot[rows], self.chain_reach[rows],
+                                        self.chain_min_radius[rows], cap)
+        if capped.any() and not self.warned_cap:
+            self.warned_cap = True
+            log.warning("contact sub-steps: %d chain(s) met a collider moving more than %d times %.3g of its "
+                        "radius (with the particle radius) in one substep; capped at %d sub-steps, so their path "
+                        "may cut it (docs/SPEC.md section 9, \"Swept contact\")", int(capped.sum()), cap,
+                        float(CONTACT_STEP_FRACTION), cap)
+        return need
+
+    def _substep(self, f, header, schedule, chains, j, sub, k, alphas, collider_alphas, first_moving, pivot,
+                 pivot_velocity, carriage):
+        """Sub-step ``sub`` of ``k`` of substep ``j`` for the sorted chains ``chains`` (an index
+        array, or a slice for all): a substep of h/k at the path fraction (sub + 1)/k of the way
+        from ``alphas[0]`` to ``alphas[1]``, the colliders likewise along ``collider_alphas``
+        (SPEC 9, contact sub-steps; k = 1: the substep itself)."""
+        depth = self.depth_lists(None if isinstance(chains, slice) else chains)
+        rig, chain_rig = self.sorted_segment_rig, self.sorted_chain_rig
+        mask, influence = chain_rig["collider_mask"], chain_rig["world_influence"]
+        gravity = chain_rig["gravity"][:, :3].astype(F)
+        felt, carried = carriage
+        h, span, inv_span = F(schedule["substep"]), F(schedule["span"]), F(schedule["inv_span"])
+        inv_path_step = F(schedule["inv_path_step"])
+        elapsed = F(j) * h
+        alpha_start, alpha = alphas
+        collider_start, collider_alpha = collider_alphas
+        share = None
+        if k > 1:  # the sub-step's path fractions (its end exact at the last), length, the exact step's share
+            if sub < k - 1:
+                alpha = alpha_start + F(sub + 1) / F(k) * (alpha - alpha_start)
+                collider_alpha = collider_start + F(sub + 1) / F(k) * (collider_alpha - collider_start)
+            collider_start = collider_start + F(sub) / F(k) * (collider_alphas[1] - collider_start)
+            h = h / F(k)
+            inv_path_step = inv_path_step * F(k)
+            elapsed = elapsed + F(sub) * h
+            share = F(1) / F(k)
+        w = path_weights(alpha, self.target_path)
+        cw = path_weights(collider_alpha, self.target_path)
+        carry_before = carried[:, None] * pivot_velocity
+        if sub == 0:
+            f.prev_pivot_rate[chains] = pivot_velocity[chains]  # the pivot's path velocity a substep back
+        moved = self.interpolate_pivot(f, w, span, inv_span, chains, pivot, pivot_velocity)
+        carry = carried[:, None] * pivot_velocity
+        contact = Contact(self.live_colliders(), mask, f.anchor, pivot, collider_alpha, cw,
+                          path_weights(collider_start, self.target_path))  # each depth takes its rows
+        contact.carriage = carry  # the velocities' frame (SPEC 9, "Push-out velocity")
+        base = np.zeros_like(pivot)
+        base_start = -moved  # where each segment's base was at the start of the substep
+        v_base = (felt[:, None] * moved) * inv_path_step
+        offset_base = np.zeros_like(pivot)
+        parent_animated = np.zeros_like(pivot)
+        parent_simulated = np.zeros_like(pivot)
+        pushed_base = np.zeros_like(pivot)  # how far contact moved each base this substep
+        parent_axis = np.zeros_like(pivot)  # the turn axis of the parent's bend (turn_axis)
+        for d, (ch, seg) in enumerate(depth):
+            r = rig[seg]
+            last = f.last_offset[seg]
+            d_offset = f.offset_now[seg] - last
+            offset = last + w[0] * d_offset + w[1] * start_tangent(d_offset, span * f.offset_rate[seg], self.target_path)
+            animated = offset - offset_base[ch]
+            t = base[ch] + (follow_parent(parent_animated[ch], parent_simulated[ch], animated, parent_axis[ch]) if d
+                            else animated)
+            x = f.position[seg] - influence[ch][:, None] * moved[ch]
+            t_prev = f.target[seg] - felt[ch][:, None] * moved[ch]
+            v_t = (t - t_prev) * inv_path_step
+            v = f.velocity[seg] - carry_before[ch]
+            v = np.where(first_moving[ch][:, None], v_t, v) if j == 0 and sub == 0 else v
+            wind = self.wind_at(header, schedule, pivot[ch] + x, f.gust_phase[ch], elapsed)
+            step = self.exact_steps(seg, ch) if self.exact else None
+            start = x  # where the particle was at the start of the substep (swept contact)
+            x, v = self.integrate_particle(r, step, t, t_prev, v_t, carry[ch], gravity[ch], wind, h, x, v, share)
+            ct = contact.rows(ch)
+            free_x, free_v = x, v
+            x, v = collide_near(ct, r["particle_radius"], x, v, h, start)
+            pushed = (x - free_x) - (v - free_v) * h  # what contact moved x without velocity
+            x, v = self.limit_distance(r["max_distance"], t, x, v)
+            x, v, pushed = self.enforce_length(r["rest_length"], base[ch], v_base[ch], pushed_base[ch], pushed, h,
+                                               x, v)
+            frame = None
+            if (r["limit_kind"] >= layouts.LIMIT_HINGE).any():  # the base joint's rotation on its path
+                rotation = nlerp(f.last_rotation[seg], f.rotation_now[seg], alpha)
+                frame = target_frame(parent_animated[ch], parent_simulated[ch], rotation, parent_axis[ch])
+            x, v = limit_angle(r, frame, base[ch], t, v_t, x, v)
+            settled_x, settled_v = x, v
+            x, v = settle_contact(ct, r["particle_radius"], base[ch], r["rest_length"], h, x, v, base_start[ch],
+                                  start)
+            pushed_base[ch] = pushed + ((x - settled_x) - (v - settled_v) * h)
+            if sub == 0:  # the substep's start, for the output's blend
                 f.prev_position[seg] = f.position[seg]
                 # A chain starting to move had the velocity it starts with (for the frame-time output).
                 f.prev_velocity[seg] = np.where(first_moving[ch][:, None], v_t + carry_before[ch],
                                                 f.velocity[seg]) if j == 0 else f.velocity[seg]
-                f.position[seg] = x
-                f.velocity[seg] = v + carry[ch]  # the world velocity
-                f.target[seg] = t
-                # the axis of this segment's bend, carried to the next substep (SPEC 4, step 2)
-                parent_axis[ch], bend = turn_axis(animated, x - base[ch], axis_from_code(f.bend_code[seg]))
-                f.bend_code[seg] = axis_code(bend)
-                parent_animated[ch] = animated
-                parent_simulated[ch] = x - base[ch]
-                offset_base[ch] = offset
-                base[ch] = x
-                base_start[ch] = start
-                v_base[ch] = v
+            f.position[seg] = x
+            f.velocity[seg] = v + carry[ch]  # the world velocity
+            f.target[seg] = t
+            # the axis of this segment's bend, carried to the next substep (SPEC 4, step 2)
+            parent_axis[ch], bend = turn_axis(animated, x - base[ch], axis_from_code(f.bend_code[seg]))
+            f.bend_code[seg] = axis_code(bend)
+            parent_animated[ch] = animated
+            parent_simulated[ch] = x - base[ch]
+            offset_base[ch] = offset
+            base[ch] = x
+            base_start[ch] = start
+            v_base[ch] = v
 
     def live_colliders(self):
         """The colliders of this frame (the buffers may hold more records than are live)."""
@@ -255,12 +334,13 @@ class ReferencePointBackend(PointTeleports, PointOutput, DepthWalkBackend):
             - gust[3] * elapsed
         return wind[:3] + wind[3] * direction[:3] * np.sin(phase)[:, None]
 
-    def integrate_particle(self, r, step, t, t_prev, v_t, carry, gravity, wind, h, x, v):
+    def integrate_particle(self, r, step, t, t_prev, v_t, carry, gravity, wind, h, x, v, share=None):
         """SPEC 4, step 2. The spring compares x with ``reference`` (v2: t_prev; v1: t), which
         moves at ``rate`` (v2: v_t; v1: 0) over the substep; damping relative to that rate, air
         drag of the world velocity (v + ``carry``, the carriage's velocity: SPEC 4, world
         influence). Semi-implicit Euler, or the exact step (SPEC 1) with the segments'
-        EXACT_STEP records ``step``."""
+        EXACT_STEP records ``step``; in a contact sub-step of h/k (SPEC 9) the exact step over the
+        substep's h taken ``share`` = 1/k of (h the sub-step's length then)."""
         k, c, c_air = r["stiffness"][:, None], r["damping"][:, None], r["air_drag"][:, None]
         if self.relative_damping:
             reference, rate = t_prev, v_t
@@ -268,6 +348,8 @@ class ReferencePointBackend(PointTeleports, PointOutput, DepthWalkBackend):
             reference, rate = t, np.zeros_like(v_t)
         if self.exact:
             change_x, change_v = exact_change(step, x - reference, v - rate, gravity + wind - c_air * (rate + carry))
+            if share is not None:
+                change_x, change_v = change_x * share, change_v * share
             return x + (rate * h + change_x), v + change_v
         acc = -k * (x - reference) - c * (v - rate) - c_air * (v + carry) + gravity + wind
         v = v + acc * h
