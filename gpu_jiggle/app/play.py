@@ -39,7 +39,7 @@ import numpy as np
 
 from ..character.bake import DEFAULT_PREROLL
 from ..character.motion import MOTIONS, Motion, builtin_motion
-from ..character.travel import make_pipeline, run_preroll
+from ..character.travel import make_pipeline, preroll_frames, run_preroll
 from ..render.scene import ZOOM_RANGE, CharacterView
 from .shared import add_clip_options, add_preroll_option, choose_clip, one_line, open_character, parse_travel
 from .tuning import RigTuning
@@ -54,6 +54,7 @@ TELEPORT_SIZES = (1.5, 0.0, 2.0)   # T jumps this far (world x, y, z), in body s
 ORBIT_RADIANS_PER_PIXEL = 0.008    # mouse drag → camera turn
 ELEVATION_RANGE_DEGREES = (-5.0, 80.0)
 ZOOM_PER_STEP = 1.1                # one scroll step
+PREROLL_FPS = 60.0                 # the preroll's frames per second where the frame rate is uncapped
 
 
 class CharacterPlayer:
@@ -76,7 +77,7 @@ class CharacterPlayer:
     area = (0.0, 0.0, 1.0, 1.0)  # the part of the window the viewer's panel leaves free (set before each draw)
 
     def __init__(self, ctx, character, rig, clip: str | None = None, backend: str = "auto", travel="auto",
-                 motion: str | None = None, preroll: float = DEFAULT_PREROLL, preroll_fps: float = 60.0):
+                 motion: str | None = None, preroll: float = DEFAULT_PREROLL, preroll_fps: float = PREROLL_FPS):
         self.ctx = ctx
         self.preroll, self.preroll_fps = preroll, preroll_fps
         self.character = character
@@ -273,8 +274,7 @@ def play(model, rig, animation: str | None = None, size=(1280, 720), fps_cap=60,
         raise ValueError(f"fps_cap = {fps_cap!r}: expected one of 30, 60, 144 or None (uncapped)")
     check_dock_side(dock, "dock")  # before any window opens
     preroll = float(preroll)
-    if not (math.isfinite(preroll) and preroll >= 0):
-        raise ValueError(f"preroll = {preroll!r}: expected a finite number of seconds >= 0")
+    preroll_frames(preroll, fps_cap or PREROLL_FPS)  # at the rate it plays (below), before any window opens
     character, rig = open_character(model, rig)
     choose_clip(character, animation, motion)  # unknown: ValueError listing the clips, before any window opens
     window, reason = open_window(f"gpu-jiggle play: {character.path.name}", size)
@@ -285,7 +285,7 @@ def play(model, rig, animation: str | None = None, size=(1280, 720), fps_cap=60,
     if args.screenshot and args.frames is None:
         args.frames = max([60] + args.screenshot_frames)
     return run_window(lambda ctx, _args: CharacterPlayer(ctx, character, rig, animation, backend, travel, motion,
-                                                         preroll, fps_cap or 60.0), args, window, reason)
+                                                         preroll, fps_cap or PREROLL_FPS), args, window, reason)
 
 
 def add_command(sub) -> None:

@@ -35,7 +35,7 @@ from ..extras import require
 from ..character.bake import MAX_BAKE_FRAMES
 from ..character.rig_specs import LookAtSpec, TwoBoneIKSpec
 from ..character.bake import DEFAULT_PREROLL
-from ..character.travel import make_pipeline, run_preroll
+from ..character.travel import make_pipeline, preroll_frames, run_preroll
 from ..gl.offscreen import OffscreenTarget, choose_samples
 from ..render.scene import ZOOM_RANGE, CharacterView, Framing
 from ..render.video import FrameWriter, output_kind
@@ -214,8 +214,7 @@ def render(model, rig, animation: str | None, out, seconds: float = 4.0, fps: fl
                          f"{MAX_RENDER_FRAMES} (gpu_jiggle.app.render.MAX_RENDER_FRAMES, "
                          f"{MAX_RENDER_FRAMES / fps:g} s at {fps:g} fps)")
     preroll = float(preroll)
-    if not (math.isfinite(preroll) and preroll >= 0):
-        raise ValueError(f"preroll = {preroll!r}: expected a finite number of seconds >= 0")
+    preroll_frames(preroll, fps)  # checked before anything is opened or drawn
     try:
         kind = output_kind(out)
     except ValueError as exc:

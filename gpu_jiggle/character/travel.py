@@ -144,6 +144,28 @@ def make_pipeline(character, rig, clip, springs: bool = True, travel="auto", bac
                               velocity=velocity, start=start, constraints=constraints)
 
 
+#: The most frames a preroll plays before the first frame shown: about 55 minutes at 60 fps (a
+#: bake simulates as many at most, bake.MAX_BAKE_FRAMES); 100 s of preroll takes about 2 s.
+MAX_PREROLL_FRAMES = 200_000
+
+
+def preroll_frames(seconds: float, fps: float) -> int:
+    """How many frames of ``1/fps`` a preroll of ``seconds`` plays: round(seconds · fps).
+
+    Raises: ValueError for seconds that are not a finite number >= 0, an fps that is not a
+    finite number > 0, or more than MAX_PREROLL_FRAMES frames."""
+    seconds, fps = float(seconds), float(fps)
+    if not (math.isfinite(seconds) and seconds >= 0):
+        raise ValueError(f"preroll = {seconds!r}: expected a finite number of seconds >= 0")
+    if not (math.isfinite(fps) and fps > 0):
+        raise ValueError(f"fps = {fps!r}: expected a frame rate > 0")
+    if seconds * fps > MAX_PREROLL_FRAMES:
+        raise ValueError(f"preroll = {seconds:g} s at {fps:g} fps is {math.ceil(seconds * fps)} frames to play before "
+                         f"the first; at most {MAX_PREROLL_FRAMES} (gpu_jiggle.character.travel.MAX_PREROLL_FRAMES, "
+                         f"{MAX_PREROLL_FRAMES / fps:g} s at {fps:g} fps)")
+    return int(round(seconds * fps))
+
+
 def run_preroll(pipeline, start: float, fps: float, seconds: float) -> int:
     """Play ``seconds`` of the clip before ``start`` through ``pipeline``, so that the frame at
     ``start`` shows the chains hanging as they do in a bake's first key: ``P = round(seconds ·
@@ -151,14 +173,9 @@ def run_preroll(pipeline, start: float, fps: float, seconds: float) -> int:
     looping clip wraps them into the clip, as the bake's pre-roll does; a travelling
     character travels on through them, so nothing jumps at ``start``). Returns P.
 
-    Raises: ValueError for seconds that are not a finite number >= 0 or an fps that is not
-    a finite number > 0 (nothing is stepped)."""
-    seconds, fps = float(seconds), float(fps)
-    if not (math.isfinite(seconds) and seconds >= 0):
-        raise ValueError(f"preroll = {seconds!r}: expected a finite number of seconds >= 0")
-    if not (math.isfinite(fps) and fps > 0):
-        raise ValueError(f"fps = {fps!r}: expected a frame rate > 0")
-    count = int(round(seconds * fps))
+    Raises: what :func:`preroll_frames` raises (nothing is stepped)."""
+    count = preroll_frames(seconds, fps)
+    fps = float(fps)
     for k in range(count, 0, -1):
         pipeline.step(float(start) - k / fps, 1.0 / fps)
     return count

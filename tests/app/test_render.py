@@ -243,6 +243,8 @@ def test_output_kinds(tmp_path):
     ([str(FOX), "--zoom", "1e300"], "zoom = 1e+300: expected a factor from 0.2 to 8"),
     ([str(FOX), "--zoom", "0"], "zoom = 0.0: expected a factor from 0.2 to 8"),
     ([str(FOX), "--zoom", "nan"], "zoom = nan: expected a factor from 0.2 to 8"),
+    ([str(FOX), "--preroll", "1e300"], "preroll = 1e+300 s at 30 fps is"),
+    ([str(FOX), "--preroll", "nan"], "preroll = nan: expected a finite number of seconds >= 0"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, args, message):
     rc = cli.main(["render", *args, "--out", str(tmp_path / "x.gif"), "--no-progress"])
