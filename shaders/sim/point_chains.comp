@@ -279,19 +279,12 @@ void main() {
         // backwards, not held at its start, so the sweep sees the whole move.
         float collider_end = clamp(1.0 - (1.0 - alpha_end) * sch.collider_time_scale, 0.0, 1.0);
         float collider_begin = min(1.0 - (1.0 - alpha_start) * sch.collider_time_scale, 1.0);
+        // SPEC 9, contact sub-steps: the first pass places the colliders at the substep's end and
+        // counts the sub-steps; where there is more than one it starts again with h/k. (One place
+        // that places the colliders: a second copy of that double-precision code doubled the
+        // kernel's compile time on llvmpipe.)
         uint k = 1u;
-        if (COLLIDERS != 0) {  // the colliders at the substep's end, seen from the pivot there
-            PathWeights w_end = path_weights(alpha_end, target_path);
-            vec3 pivot_end = pivot_on_path(c, w_end);
-            Contact end_contact = Contact(chain.collider_mask, anchor, collider_end,
-                                          path_weights(collider_end, target_path), pivot_end, 0.0, sch.substep, vec3(0.0));
-            place_colliders(end_contact);
-            Contact start_contact = end_contact;
-            start_contact.alpha = collider_begin;
-            start_contact.w = path_weights(collider_begin, target_path);
-            place_collider_moves(start_contact);
-            k = contact_substeps(end_contact, pivot_end - chain_state[c].prev_pivot.xyz, reach, smallest_radius);
-        }
+        bool counted = COLLIDERS == 0;
         for (uint sub = 0u; sub < k; ++sub) {
             float alpha = alpha_end;
             float collider_alpha = collider_end;
@@ -310,22 +303,30 @@ void main() {
             }
             PathWeights w = path_weights(alpha, target_path);
             Contact contact = Contact(chain.collider_mask, anchor, collider_alpha,
-                                      path_weights(collider_alpha, target_path), vec3(0.0), 0.0, sch.substep, vec3(0.0));
+                                      path_weights(collider_alpha, target_path), pivot_on_path(c, w), 0.0, sch.substep,
+                                      vec3(0.0));
+            if (COLLIDERS != 0) {
+                place_colliders(contact);
+                Contact start_contact = contact;
+                start_contact.alpha = start_alpha;
+                start_contact.w = path_weights(start_alpha, target_path);
+                place_collider_moves(start_contact);
+                if (!counted) {
+                    counted = true;
+                    k = contact_substeps(contact, contact.pivot - chain_state[c].prev_pivot.xyz, reach, smallest_radius);
+                    if (k > 1u) {
+                        sub = 0xFFFFFFFFu;  // again from the first, now of h/k
+                        continue;
+                    }
+                }
+            }
             vec3 carry_before = carried * pivot_velocity;
             if (sub == 0u) {
                 prev_pivot_velocity = pivot_velocity;
             }
             vec3 moved = interpolate_pivot(c, w, pivot, pivot_velocity);
             vec3 carry = carried * pivot_velocity;
-            contact.pivot = pivot;
             contact.carriage = carry;
-            if (COLLIDERS != 0 && k > 1u) {  // (k = 1: placed above, at the same pivot)
-                place_colliders(contact);
-                Contact start_contact = contact;
-                start_contact.alpha = start_alpha;
-                start_contact.w = path_weights(start_alpha, target_path);
-                place_collider_moves(start_contact);
-            }
             vec3 base_start = -moved;  // where each segment's base was at the start of the substep
             bool first_moving = moving && j == 0u && sub == 0u;
             vec3 base = vec3(0.0);
