@@ -197,10 +197,7 @@ class ReferencePointBackend(PointTeleports, PointOutput, DepthWalkBackend):
         is live. Warns (logged, once) where a chain needs more than ``cap``."""
         if not (self.count["spheres"] or self.count["capsules"]):
             return np.ones(rows.size, np.int64)
-        last = f.last_pivot[rows]
-        d = -last
-        m = start_tangent(d, span * f.pivot_rate[rows], self.target_path)
-        pivot = last + w[0] * d + w[1] * m
+        pivot = self.pivot_on_path(f, w, span, rows)
         chain_rig = self.sorted_chain_rig[rows]
         contact = Contact(self.live_colliders(), chain_rig["collider_mask"], f.anchor[rows], pivot, alpha,
                           path_weights(alpha, self.target_path), path_weights(start, self.target_path))
@@ -313,13 +310,26 @@ class ReferencePointBackend(PointTeleports, PointOutput, DepthWalkBackend):
         """The colliders of this frame (the buffers may hold more records than are live)."""
         return {name: records[:self.count[name]] for name, records in self.colliders.items()}
 
+    def pivot_path(self, f, span, chains):
+        """SPEC 4, step 1, the target path of the pivots of ``chains`` (sorted, an index array or
+        a slice) over the frame's span (s): its start x0 (the last substep's pivot), its change
+        to this frame's pivot (the anchor, 0) and its start tangent, each (C, 3) float32 relative
+        to the anchors."""
+        last = f.last_pivot[chains]
+        d = -last
+        return last, d, start_tangent(d, span * f.pivot_rate[chains], self.target_path)
+
+    def pivot_on_path(self, f, w, span, chains):
+        """The pivots of ``chains`` on their target path (:meth:`pivot_path`) at the path weights
+        ``w``: (C, 3) float32, relative to the anchors (as ``pivot_on_path`` in the shader)."""
+        last, d, m = self.pivot_path(f, span, chains)
+        return last + w[0] * d + w[1] * m
+
     def interpolate_pivot(self, f, w, span, inv_span, chains, pivot, velocity):
         """SPEC 4, step 1: the pivots of ``chains`` on their path (this frame's pivot is the
         anchor, 0); fills ``pivot`` (C, 3) and their path velocity ``velocity`` (C, 3, length/s,
         as ``end_path`` leaves ``pivot_rate``) and returns each chain's move Δp (C, 3)."""
-        last = f.last_pivot[chains]
-        d = -last
-        m = start_tangent(d, span * f.pivot_rate[chains], self.target_path)
+        last, d, m = self.pivot_path(f, span, chains)
         pivot[chains] = last + w[0] * d + w[1] * m
         velocity[chains] = (w[2] * d + w[3] * m) * inv_span
         moved = np.zeros_like(pivot)
@@ -393,9 +403,7 @@ class ReferencePointBackend(PointTeleports, PointOutput, DepthWalkBackend):
         """SPEC 2: the paths' x0 and m0 become their value and velocity at the frame's last substep."""
         p, q, dp, dq = path_weights(alpha, self.target_path)
         span, inv_span = F(schedule["span"]), F(schedule["inv_span"])
-        last = f.last_pivot[chains]
-        d = -last
-        m = start_tangent(d, span * f.pivot_rate[chains], self.target_path)
+        last, d, m = self.pivot_path(f, span, chains)
         f.last_pivot[chains] = last + p * d + q * m
         f.pivot_rate[chains] = (dp * d + dq * m) * inv_span
         last = f.last_offset[seg]
