@@ -30,6 +30,7 @@ class AngleSolver(Solver):
                "joint_output": layouts.ANGLE_JOINT_OUTPUT, "segment_output": layouts.ANGLE_SEGMENT_OUTPUT}
 
     KIND = "angle"
+    FRAME_PARAMS = layouts.ANGLE_FRAME_PARAMS
     DIM = 2
 
     def __init__(self, chain_set, backend: str = "auto", substep: float = 1.0 / 120.0, max_substeps: int = 8,

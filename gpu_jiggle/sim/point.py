@@ -36,6 +36,7 @@ class PointSolver(Solver):
     """
 
     KIND = "point"
+    FRAME_PARAMS = layouts.POINT_FRAME_PARAMS
     DIM = 3
     CHAIN_SET = PointChainSet
     RECORDS = {"chain_state": layouts.POINT_CHAIN_STATE, "segment_state": layouts.POINT_SEGMENT_STATE,
@@ -161,6 +162,7 @@ class PointSolver(Solver):
         self._backend.check_colliders(len(colliders.spheres), len(colliders.capsules), len(colliders.planes))
         self._colliders = colliders
         self._snap_colliders = self._snap_colliders or bool(snap)
+        self._prepare_kernel()
 
     def rebase(self, origin) -> None:
         """Move the drawing frame's origin to ``origin`` (3,) world space: from the next
@@ -270,6 +272,12 @@ class PointSolver(Solver):
         self._offsets_fresh = False
         if self._snap_colliders or not self._collider_path.follows(self._colliders):
             self._collider_path = ColliderPath.at_rest(self._colliders)
+
+    def _prepare_kernel(self):
+        header = self._switch_header()
+        header["sphere_count"], header["capsule_count"], header["plane_count"] = self._colliders.counts()
+        inside = bool(self._colliders.sphere_inside.any() or self._colliders.capsule_inside.any())
+        self._backend.prepare(header, inside_colliders=inside)
 
     def _frame_buffer(self, plan):
         self._backend.upload_colliders(*self._collider_path.records(self._colliders, plan.full.span,

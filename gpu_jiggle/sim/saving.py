@@ -57,6 +57,7 @@ class SavedState:
         self._clock.restore((c[0], int(c[1]), c[2], c[3], int(c[4]), c[5], c[6], int(c[7])))
         self._lod, self._lod_ran, self._teleport, self._advanced = lod, lod_ran, teleport, advanced
         apply_inputs()
+        self._prepare_kernel()
 
     @classmethod
     def load_state(cls, blob, backend: str = "auto", context=None, work_group_size: int | None = None):

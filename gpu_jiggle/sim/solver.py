@@ -71,9 +71,11 @@ class Solver(SavedState, LevelsOfDetail):
         ``backend="gpu"`` without an OpenGL 4.3 context.
     """
 
-    #: The chain kind ("angle" or "point"), its chain set class, its dimension and the dtypes
-    #: of its dynamic state and output records, set by each subclass.
+    #: The chain kind ("angle" or "point"), its chain set class, its dimension, the dtypes of
+    #: its dynamic state and output records and of its frame buffer's header, set by each
+    #: subclass.
     KIND = ""
+    FRAME_PARAMS = None
     CHAIN_SET = None
     DIM = 0
     RECORDS: dict = {}
@@ -105,6 +107,7 @@ class Solver(SavedState, LevelsOfDetail):
         self._advanced = False
         self._timing = None  # DispatchTiming of the last advance while measure_dispatch is on
         self._upload_rig(chain_set)
+        self._prepare_kernel()
 
     # -- properties -------------------------------------------------------------------------
     @property
@@ -195,6 +198,7 @@ class Solver(SavedState, LevelsOfDetail):
         self._check_stable(self._chain_set, wind)
         self._check_half_rate(self._chain_set, self._lod, wind)
         self._wind = wind
+        self._prepare_kernel()
 
     def advance(self, frame_dt) -> int:
         """Advance by one frame of ``frame_dt`` seconds; returns the number of (full-rate)
@@ -284,6 +288,7 @@ class Solver(SavedState, LevelsOfDetail):
         self._check_half_rate(new, self.frame_levels())  # a switch out of "half" may come a frame late
         self._parameters_changed(new, changes)
         self._chain_set = new
+        self._prepare_kernel()
 
     def measure_dispatch(self, enabled: bool = True) -> None:
         """Time each frame's dispatch on its own from the next ``advance`` on (or stop):
@@ -394,6 +399,21 @@ class Solver(SavedState, LevelsOfDetail):
     def _parameters_changed(self, new, changes) -> None:
         """Upload the rig of the validated chain set ``new``."""
         self._upload_rig(new)
+
+    def _prepare_kernel(self) -> None:
+        """Have the backend compile, here at set-up, the kernel variants the next frames run
+        (their switches follow the options, the wind, the rig and, for point chains, the
+        colliders), so that ``advance`` does not stop to compile."""
+        self._backend.prepare(self._switch_header())
+
+    def _switch_header(self) -> np.ndarray:
+        """A frame buffer header, (), with what the kernel's switches follow: the options, the
+        wind and, as the full rate's substep count, the most substeps a frame runs."""
+        header = np.zeros((), self.FRAME_PARAMS)
+        header["options"] = self._options
+        header["wind"], header["gust"], header["gust_direction"] = self._wind.records()
+        header["full_rate"]["substep_count"] = self.max_substeps
+        return header
 
     def _upload_rig(self, chain_set) -> None:
         """Upload the kind's rig records of ``chain_set`` and the exact integrator's steps

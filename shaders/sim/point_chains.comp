@@ -7,16 +7,22 @@
 // collide), limit_distance, enforce_length, limit_angle (point_limits.glsl), settle_contact
 // (sweep_segment, keep_outside, collide), end_path, write_output.
 #define LOCAL_SIZE 64
-// Feature switches (gpu_jiggle/sim/backends/gpu.py compiles a variant per frame's needs): a
-// switch at 0 leaves the feature's code out, for frames that cannot use it (no colliders, no
-// collider that keeps particles inside, no exact integrator, no wind). Mesa's llvmpipe runs
-// both sides of a branch, so code left in costs there even when unused; on a GPU it costs
-// registers. The angle limits' code stays in every variant: left out together with the
-// colliders', the compiler fused the length step differently (docs/SPEC.md section 9).
-#define COLLIDERS 1
+// Feature switches (gpu_jiggle/sim/backends/gpu.py compiles a variant for what the chain set
+// and the frame use): a switch at 0 leaves the feature's code out, for frames that cannot use
+// it (no collider that keeps particles inside, no exact integrator, no wind, no segment with
+// an angle limit or a max distance). Mesa's llvmpipe runs both sides of a branch, so code
+// left in costs there even when unused; on a GPU it costs registers. The colliders of each
+// shape come in slots (point_colliders.glsl): their count rounded up to 0, 1, 2, 4 or 8, or
+// -1 for the frame's count, whatever it is.
+#define SPHERE_SLOTS -1
+#define CAPSULE_SLOTS -1
+#define PLANE_SLOTS -1
 #define INSIDE_COLLIDERS 1
 #define EXACT_STEPS 1
 #define WIND 1
+#define LIMITS 1
+#define MAX_DISTANCE 1
+#define COLLIDERS ((SPHERE_SLOTS != 0 || CAPSULE_SLOTS != 0 || PLANE_SLOTS != 0) ? 1 : 0)
 
 layout(local_size_x = LOCAL_SIZE) in;
 
@@ -105,10 +111,16 @@ vec3 interpolate_pivot(uint c, PathWeights w, out vec3 pivot, out vec3 velocity)
     return moved;
 }
 
+// The frame's wind (SPEC 4.1: w0 and A in wind, κ and 2π·f_w in gust, u in gust_direction),
+// read once per invocation (main) rather than per segment and substep.
+vec4 frame_wind;
+vec4 frame_gust;
+vec3 frame_gust_direction;
+
 // W(x, t) of SPEC 4.1 at a position relative to the anchor, `elapsed` seconds into the frame.
 vec3 wind_at(vec3 x, float chain_phase, float elapsed) {
-    float phase = dot(params.gust.xyz, x) + chain_phase + sch.gust_phase - params.gust.w * elapsed;
-    return params.wind.xyz + params.wind.w * params.gust_direction.xyz * sin(phase);
+    float phase = dot(frame_gust.xyz, x) + chain_phase + sch.gust_phase - frame_gust.w * elapsed;
+    return frame_wind.xyz + frame_wind.w * frame_gust_direction * sin(phase);
 }
 
 // SPEC 4, step 2, the particle of segment s. The spring compares x with a reference that moves
@@ -164,12 +176,12 @@ void enforce_length(float rest_length, vec3 base, vec3 v_base, vec3 pushed_base,
                     inout vec3 v) {
     vec3 d = x - base;
     vec3 n = d / max(length(d), MIN_LENGTH);
-    vec3 projected = base + n * rest_length;
+    precise vec3 projected = base + n * rest_length;
     if (relative_damping && !exact_integrator) {
         vec3 moving_x = x - pushed;
         vec3 moving_base = base - pushed_base;
         vec3 moving_d = moving_x - moving_base;
-        vec3 moving_projected = moving_base + moving_d / max(length(moving_d), MIN_LENGTH) * rest_length;
+        precise vec3 moving_projected = moving_base + moving_d / max(length(moving_d), MIN_LENGTH) * rest_length;
         v = v + (moving_projected - moving_x) / sch.substep;
         pushed = projected - moving_projected;
     } else {
@@ -251,6 +263,11 @@ void main() {
         chain_state[c].path_lag = next_path_lag(sch, lag, snapped_now);
     }
     uint first_alpha = control.lod * params.alpha_stride;
+    if (WIND != 0) {
+        frame_wind = params.wind;
+        frame_gust = params.gust;
+        frame_gust_direction = params.gust_direction.xyz;
+    }
     float influence = chain.world_influence;
     // SPEC 4, world influence: the chain feels the fraction `felt` of its pivot's motion; the
     // rest carries it. v2: its velocity relative to that carriage (the carriage moving at
@@ -365,14 +382,18 @@ void main() {
                     collide_near(contact, start, x, v);
                     pushed = (x - free_x) - (v - free_v) * sch.substep;
                 }
-                limit_distance(rig.max_distance, t, x, v);
-                enforce_length(rig.rest_length, base, v_base, pushed_base, pushed, x, v);
-                vec4 frame = vec4(0.0, 0.0, 0.0, 1.0);
-                if (rig.limit_kind >= LIMIT_HINGE) {  // the base joint's rotation on its path (nlerp)
-                    frame = target_frame(parent_animated, parent_simulated,
-                                         nlerp(st.last_rotation, joint_rotation[s], alpha), parent_axis);
+                if (MAX_DISTANCE != 0) {
+                    limit_distance(rig.max_distance, t, x, v);
                 }
-                limit_angle(rig, frame, base, t, v_t, x, v);
+                enforce_length(rig.rest_length, base, v_base, pushed_base, pushed, x, v);
+                if (LIMITS != 0) {
+                    vec4 frame = vec4(0.0, 0.0, 0.0, 1.0);
+                    if (rig.limit_kind >= LIMIT_HINGE) {  // the base joint's rotation on its path (nlerp)
+                        frame = target_frame(parent_animated, parent_simulated,
+                                             nlerp(st.last_rotation, joint_rotation[s], alpha), parent_axis);
+                    }
+                    limit_angle(rig, frame, base, t, v_t, x, v);
+                }
                 if (COLLIDERS != 0) {
                     vec3 settled_x = x;
                     vec3 settled_v = v;

@@ -26,6 +26,42 @@ vec3 collider_rate(Contact ct, vec3 move) {
     return move / ct.substep - ct.carriage;
 }
 
+// The frame's colliders of each shape in slots (gpu.py collider_slots): SPHERE_SLOTS,
+// CAPSULE_SLOTS and PLANE_SLOTS at 0, 1, 2, 4 or 8, the frame's count rounded up, compile that
+// many (constant loops that the compiler unrolls, an empty one gone; the buffers hold a record
+// for every slot, those past the frame's count skipped); at -1, for more than
+// PLACED_COLLIDERS, the loops run to the frame's count.
+#if SPHERE_SLOTS < 0
+#define SPHERE_LOOP params.sphere_count
+#else
+#define SPHERE_LOOP uint(SPHERE_SLOTS)
+#endif
+#if CAPSULE_SLOTS < 0
+#define CAPSULE_LOOP params.capsule_count
+#else
+#define CAPSULE_LOOP uint(CAPSULE_SLOTS)
+#endif
+#if PLANE_SLOTS < 0
+#define PLANE_LOOP params.plane_count
+#else
+#define PLANE_LOOP uint(PLANE_SLOTS)
+#endif
+
+// Whether slot k holds one of the frame's colliders. A slot in the lower half of its bucket
+// always does (the count is over half the bucket), which an unrolled loop sees at compile
+// time: a frame whose counts are the buckets tests nothing.
+bool sphere_slot(uint k) {
+    return SPHERE_SLOTS < 0 || k <= uint(max(SPHERE_SLOTS, 0)) / 2u || k < params.sphere_count;
+}
+
+bool capsule_slot(uint k) {
+    return CAPSULE_SLOTS < 0 || k <= uint(max(CAPSULE_SLOTS, 0)) / 2u || k < params.capsule_count;
+}
+
+bool plane_slot(uint k) {
+    return PLANE_SLOTS < 0 || k <= uint(max(PLANE_SLOTS, 0)) / 2u || k < params.plane_count;
+}
+
 bool in_mask(uint mask, uint group) {
     return ((mask >> group) & 1u) != 0u;
 }
@@ -81,14 +117,20 @@ Contact sweep_start;
 void place_colliders(Contact ct) {
     swept = false;
     always_near = max(max(params.sphere_count, params.capsule_count), params.plane_count) > uint(PLACED_COLLIDERS);
-    for (uint k = 0u; k < min(params.sphere_count, uint(PLACED_COLLIDERS)); ++k) {
+    for (uint k = 0u; k < min(SPHERE_LOOP, uint(PLACED_COLLIDERS)); ++k) {
+        if (!sphere_slot(k)) {
+            continue;
+        }
         placed_sphere[k] = sphere_on_path(k, ct);
         placed_sphere_move[k] = vec3(0.0);
         bool applies = in_mask(ct.mask, spheres[k].group);
         sphere_keeps_out[k] = applies && spheres[k].inside == 0u;
         always_near = always_near || (applies && spheres[k].inside != 0u);
     }
-    for (uint k = 0u; k < min(params.capsule_count, uint(PLACED_COLLIDERS)); ++k) {
+    for (uint k = 0u; k < min(CAPSULE_LOOP, uint(PLACED_COLLIDERS)); ++k) {
+        if (!capsule_slot(k)) {
+            continue;
+        }
         vec3 a, b;
         float r;
         capsule_on_path(k, ct, a, b, r);
@@ -100,7 +142,10 @@ void place_colliders(Contact ct) {
         capsule_keeps_out[k] = applies && capsules[k].inside == 0u;
         always_near = always_near || (applies && capsules[k].inside != 0u);
     }
-    for (uint k = 0u; k < min(params.plane_count, uint(PLACED_COLLIDERS)); ++k) {
+    for (uint k = 0u; k < min(PLANE_LOOP, uint(PLACED_COLLIDERS)); ++k) {
+        if (!plane_slot(k)) {
+            continue;
+        }
         placed_plane[k] = plane_on_path(k, ct);
         plane_applies[k] = in_mask(ct.mask, planes[k].group);
     }
@@ -111,10 +156,16 @@ void place_colliders(Contact ct) {
 void place_collider_moves(Contact start) {
     swept = true;
     sweep_start = start;
-    for (uint k = 0u; k < min(params.sphere_count, uint(PLACED_COLLIDERS)); ++k) {
+    for (uint k = 0u; k < min(SPHERE_LOOP, uint(PLACED_COLLIDERS)); ++k) {
+        if (!sphere_slot(k)) {
+            continue;
+        }
         placed_sphere_move[k] = placed_sphere[k].xyz - sphere_on_path(k, start).xyz;
     }
-    for (uint k = 0u; k < min(params.capsule_count, uint(PLACED_COLLIDERS)); ++k) {
+    for (uint k = 0u; k < min(CAPSULE_LOOP, uint(PLACED_COLLIDERS)); ++k) {
+        if (!capsule_slot(k)) {
+            continue;
+        }
         vec3 a, b;
         float r;
         capsule_on_path(k, start, a, b, r);
@@ -205,14 +256,20 @@ bool contact_possible(Contact ct, vec3 base, vec3 x, float travel) {
     }
     vec3 m = 0.5 * (base + x);
     float half_length = 0.5 * length(x - base);
-    for (uint k = 0u; k < params.sphere_count; ++k) {
+    for (uint k = 0u; k < SPHERE_LOOP; ++k) {
+        if (!sphere_slot(k)) {
+            continue;
+        }
         vec4 s = placed_sphere[k];
         float sweep = travel + length(placed_sphere_move[k]);
         if (sphere_keeps_out[k] && !clear_of(length(m - s.xyz), s.w + ct.radius + half_length + sweep, m)) {
             return true;
         }
     }
-    for (uint k = 0u; k < params.capsule_count; ++k) {
+    for (uint k = 0u; k < CAPSULE_LOOP; ++k) {
+        if (!capsule_slot(k)) {
+            continue;
+        }
         vec4 a = placed_capsule_a[k];
         float d = length(m - closest_on_segment(a.xyz, placed_capsule_b[k], m));
         float sweep = travel + max(length(placed_capsule_move_a[k]), length(placed_capsule_move_b[k]));
@@ -220,7 +277,10 @@ bool contact_possible(Contact ct, vec3 base, vec3 x, float travel) {
             return true;
         }
     }
-    for (uint k = 0u; k < params.plane_count; ++k) {
+    for (uint k = 0u; k < PLANE_LOOP; ++k) {
+        if (!plane_slot(k)) {
+            continue;
+        }
         vec4 p = placed_plane[k];
         if (plane_applies[k] && !clear_of(dot(p.xyz, x) - p.w, ct.radius, x)) {
             return true;

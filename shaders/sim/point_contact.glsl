@@ -33,29 +33,38 @@ void pull_in(vec3 q, float r, inout vec3 x, inout vec3 v) {
     }
 }
 
-// Collider k, a sphere (k < sphere_count) or a capsule (k - sphere_count), as a sphere near x:
-// its centre (a capsule's: the closest point of its axis) and its radius with ρ, relative to
-// the pivot. False when the chain does not collide with it.
+// Slot k of the spheres' and then the capsules' (k - SPHERE_LOOP), as a sphere near x: its
+// centre (a capsule's: the closest point of its axis) and its radius with ρ, relative to the
+// pivot. False when the slot is empty or the chain does not collide with its collider.
 bool local_sphere(uint k, Contact ct, vec3 x, out vec3 q, out float r) {
-    if (k < params.sphere_count) {
+    q = vec3(0.0);
+    r = 0.0;
+    if (k < SPHERE_LOOP) {
+        if (!sphere_slot(k)) {
+            return false;
+        }
         vec4 s = sphere_at(k, ct);
         q = s.xyz;
         r = s.w + ct.radius;
         return keeps_out(ct, spheres[k].group, spheres[k].inside);
     }
+    uint j = k - SPHERE_LOOP;
+    if (!capsule_slot(j)) {
+        return false;
+    }
     vec3 a, b;
     float rc;
-    capsule_at(k - params.sphere_count, ct, a, b, rc);
+    capsule_at(j, ct, a, b, rc);
     q = closest_on_segment(a, b, x);
     r = rc + ct.radius;
-    return keeps_out(ct, capsules[k - params.sphere_count].group, capsules[k - params.sphere_count].inside);
+    return keeps_out(ct, capsules[j].group, capsules[j].inside);
 }
 
 // The sphere or capsule x lies deepest inside, other than `skip`: its index, or -1 for none.
 int deepest_round(Contact ct, vec3 x, int skip, out vec3 q, out float r) {
     int found = -1;
     float depth = 0.0;
-    for (uint k = 0u; k < params.sphere_count + params.capsule_count; ++k) {
+    for (uint k = 0u; k < SPHERE_LOOP + CAPSULE_LOOP; ++k) {
         vec3 qk;
         float rk;
         if (int(k) != skip && local_sphere(k, ct, x, qk, rk) && rk - length(x - qk) > depth) {
@@ -105,13 +114,19 @@ void leave_crevice(Contact ct, inout vec3 x, inout vec3 v) {
 
 // SPEC 4.2, inside colliders: spheres, then capsules, each pulling the particle back in.
 void keep_inside(Contact ct, inout vec3 x, inout vec3 v) {
-    for (uint k = 0u; k < params.sphere_count; ++k) {
+    for (uint k = 0u; k < SPHERE_LOOP; ++k) {
+        if (!sphere_slot(k)) {
+            continue;
+        }
         if (keeps_in(ct, spheres[k].group, spheres[k].inside)) {
             vec4 s = sphere_at(k, ct);
             pull_in(s.xyz, s.w - ct.radius, x, v);
         }
     }
-    for (uint k = 0u; k < params.capsule_count; ++k) {
+    for (uint k = 0u; k < CAPSULE_LOOP; ++k) {
+        if (!capsule_slot(k)) {
+            continue;
+        }
         if (keeps_in(ct, capsules[k].group, capsules[k].inside)) {
             vec3 a, b;
             float r;
@@ -125,13 +140,19 @@ void keep_inside(Contact ct, inout vec3 x, inout vec3 v) {
 // inside colliders pulling it in; then the crevices between overlapping outside ones.
 void collide(Contact ct, inout vec3 x, inout vec3 v) {
     for (int pass = 0; pass < CONTACT_PASSES; ++pass) {
-        for (uint k = 0u; k < params.sphere_count; ++k) {
+        for (uint k = 0u; k < SPHERE_LOOP; ++k) {
+            if (!sphere_slot(k)) {
+                continue;
+            }
             if (keeps_out(ct, spheres[k].group, spheres[k].inside)) {
                 vec4 s = sphere_at(k, ct);
                 push_out(s.xyz, s.w + ct.radius, x, v);
             }
         }
-        for (uint k = 0u; k < params.capsule_count; ++k) {
+        for (uint k = 0u; k < CAPSULE_LOOP; ++k) {
+            if (!capsule_slot(k)) {
+                continue;
+            }
             if (keeps_out(ct, capsules[k].group, capsules[k].inside)) {
                 vec3 a, b;
                 float r;
@@ -139,7 +160,10 @@ void collide(Contact ct, inout vec3 x, inout vec3 v) {
                 push_out(closest_on_segment(a, b, x), r + ct.radius, x, v);
             }
         }
-        for (uint k = 0u; k < params.plane_count; ++k) {
+        for (uint k = 0u; k < PLANE_LOOP; ++k) {
+            if (!plane_slot(k)) {
+                continue;
+            }
             if (in_mask(ct.mask, planes[k].group)) {
                 vec4 p = plane_at(k, ct);
                 float depth = dot(p.xyz, x) - (p.w + ct.radius);
@@ -258,7 +282,7 @@ void turn_out_of_crevice(Contact ct, vec3 base, float rest_length, inout vec3 x,
         return;
     }
     vec3 direction = vec3(0.0);
-    for (uint k = 0u; k < params.sphere_count + params.capsule_count; ++k) {
+    for (uint k = 0u; k < SPHERE_LOOP + CAPSULE_LOOP; ++k) {
         vec3 qk;
         float rk;
         if (local_sphere(k, ct, base, qk, rk)) {
@@ -285,7 +309,10 @@ void turn_out_of_crevice(Contact ct, vec3 base, float rest_length, inout vec3 x,
 // out of a crevice the passes left it in.
 void keep_outside(Contact ct, vec3 base, float rest_length, inout vec3 x, inout vec3 v) {
     for (int pass = 0; pass < CONTACT_PASSES; ++pass) {
-        for (uint k = 0u; k < params.sphere_count; ++k) {
+        for (uint k = 0u; k < SPHERE_LOOP; ++k) {
+            if (!sphere_slot(k)) {
+                continue;
+            }
             if (keeps_out(ct, spheres[k].group, spheres[k].inside)) {
                 vec4 s = sphere_at(k, ct);
                 slide_out(base, rest_length, s.xyz, s.w + ct.radius, x, v);
@@ -293,7 +320,10 @@ void keep_outside(Contact ct, vec3 base, float rest_length, inout vec3 x, inout 
                                       v);
             }
         }
-        for (uint k = 0u; k < params.capsule_count; ++k) {
+        for (uint k = 0u; k < CAPSULE_LOOP; ++k) {
+            if (!capsule_slot(k)) {
+                continue;
+            }
             if (keeps_out(ct, capsules[k].group, capsules[k].inside)) {
                 vec3 a, b, move_a, move_b;
                 float r;
@@ -307,7 +337,10 @@ void keep_outside(Contact ct, vec3 base, float rest_length, inout vec3 x, inout 
                 }
             }
         }
-        for (uint k = 0u; k < params.plane_count; ++k) {
+        for (uint k = 0u; k < PLANE_LOOP; ++k) {
+            if (!plane_slot(k)) {
+                continue;
+            }
             if (in_mask(ct.mask, planes[k].group)) {
                 vec4 p = plane_at(k, ct);
                 slide_out_of_plane(base, rest_length, p.xyz, p.w + ct.radius, x, v);

@@ -64,7 +64,9 @@ void write_output(PointChainRig chain, uint c, dvec3 anchor) {
                                       : follow_parent(parent_animated, parent_output, animated_offset, parent_axis));
         vec3 unused = vec3(0.0);
         vec4 frame = target_frame(parent_animated, parent_output, joint_rotation[s], parent_axis);
-        limit_angle(segment_rig[s], frame, base, target, vec3(0.0), x, unused);
+        if (LIMITS != 0) {
+            limit_angle(segment_rig[s], frame, base, target, vec3(0.0), x, unused);
+        }
         if (COLLIDERS != 0) {
             push_out_of_frame(chain.collider_mask, segment_rig[s].particle_radius, anchor, base, segment_rig[s].rest_length,
                               x);

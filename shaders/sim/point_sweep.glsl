@@ -47,14 +47,20 @@ bool sweep_past(vec3 q, float r, vec3 start, vec3 rate, inout vec3 x, inout vec3
 // then capsules (a capsule as the sphere about the point of its axis nearest the path, which
 // the path enters exactly when it enters the capsule).
 void sweep_particle(Contact ct, vec3 start, inout vec3 x, inout vec3 v) {
-    for (uint k = 0u; k < params.sphere_count; ++k) {
+    for (uint k = 0u; k < SPHERE_LOOP; ++k) {
+        if (!sphere_slot(k)) {
+            continue;
+        }
         if (keeps_out(ct, spheres[k].group, spheres[k].inside)) {
             vec4 s = sphere_at(k, ct);
             vec3 move = sphere_move(k, ct);
             sweep_past(s.xyz, s.w + ct.radius, start + move, collider_rate(ct, move), x, v);
         }
     }
-    for (uint k = 0u; k < params.capsule_count; ++k) {
+    for (uint k = 0u; k < CAPSULE_LOOP; ++k) {
+        if (!capsule_slot(k)) {
+            continue;
+        }
         if (keeps_out(ct, capsules[k].group, capsules[k].inside)) {
             vec3 a, b, move_a, move_b;
             float r;
@@ -101,7 +107,10 @@ void sweep_segment_past(vec3 q, float r, vec3 base_start, vec3 start, vec3 rate,
 // the substep): spheres, then capsules (each as the sphere about the point of its axis nearest
 // the segment, moved as that point moved).
 void sweep_segment(Contact ct, vec3 base_start, vec3 start, vec3 base, inout vec3 x, inout vec3 v) {
-    for (uint k = 0u; k < params.sphere_count; ++k) {
+    for (uint k = 0u; k < SPHERE_LOOP; ++k) {
+        if (!sphere_slot(k)) {
+            continue;
+        }
         if (keeps_out(ct, spheres[k].group, spheres[k].inside)) {
             vec4 s = sphere_at(k, ct);
             vec3 move = sphere_move(k, ct);
@@ -109,7 +118,10 @@ void sweep_segment(Contact ct, vec3 base_start, vec3 start, vec3 base, inout vec
                                v);
         }
     }
-    for (uint k = 0u; k < params.capsule_count; ++k) {
+    for (uint k = 0u; k < CAPSULE_LOOP; ++k) {
+        if (!capsule_slot(k)) {
+            continue;
+        }
         if (keeps_out(ct, capsules[k].group, capsules[k].inside)) {
             vec3 a, b, move_a, move_b;
             float r;
@@ -164,7 +176,10 @@ uint contact_substeps(Contact ct, vec3 moved, float reach, float rho) {
     float need = 1.0;
     vec3 middle = -0.5 * moved;
     float ball = reach + 0.5 * length(moved);
-    for (uint k = 0u; k < params.sphere_count; ++k) {
+    for (uint k = 0u; k < SPHERE_LOOP; ++k) {
+        if (!sphere_slot(k)) {
+            continue;
+        }
         vec4 s = sphere_at(k, ct);
         vec3 move = sphere_move(k, ct);
         float relative = length(move - moved);
@@ -174,7 +189,10 @@ uint contact_substeps(Contact ct, vec3 moved, float reach, float rho) {
                                           s.w, relative, ball, rho));
         }
     }
-    for (uint k = 0u; k < params.capsule_count; ++k) {
+    for (uint k = 0u; k < CAPSULE_LOOP; ++k) {
+        if (!capsule_slot(k)) {
+            continue;
+        }
         vec3 a, b, move_a, move_b;
         float r;
         capsule_at(k, ct, a, b, r);

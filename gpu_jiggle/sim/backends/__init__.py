@@ -12,6 +12,9 @@ std430 records of :mod:`gpu_jiggle.sim.layouts` and offers:
   unchanged), and for point chains ``upload_colliders`` (and
   ``check_colliders(sphere_count, capsule_count, plane_count)``, which refuses what the
   backend cannot run before anything changes);
+- ``prepare(header, ...)``: compile (GPU) the kernel variants that frames with this frame
+  buffer's header run, before ``run_frame`` needs them (point chains: also
+  ``inside_colliders``); nothing on the numpy path;
 - ``run_frame(params)``: teleports, then every substep of the frame, then the frame-time
   outputs, from a frame buffer (:func:`gpu_jiggle.sim.packing.frame_buffer`);
 - ``read(name)``: one of ``chain_state, segment_state, joint_output, segment_output`` as a

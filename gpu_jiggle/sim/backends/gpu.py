@@ -127,16 +127,43 @@ class _GpuBackend:
         """The kernel compiled with this frame's feature switches (:meth:`switches`), made on
         first use and kept: a feature the frame cannot use is left out of the code, which gives
         the same results faster (llvmpipe runs both sides of every branch)."""
-        switches = self.switches(header)
+        return self._program(self.switches(header))
+
+    def prepare(self, header) -> None:
+        """Compile now the variants that frames with this header run (:meth:`likely_switches`),
+        so that ``run_frame`` finds them made: the solver calls it where what the switches
+        follow changes (its constructor, ``set_parameters``, ``set_wind``, ``set_colliders``, a
+        restore), not inside ``advance``. ``header``: a frame buffer's header with the
+        options, the wind, the collider counts and, as ``full_rate.substep_count``, the most
+        substeps a frame runs."""
+        for switches in self.likely_switches(header):
+            self._program(switches)
+
+    def likely_switches(self, header) -> list:
+        """The switches of the variants :meth:`prepare` compiles for ``header``."""
+        return [self.switches(header)]
+
+    def _program(self, switches: dict):
+        """The kernel with these switches, compiled on first use: made, then run once on no
+        chains (a frame buffer of chain_count 0), since a driver may compile for the device
+        only then (Mesa's llvmpipe does)."""
         key = tuple(sorted(switches.items()))
         if key not in self.programs:
             with self.gl.current():
-                self.programs[key] = self.gl.track(compute_shader(self.ctx, self.SHADER,
-                                                                  {"LOCAL_SIZE": self.work_group_size, **switches}))
+                program = self.gl.track(compute_shader(self.ctx, self.SHADER,
+                                                       {"LOCAL_SIZE": self.work_group_size, **switches}))
+                if self._no_chains is None:
+                    self._no_chains = self.gl.track(self.ctx.buffer(np.zeros(self.PARAMS.itemsize, np.uint8)))
+                self._no_chains.bind_to_storage_buffer(self.BINDINGS["params"])
+                program.run(group_x=1)
+                self.ctx.memory_barrier()
+                self.programs[key] = program
         return self.programs[key]
 
+    _no_chains = None  # a frame buffer of no chains (_program)
+
     def switches(self, header) -> dict:
-        """The kernel's feature switches (``#define NAME 0/1``) for a frame's header."""
+        """The kernel's feature switches (``#define NAME value``) for a frame's header."""
         raise NotImplementedError
 
     def enable_timing(self, enabled: bool) -> None:
@@ -271,6 +298,13 @@ class GpuAngleBackend(_GpuBackend):
         return {"EXACT_STEPS": int(bool(int(header["options"]) & layouts.OPTION_EXACT_INTEGRATOR)),
                 "WIND": int(bool((header["wind"][:3] != 0).any())), "FUSED_SUBSTEPS": fused_substeps(substeps)}
 
+    def likely_switches(self, header) -> list:
+        """One variant per batch of fused substeps that a frame of up to the header's
+        substeps may take (frames of 1 to 8 substeps: 2, 4 and 8)."""
+        most = max(int(header["full_rate"]["substep_count"]), 1)
+        switches = self.switches(header)
+        return [{**switches, "FUSED_SUBSTEPS": batch} for batch in FUSED_BATCHES if batch <= fused_substeps(most)]
+
     def upload_targets(self, chain_target, local_angle):
         with self.gl.current():
             self._write("chain_target", chain_target)
@@ -306,17 +340,29 @@ class GpuPointBackend(_GpuBackend):
             self._write("joint_rotation", np.tile(np.array([0, 0, 0, 1], np.float32), (s, 1)))
 
     spherical_limits = False  # whether any segment has a spherical limit (upload_rig)
+    angle_limits = True  # whether any segment has an angle limit (upload_rig)
+    max_distances = True  # whether any segment has a finite max distance (upload_rig)
     inside_colliders = True  # whether a sphere or capsule keeps particles inside (upload_colliders)
 
+    def prepare(self, header, inside_colliders: bool = False) -> None:
+        """As :meth:`_GpuBackend.prepare`; ``inside_colliders``: whether a sphere or capsule of
+        the colliders set keeps particles inside."""
+        self.inside_colliders = bool(inside_colliders)
+        super().prepare(header)
+
     def switches(self, header) -> dict:
-        """COLLIDERS: the frame has a sphere, capsule or plane; INSIDE_COLLIDERS: one of them
+        """SPHERE_SLOTS, CAPSULE_SLOTS, PLANE_SLOTS: the frame's colliders of each shape,
+        rounded up to a bucket (:func:`collider_slots`); INSIDE_COLLIDERS: a sphere or capsule
         keeps particles inside; EXACT_STEPS: the exact integrator is on; WIND: w0 or the gust
-        amplitude is not zero (without it the kernel's wind is exactly 0). The angle limits'
-        code is in every variant (point_chains.comp says why)."""
-        colliders = int(header["sphere_count"]) + int(header["capsule_count"]) + int(header["plane_count"])
-        return {"COLLIDERS": int(colliders > 0), "INSIDE_COLLIDERS": int(colliders > 0 and self.inside_colliders),
+        amplitude is not zero (without it the kernel's wind is exactly 0); LIMITS: a segment
+        has an angle limit; MAX_DISTANCE: a segment has a finite max distance."""
+        counts = [int(header[name]) for name in ("sphere_count", "capsule_count", "plane_count")]
+        return {"SPHERE_SLOTS": collider_slots(counts[0]), "CAPSULE_SLOTS": collider_slots(counts[1]),
+                "PLANE_SLOTS": collider_slots(counts[2]),
+                "INSIDE_COLLIDERS": int(counts[0] + counts[1] > 0 and self.inside_colliders),
                 "EXACT_STEPS": int(bool(int(header["options"]) & layouts.OPTION_EXACT_INTEGRATOR)),
-                "WIND": int(bool((header["wind"] != 0).any()))}
+                "WIND": int(bool((header["wind"] != 0).any())), "LIMITS": int(self.angle_limits),
+                "MAX_DISTANCE": int(self.max_distances)}
 
     def loop_cost(self, header):
         """Loop iterations per segment (per substep, and for the frame-time output) of the
@@ -358,6 +404,8 @@ class GpuPointBackend(_GpuBackend):
 
     def upload_rig(self, chain_rig, segment_rig, exact_step):
         self.spherical_limits = bool((segment_rig["limit_kind"] == layouts.LIMIT_SPHERICAL).any())
+        self.angle_limits = bool((segment_rig["limit_kind"] != layouts.LIMIT_NONE).any())
+        self.max_distances = bool(np.isfinite(segment_rig["max_distance"]).any())
         super().upload_rig(chain_rig, segment_rig, exact_step)
 
     _chain_control = None  # the chain_control records last written
@@ -384,8 +432,25 @@ class GpuPointBackend(_GpuBackend):
             self.substeps_per_dispatch(header, 1)
 
     def upload_colliders(self, spheres, capsules, planes):
+        """The colliders' records, each shape padded with zeroed records to its kernel's slots
+        (:func:`collider_slots`), which the kernel skips."""
         self.inside_colliders = bool(spheres["inside"].any() or capsules["inside"].any())
         with self.gl.current():
-            self._write("spheres", spheres)
-            self._write("capsules", capsules)
-            self._write("planes", planes)
+            for name, records in (("spheres", spheres), ("capsules", capsules), ("planes", planes)):
+                slots = collider_slots(len(records))
+                if slots > len(records):
+                    records = np.concatenate([records, np.zeros(slots - len(records), records.dtype)])
+                self._write(name, records)
+
+
+#: The buckets of collider slots the point kernel is compiled with (SPHERE_SLOTS, CAPSULE_SLOTS,
+#: PLANE_SLOTS): a frame's count of a shape rounded up to one of these, so that a scene whose
+#: counts change from frame to frame compiles few variants; more than the last is a loop over
+#: the frame's count (-1). Measured on llvmpipe (``gpu-jiggle bench``, 1M segments, a sphere and
+#: a capsule): see docs/PERFORMANCE.md.
+COLLIDER_SLOT_BUCKETS = (0, 1, 2, 4, 8)
+
+
+def collider_slots(count: int) -> int:
+    """The smallest of :data:`COLLIDER_SLOT_BUCKETS` that holds ``count`` colliders, else -1."""
+    return next((slots for slots in COLLIDER_SLOT_BUCKETS if count <= slots), -1)

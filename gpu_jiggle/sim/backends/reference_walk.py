@@ -214,6 +214,9 @@ class DepthWalkBackend:
     DTYPES: dict = {}
     OUTPUTS: dict = {}
 
+    def prepare(self, header, **switch_inputs) -> None:
+        """Nothing to compile (the GPU backends' ``prepare`` compiles their kernel variants)."""
+
     def __init__(self, chain_set):
         self.chain_count = chain_set.chain_count
         self.segment_count = chain_set.segment_count
