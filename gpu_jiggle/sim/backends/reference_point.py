@@ -176,16 +176,19 @@ class ReferencePointBackend(PointTeleports, PointOutput, DepthWalkBackend):
             # before this frame's path (a half-rate substep started a frame earlier) the path is
             # extended backwards, not held at its start, so the sweep sees the whole move.
             collider_start = np.minimum(F(1) - (F(1) - alpha_start) * scale, F(1))
-            substeps = self.contact_substeps(f, rows, w=path_weights(alpha, self.target_path), span=span,
-                                             alpha=collider_alpha, start=collider_start,
-                                             cap=int(header["contact_substep_cap"]))
+            substeps, contact = self.contact_substeps(f, rows, w=path_weights(alpha, self.target_path), span=span,
+                                                      alpha=collider_alpha, start=collider_start,
+                                                      cap=int(header["contact_substep_cap"]))
+            every_one = substeps.size == rows.size and (substeps == 1).all()
+            # Every chain of the frame in one substep: the colliders the count placed for them at
+            # its end are those of the substep itself (the same pivots), placed once.
+            placed = contact if every_one and isinstance(chains, slice) else None
             for k in np.unique(substeps):
-                group = chains if k == 1 and substeps.size == rows.size and (substeps == 1).all() \
-                    else rows[substeps == k]
+                group = chains if k == 1 and every_one else rows[substeps == k]
                 for sub in range(int(k)):
                     self._substep(f, header, schedule, group, j, sub, int(k), (alpha_start, alpha),
                                   (collider_start, collider_alpha), first_moving, pivot, pivot_velocity,
-                                  (felt, carried))
+                                  (felt, carried), placed)
 
     warned_cap = False  # contact_substeps has warned of its cap (said once per backend)
 
@@ -194,9 +197,10 @@ class ReferencePointBackend(PointTeleports, PointOutput, DepthWalkBackend):
         each of the sorted chains ``rows`` takes (``contact_substeps`` in reference_sweep.py),
         from its pivot's move to its place on the path at weights ``w`` and the colliders at
         path fraction ``alpha`` having moved from ``start``; 1 for all where no sphere or capsule
-        is live. Warns (logged, once) where a chain needs more than ``cap``."""
+        is live. Also the :class:`Contact` of ``rows`` it placed them in (None where none is
+        live). Warns (logged, once) where a chain needs more than ``cap``."""
         if not (self.count["spheres"] or self.count["capsules"]):
-            return np.ones(rows.size, np.int64)
+            return np.ones(rows.size, np.int64), None
         pivot = self.pivot_on_path(f, w, span, rows)
         chain_rig = self.sorted_chain_rig[rows]
         contact = Contact(self.live_colliders(), chain_rig["collider_mask"], f.anchor[rows], pivot, alpha,
@@ -209,14 +213,15 @@ class ReferencePointBackend(PointTeleports, PointOutput, DepthWalkBackend):
                         "radius (with the particle radius) in one substep; capped at %d sub-steps, so their path "
                         "may cut it (docs/SPEC.md section 9, \"Swept contact\")", int(capped.sum()), cap,
                         float(CONTACT_STEP_FRACTION), cap)
-        return need
+        return need, contact
 
     def _substep(self, f, header, schedule, chains, j, sub, k, alphas, collider_alphas, first_moving, pivot,
-                 pivot_velocity, carriage):
+                 pivot_velocity, carriage, placed=None):
         """Sub-step ``sub`` of ``k`` of substep ``j`` for the sorted chains ``chains`` (an index
         array, or a slice for all): a substep of h/k at the path fraction (sub + 1)/k of the way
         from ``alphas[0]`` to ``alphas[1]``, the colliders likewise along ``collider_alphas``
-        (SPEC 9, contact sub-steps; k = 1: the substep itself)."""
+        (SPEC 9, contact sub-steps; k = 1: the substep itself). ``placed``: the colliders of
+        every chain for this substep already placed (contact_substeps'), or None."""
         depth = self.depth_lists(None if isinstance(chains, slice) else chains)
         rig, chain_rig = self.sorted_segment_rig, self.sorted_chain_rig
         mask, influence = chain_rig["collider_mask"], chain_rig["world_influence"]
@@ -244,8 +249,9 @@ class ReferencePointBackend(PointTeleports, PointOutput, DepthWalkBackend):
             f.prev_pivot_rate[chains] = pivot_velocity[chains]  # the pivot's path velocity a substep back
         moved = self.interpolate_pivot(f, w, span, inv_span, chains, pivot, pivot_velocity)
         carry = carried[:, None] * pivot_velocity
-        contact = Contact(self.live_colliders(), mask, f.anchor, pivot, collider_alpha, cw,
-                          path_weights(collider_start, self.target_path))  # each depth takes its rows
+        contact = placed if placed is not None else Contact(
+            self.live_colliders(), mask, f.anchor, pivot, collider_alpha, cw,
+            path_weights(collider_start, self.target_path))  # each depth takes its rows
         contact.carriage = carry  # the velocities' frame (SPEC 9, "Push-out velocity")
         base = np.zeros_like(pivot)
         base_start = -moved  # where each segment's base was at the start of the substep
