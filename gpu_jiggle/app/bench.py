@@ -142,8 +142,9 @@ def check_arguments(args) -> str | None:
         return f"--seconds {args.seconds}: expected a number of seconds > 0"
     if args.frames < 1:
         return f"--frames {args.frames}: expected an integer >= 1"
-    if args.colliders < 0:
-        return f"--colliders {args.colliders}: expected an integer >= 0"
+    for i, count in enumerate(args.colliders):
+        if count < 0:
+            return f"--colliders[{i}] = {count}: expected an integer >= 0"
     if args.numpy_max_segments < 0:
         return f"--numpy-max-segments {args.numpy_max_segments}: expected an integer >= 0"
     for option, name in (("--json", args.json), ("--plot", args.plot)):
@@ -180,11 +181,14 @@ def add_command(sub) -> None:
                    help="segments per chain (default: 8 32)")
     p.add_argument("--substeps", nargs="+", type=int, default=None, metavar="N",
                    help="substeps per frame, of 1/120 s each (default: 2 8)")
-    p.add_argument("--features", nargs="+", choices=bench_cases.FEATURES, default=list(bench_cases.FEATURES),
+    p.add_argument("--features", nargs="+", choices=bench_cases.FEATURES, default=list(bench_cases.DEFAULT_FEATURES),
                    help="v2: the defaults with air drag, wind and (point chains) colliders; v1: linear target "
-                        "path, world damping, none of those (default: both)")
-    p.add_argument("--colliders", type=int, default=2, metavar="N",
-                   help="colliders of v2 point cases, spheres and capsules alternating (default 2)")
+                        "path, world damping, none of those; on the v2 defaults: none (no air drag, wind, "
+                        "colliders or limits), wind (air drag and wind alone), limits (an angle limit on every "
+                        "segment and a point max distance, alone), all (v2 with the limits) (default: v2 v1)")
+    p.add_argument("--colliders", nargs="+", type=int, default=[2], metavar="N",
+                   help="colliders of point cases with v2 or all features, spheres and capsules alternating; "
+                        "several counts time each (default 2)")
     p.add_argument("--seconds", type=float, default=1.0, help="time budget per case and path (default 1 s; "
                                                               "at least one frame after two warm-up frames)")
     p.add_argument("--frames", type=int, default=10,

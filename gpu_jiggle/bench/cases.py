@@ -19,8 +19,17 @@ from ..sim import AngleChainSet, PointChainSet
 SUBSTEP = 1.0 / 120.0
 #: The model's features: ``"v2"`` (the defaults: C1 target path, damping relative to the
 #: target, air drag, wind; point chains also collide with spheres and capsules) or ``"v1"``
-#: (linear target path, world damping, no air drag, no wind, no colliders).
-FEATURES = ("v2", "v1")
+#: (linear target path, world damping, no air drag, no wind, no colliders); and, each on the
+#: v2 defaults, ``"none"`` (no air drag, wind, colliders or limits), ``"wind"`` (air drag and
+#: wind alone), ``"limits"`` (an angle limit on every segment, and for point chains a max
+#: distance, alone) and ``"all"`` (v2 with the limits).
+FEATURES = ("v2", "v1", "none", "wind", "limits", "all")
+#: What ``gpu-jiggle bench`` times without ``--features``.
+DEFAULT_FEATURES = ("v2", "v1")
+#: Features with colliders (point chains) and with wind and air drag.
+COLLIDING = ("v2", "all")
+WINDY = ("v2", "wind", "all")
+LIMITED = ("limits", "all")
 #: Poses a case cycles through.
 POSE_COUNT = 2
 
@@ -39,7 +48,8 @@ class BenchCase:
     kind: ``"angle"`` or ``"point"``. segments: total segments S (rounded down to whole chains).
     chain_length: segments per chain. substeps: substeps per frame (the frame is
     ``substeps·SUBSTEP`` s). features: one of :data:`FEATURES`. colliders: point chains with
-    ``"v2"`` features: how many colliders, spheres and capsules alternating (0 for none).
+    features of :data:`COLLIDING`: how many colliders, spheres and capsules alternating (0 for
+    none).
     work_group_size: chains per compute work group on the GPU path (None: the solver's default).
     """
 
@@ -70,7 +80,7 @@ class BenchCase:
 
     @property
     def collider_count(self) -> int:
-        return self.colliders if (self.kind == "point" and self.features == "v2") else 0
+        return self.colliders if (self.kind == "point" and self.features in COLLIDING) else 0
 
     @property
     def label(self) -> str:
@@ -86,14 +96,19 @@ class BenchCase:
         return options
 
     def chain_set(self, rng):
-        """This case's AngleChainSet or PointChainSet: frequencies spread over 1-5 Hz, ζ 0.4-0.5."""
+        """This case's AngleChainSet or PointChainSet: frequencies spread over 1-5 Hz, ζ 0.4-0.5;
+        limits (:data:`LIMITED`): a cone of 0.6 rad on every segment (far from the poses'
+        bends, so the limit's test runs and its push seldom) and, point chains, a max distance
+        of 0.05."""
         c, n = self.chains, self.chain_length
-        drag = 0.5 if self.features == "v2" else 0.0
+        drag = 0.5 if self.features in WINDY else 0.0
+        limit = 0.6 if self.features in LIMITED else np.inf
         if self.kind == "angle":
             return AngleChainSet(np.full(c, n), 0.1, rng.uniform(1, 5, c), 0.4, inertia=1.0, gravity=(0, -9.8),
-                                 air_drag=drag)
+                                 air_drag=drag, angle_limit=limit)
         return PointChainSet(np.full(c, n), rng.uniform(1, 5, c), 0.5, rest_lengths=0.02, particle_radius=0.002,
-                             gravity=(0, -9.8, 0), air_drag=drag)
+                             gravity=(0, -9.8, 0), air_drag=drag, angle_limit=limit,
+                             max_distance=0.05 if self.features in LIMITED else np.inf)
 
     def poses(self, rng) -> list:
         """:data:`POSE_COUNT` keyword sets for ``set_pose``: the bodies sway between them."""
@@ -111,31 +126,57 @@ class BenchCase:
         return [dict(joint_positions=rest + [0.05 * np.sin(k), 0.0, 0.02 * k]) for k in range(POSE_COUNT)]
 
     def prepare(self, solver) -> None:
-        """Give a solver this case's per-frame inputs that stay: wind and colliders (v2)."""
-        if self.features != "v2":
-            return
-        if self.kind == "angle":
-            solver.set_wind((0.5, 0.0), 1.0, (2.0, 1.0), 0.7)
-            return
-        solver.set_wind((0.5, 0, 0), 1.0, (2.0, 0, 1.0), 0.7)
+        """Give a solver this case's per-frame inputs that stay: wind (:data:`WINDY`) and
+        colliders (:data:`COLLIDING`)."""
+        if self.features in WINDY:
+            if self.kind == "angle":
+                solver.set_wind((0.5, 0.0), 1.0, (2.0, 1.0), 0.7)
+            else:
+                solver.set_wind((0.5, 0, 0), 1.0, (2.0, 0, 1.0), 0.7)
+        if self.collider_count:
+            solver.set_colliders(**self.colliders_given())
+
+    def colliders_given(self) -> dict:
+        """The ``set_colliders`` arguments of a point case: spheres and capsules alternating,
+        over the grid of pivots (the strands hang 0.02·n below them)."""
         k = self.collider_count
         spheres = [[1.5 - 0.4 * j, -0.1, 1.0, 0.3] for j in range(0, k, 2)]
         capsules = [[0, -0.15 - 0.02 * j, 0, 3, -0.15, 3, 0.05] for j in range(1, k, 2)]
-        solver.set_colliders(spheres=spheres or None, capsules=capsules or None)
+        return {"spheres": spheres or None, "capsules": capsules or None}
+
+    def near_fraction(self, rng) -> float | None:
+        """The fraction of chains that a collider can touch in the first pose: the ball about
+        its pivot holding the chain (its rest lengths and particle radius) meets a collider.
+        None without colliders."""
+        if not self.collider_count:
+            return None
+        pivots = self.poses(rng)[0]["joint_positions"][::self.chain_length + 1]
+        reach = 0.02 * self.chain_length + 0.002
+        given = self.colliders_given()
+        near = np.zeros(len(pivots), bool)
+        for x, y, z, r in given["spheres"] or ():
+            near |= np.linalg.norm(pivots - [x, y, z], axis=1) <= r + reach
+        for row in given["capsules"] or ():
+            a, b, r = np.array(row[:3]), np.array(row[3:6]), row[6]
+            f = np.clip((pivots - a) @ (b - a) / ((b - a) @ (b - a)), 0.0, 1.0)
+            near |= np.linalg.norm(pivots - (a + f[:, None] * (b - a)), axis=1) <= r + reach
+        return float(near.mean())
 
 
 def grid(kinds=("angle", "point"), sizes=FULL_SIZES, chain_lengths=FULL_CHAIN_LENGTHS, substeps=FULL_SUBSTEPS,
-         features=FEATURES, colliders: int = 2) -> list:
-    """Every combination, smallest first within each kind (so a run that is stopped early has
-    measured the small sizes of everything)."""
-    cases = [BenchCase(kind, size, length, n, feature, colliders)
-             for kind, length, n, feature, size in itertools.product(kinds, chain_lengths, substeps, features, sizes)
-             if size >= length]
+         features=DEFAULT_FEATURES, colliders=(2,)) -> list:
+    """Every combination (``colliders``: the counts each point case with colliders takes in
+    turn), smallest first within each kind (so a run that is stopped early has measured the
+    small sizes of everything)."""
+    cases = {BenchCase(kind, size, length, n, feature, count if kind == "point" and feature in COLLIDING else 2)
+             for kind, length, n, feature, size, count in itertools.product(kinds, chain_lengths, substeps, features,
+                                                                            sizes, colliders)
+             if size >= length}
     return sorted(cases, key=lambda case: (case.segments, case.kind, case.chain_length, case.substeps,
-                                           FEATURES.index(case.features)))
+                                           FEATURES.index(case.features), case.collider_count))
 
 
-def quick_grid(kinds=("angle", "point"), features=FEATURES, colliders: int = 2) -> list:
+def quick_grid(kinds=("angle", "point"), features=DEFAULT_FEATURES, colliders=(2,)) -> list:
     """``--quick``: 1k and 10k segments, chains of 8, 2 substeps (by default both kinds, v2 and v1)."""
     return grid(kinds=kinds, sizes=QUICK_SIZES, chain_lengths=(8,), substeps=(2,), features=features,
                 colliders=colliders)

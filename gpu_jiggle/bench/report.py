@@ -46,6 +46,10 @@ def table(report: dict) -> str:
                              f"frame{versus}")
     if peers:
         lines += ["", "peers (the same v2 step written with numba and Warp):"] + peers
+    near = [row for row in report["cases"] if row["case"].get("near_fraction") is not None]
+    if near:
+        lines += ["", "chains near a collider (one can touch the ball about the pivot that holds the chain):"]
+        lines += [f"  {row['case']['label']}: {row['case']['near_fraction']:.1%}" for row in near]
     sweeps = [row for row in report["cases"] if row.get("work_groups")]
     if sweeps:
         lines += ["", "work-group size (chains per group): GPU dispatch segment-substeps/s"]

@@ -72,7 +72,8 @@ def measure_case(case, options: BenchOptions, ctx, progress=None, gpu_off: str |
 
     rng_seed = options.seed
     row = {"case": {**asdict(case), "colliders": case.collider_count, "chains": case.chains,
-                    "segment_count": case.segment_count, "label": case.label}}
+                    "segment_count": case.segment_count, "label": case.label,
+                    "near_fraction": case.near_fraction(np.random.default_rng(rng_seed))}}
     step("gpu")
     if ctx is None:
         row["gpu"] = {"skipped": gpu_off or "no OpenGL 4.3 context"}

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
 import pytest
 
 from gpu_jiggle.sim import layouts
@@ -124,6 +125,7 @@ def test_fitted_exponent_of_a_linear_cost_is_one():
     (["--substeps", "-2"], "--substeps[0] = -2"),
     (["--seconds", "0"], "--seconds 0"),
     (["--frames", "0"], "--frames 0"),
+    (["--colliders", "2", "-1"], "--colliders[1] = -1"),
     (["--json", "/no/such/folder/bench.json"], "does not exist"),
     (["--json", "/"], "--json /: a folder"),
     (["--plot", "/tmp/bench.unknownformat"], "--plot /tmp/bench.unknownformat: matplotlib writes no"),
@@ -195,3 +197,37 @@ def test_a_repeated_work_group_size_is_timed_once(gl_context, tmp_path):
                  "--frames", "1", "--work-group-sizes", "32", "64", "32", "--json", str(figures)]) == 0
     for row in json.loads(figures.read_text())["cases"]:
         assert [entry["work_group_size"] for entry in row["work_groups"]] == [32, 64]
+
+
+def test_each_feature_set_and_collider_count_is_a_case_of_its_own(gl_context, tmp_path):
+    """--features none wind limits all beside v2 and v1, and --colliders with several counts
+    (point cases with colliders take each count in turn); the fraction of chains near a
+    collider comes with every case that has colliders."""
+    figures = tmp_path / "bench.json"
+    assert main(["bench", "--no-progress", "--quick", "--kind", "point", "--features", "none", "wind", "limits", "all",
+                 "--colliders", "0", "2", "4", "--seconds", "0.01", "--frames", "1", "--backend", "cpu",
+                 "--json", str(figures)]) == 0
+    cases = [row["case"] for row in json.loads(figures.read_text())["cases"]]
+    seen = {(case["segment_count"], case["features"], case["colliders"]) for case in cases}
+    assert len(seen) == len(cases) == 2 * (3 + 3)  # two sizes; none, wind, limits; all with 0, 2, 4 colliders
+    for case in cases:
+        assert case["colliders"] == 0 or case["features"] == "all"
+        assert (case["near_fraction"] is None) == (case["colliders"] == 0)
+    assert all(0.0 < case["near_fraction"] <= 1.0 for case in cases if case["colliders"])
+
+
+def test_feature_sets_build_what_they_name():
+    def chain_set(features):
+        return BenchCase("point", 80, 8, 2, features).chain_set(np.random.default_rng(0))
+
+    assert np.isinf(chain_set("none").angle_limit).all() and (chain_set("none").air_drag == 0).all()
+    assert np.isfinite(chain_set("limits").angle_limit).all() and np.isfinite(chain_set("limits").max_distance).all()
+    assert (chain_set("wind").air_drag > 0).all() and np.isinf(chain_set("wind").angle_limit).all()
+    assert np.isfinite(chain_set("all").angle_limit).all() and (chain_set("all").air_drag > 0).all()
+    assert BenchCase("point", 80, 8, 2, "all", 3).collider_count == 3
+    rng = np.random.default_rng(0)
+    near = [BenchCase("point", 100_000, 8, 2, "v2", count).near_fraction(rng) for count in (1, 2, 4)]
+    # a field of 3.5 m × 3.5 m: the sphere reaches some chains, the capsule across it more,
+    # the second pair adds chains and takes none away
+    assert 0.0 < near[0] < near[1] < near[2] < 1.0
+    assert BenchCase("point", 80, 8, 2, "limits", 3).collider_count == 0
