@@ -10,7 +10,8 @@
 // Feature switches (gpu_jiggle/sim/backends/gpu.py compiles a variant for what the chain set
 // and the frame use): a switch at 0 leaves the feature's code out, for frames that cannot use
 // it (no collider that keeps particles inside, no exact integrator, no wind, no segment with
-// an angle limit or a max distance). Mesa's llvmpipe runs both sides of a branch, so code
+// a max distance; ANGLE_LIMITS: a bit for each kind of angle limit some segment has, 1 cone,
+// 2 hinge, 4 spherical). Mesa's llvmpipe runs both sides of a branch, so code
 // left in costs there even when unused; on a GPU it costs registers. The colliders of each
 // shape come in slots (point_colliders.glsl): their count rounded up to 0, 1, 2, 4 or 8, or
 // -1 for the frame's count, whatever it is.
@@ -20,7 +21,7 @@
 #define INSIDE_COLLIDERS 1
 #define EXACT_STEPS 1
 #define WIND 1
-#define LIMITS 1
+#define ANGLE_LIMITS 7
 #define MAX_DISTANCE 1
 #define COLLIDERS ((SPHERE_SLOTS != 0 || CAPSULE_SLOTS != 0 || PLANE_SLOTS != 0) ? 1 : 0)
 
@@ -386,9 +387,10 @@ void main() {
                     limit_distance(rig.max_distance, t, x, v);
                 }
                 enforce_length(rig.rest_length, base, v_base, pushed_base, pushed, x, v);
-                if (LIMITS != 0) {
+                if (ANGLE_LIMITS != 0) {
                     vec4 frame = vec4(0.0, 0.0, 0.0, 1.0);
-                    if (rig.limit_kind >= LIMIT_HINGE) {  // the base joint's rotation on its path (nlerp)
+                    if ((HAS_ANGLE_LIMIT(LIMIT_HINGE) || HAS_ANGLE_LIMIT(LIMIT_SPHERICAL))
+                        && rig.limit_kind >= LIMIT_HINGE) {  // the base joint's rotation on its path (nlerp)
                         frame = target_frame(parent_animated, parent_simulated,
                                              nlerp(st.last_rotation, joint_rotation[s], alpha), parent_axis);
                     }

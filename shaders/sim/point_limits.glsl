@@ -142,8 +142,12 @@ void limit_ellipse(float pitch, float yaw, vec3 n, vec3 base, vec3 a, vec3 un, f
 // hinge and spherical kinds). Singular cases: a hinge axis along the target direction leaves
 // no way to turn (held on a, as a cone of 0); a spherical limit there becomes a cone of the
 // smaller limit; a limit of 0 about one axis is a hinge about the other.
+// ANGLE_LIMITS (point_chains.comp): the kinds compiled in, a bit each (ANGLE_LIMIT_BIT).
+#define ANGLE_LIMIT_BIT(kind) (1 << (int(kind) - 1))
+#define HAS_ANGLE_LIMIT(kind) ((ANGLE_LIMITS & ANGLE_LIMIT_BIT(kind)) != 0)
+
 void limit_angle(PointSegmentRig rig, vec4 frame, vec3 base, vec3 t, vec3 v_t, inout vec3 x, inout vec3 v) {
-    if (rig.limit_kind == LIMIT_NONE) {
+    if (ANGLE_LIMITS == 0 || rig.limit_kind == LIMIT_NONE) {
         return;
     }
     vec3 a = t - base;
@@ -155,8 +159,10 @@ void limit_angle(PointSegmentRig rig, vec4 frame, vec3 base, vec3 t, vec3 v_t, i
     }
     a = a / la;
     vec3 un = u / lu;
-    if (rig.limit_kind == LIMIT_CONE) {
-        limit_cone(rig.limit_bounds.x, base, a, un, lu, v_t, x, v);
+    if (rig.limit_kind == LIMIT_CONE || !(HAS_ANGLE_LIMIT(LIMIT_HINGE) || HAS_ANGLE_LIMIT(LIMIT_SPHERICAL))) {
+        if (HAS_ANGLE_LIMIT(LIMIT_CONE)) {
+            limit_cone(rig.limit_bounds.x, base, a, un, lu, v_t, x, v);
+        }
         return;
     }
     vec3 axis = quat_rotate(frame, rig.limit_axis.xyz);
@@ -164,7 +170,10 @@ void limit_angle(PointSegmentRig rig, vec4 frame, vec3 base, vec3 t, vec3 v_t, i
     float ln = length(n);
     float first = rig.limit_bounds.x;
     float second = rig.limit_bounds.y;
-    if (rig.limit_kind == LIMIT_HINGE) {
+    if (rig.limit_kind == LIMIT_HINGE || !HAS_ANGLE_LIMIT(LIMIT_SPHERICAL)) {
+        if (!HAS_ANGLE_LIMIT(LIMIT_HINGE)) {
+            return;
+        }
         if (ln < MIN_LENGTH) {
             limit_cone(0.0, base, a, un, lu, v_t, x, v);
         } else {

@@ -64,7 +64,7 @@ void write_output(PointChainRig chain, uint c, dvec3 anchor) {
                                       : follow_parent(parent_animated, parent_output, animated_offset, parent_axis));
         vec3 unused = vec3(0.0);
         vec4 frame = target_frame(parent_animated, parent_output, joint_rotation[s], parent_axis);
-        if (LIMITS != 0) {
+        if (ANGLE_LIMITS != 0) {
             limit_angle(segment_rig[s], frame, base, target, vec3(0.0), x, unused);
         }
         if (COLLIDERS != 0) {

@@ -19,10 +19,10 @@ from gpu_jiggle import AngleChainSet, PointChainSet, Solver
 from gpu_jiggle.gl import glsl
 from gpu_jiggle.sim.backends import gpu as gpu_backend
 
-POINT_SWITCHES = ("INSIDE_COLLIDERS", "EXACT_STEPS", "WIND", "LIMITS", "MAX_DISTANCE")
+POINT_SWITCHES = ("INSIDE_COLLIDERS", "EXACT_STEPS", "WIND", "MAX_DISTANCE")
 POINT_SLOTS = ("SPHERE_SLOTS", "CAPSULE_SLOTS", "PLANE_SLOTS")
 #: The point kernel with everything in: each shape's loop to the frame's count (-1).
-FULL_POINT = {**{name: 1 for name in POINT_SWITCHES}, **{name: -1 for name in POINT_SLOTS}}
+FULL_POINT = {**{name: 1 for name in POINT_SWITCHES}, **{name: -1 for name in POINT_SLOTS}, "ANGLE_LIMITS": 7}
 ANGLE_SWITCHES = ("EXACT_STEPS", "WIND")
 
 
@@ -37,6 +37,11 @@ def test_every_variant_compiles(gl, shader, names):
 def test_every_bucket_of_collider_slots_compiles(gl, shape):
     for slots in (*gpu_backend.COLLIDER_SLOT_BUCKETS, -1):
         glsl.compute_shader(gl, "sim/point_chains.comp", {**FULL_POINT, shape: slots}).release()
+
+
+def test_every_set_of_angle_limit_kinds_compiles(gl):
+    for kinds in range(8):
+        glsl.compute_shader(gl, "sim/point_chains.comp", {**FULL_POINT, "ANGLE_LIMITS": kinds}).release()
 
 
 def test_collider_counts_round_up_to_their_bucket():
@@ -119,7 +124,7 @@ def test_a_frame_compiles_only_what_it_uses_and_advance_compiles_nothing(gl):
     solver = Solver(PointChainSet([3], 2.0, 0.5, rest_lengths=0.1), backend="gpu")
     programs = solver._backend.programs
     lean = {"SPHERE_SLOTS": 0, "CAPSULE_SLOTS": 0, "PLANE_SLOTS": 0, "INSIDE_COLLIDERS": 0, "EXACT_STEPS": 0,
-            "WIND": 0, "LIMITS": 0, "MAX_DISTANCE": 0}
+            "WIND": 0, "ANGLE_LIMITS": 0, "MAX_DISTANCE": 0}
     assert [dict(key) for key in programs] == [lean]  # compiled by the constructor
     solver.set_pose(np.array([[0.0, -0.1 * k, 0.0] for k in range(4)]))
     solver.advance(1 / 60)

@@ -340,7 +340,7 @@ class GpuPointBackend(_GpuBackend):
             self._write("joint_rotation", np.tile(np.array([0, 0, 0, 1], np.float32), (s, 1)))
 
     spherical_limits = False  # whether any segment has a spherical limit (upload_rig)
-    angle_limits = True  # whether any segment has an angle limit (upload_rig)
+    angle_limits = 7  # a bit for each kind of angle limit a segment has, as ANGLE_LIMITS (upload_rig)
     max_distances = True  # whether any segment has a finite max distance (upload_rig)
     inside_colliders = True  # whether a sphere or capsule keeps particles inside (upload_colliders)
 
@@ -354,14 +354,15 @@ class GpuPointBackend(_GpuBackend):
         """SPHERE_SLOTS, CAPSULE_SLOTS, PLANE_SLOTS: the frame's colliders of each shape,
         rounded up to a bucket (:func:`collider_slots`); INSIDE_COLLIDERS: a sphere or capsule
         keeps particles inside; EXACT_STEPS: the exact integrator is on; WIND: w0 or the gust
-        amplitude is not zero (without it the kernel's wind is exactly 0); LIMITS: a segment
-        has an angle limit; MAX_DISTANCE: a segment has a finite max distance."""
+        amplitude is not zero (without it the kernel's wind is exactly 0); ANGLE_LIMITS: a bit
+        for each kind of angle limit some segment has (1 cone, 2 hinge, 4 spherical);
+        MAX_DISTANCE: a segment has a finite max distance."""
         counts = [int(header[name]) for name in ("sphere_count", "capsule_count", "plane_count")]
         return {"SPHERE_SLOTS": collider_slots(counts[0]), "CAPSULE_SLOTS": collider_slots(counts[1]),
                 "PLANE_SLOTS": collider_slots(counts[2]),
                 "INSIDE_COLLIDERS": int(counts[0] + counts[1] > 0 and self.inside_colliders),
                 "EXACT_STEPS": int(bool(int(header["options"]) & layouts.OPTION_EXACT_INTEGRATOR)),
-                "WIND": int(bool((header["wind"] != 0).any())), "LIMITS": int(self.angle_limits),
+                "WIND": int(bool((header["wind"] != 0).any())), "ANGLE_LIMITS": self.angle_limits,
                 "MAX_DISTANCE": int(self.max_distances)}
 
     def loop_cost(self, header):
@@ -404,7 +405,8 @@ class GpuPointBackend(_GpuBackend):
 
     def upload_rig(self, chain_rig, segment_rig, exact_step):
         self.spherical_limits = bool((segment_rig["limit_kind"] == layouts.LIMIT_SPHERICAL).any())
-        self.angle_limits = bool((segment_rig["limit_kind"] != layouts.LIMIT_NONE).any())
+        kinds = np.unique(segment_rig["limit_kind"])
+        self.angle_limits = int(sum(1 << (int(kind) - 1) for kind in kinds if kind != layouts.LIMIT_NONE))
         self.max_distances = bool(np.isfinite(segment_rig["max_distance"]).any())
         super().upload_rig(chain_rig, segment_rig, exact_step)
 
