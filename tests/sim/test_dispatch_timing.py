@@ -103,3 +103,25 @@ def test_point_teleport_flags_and_levels_go_up_only_when_they_change(gl):
     assert read[3]["lod"].tolist() == [0, 0, 2, 0] and read[4]["lod"].tolist() == [0, 1, 2, 0]
     assert read[8]["lod"].tolist() == [0, 1, 2, 0]
     assert read[5]["teleport"].tolist() == [0, layouts.TELEPORT_SNAP, 0, 0] and not read[6]["teleport"].any()
+
+
+def test_a_static_body_with_colliders_at_rest_uploads_only_the_frame_buffer(gl):
+    """Grass: the roots never move, the pose is set once, the colliders stay where they are;
+    after the first frames each frame uploads the frame buffer alone. A moved collider, or a
+    new pose, goes up again."""
+    chains, segments = 5, 3
+    solver = Solver(PointChainSet([segments] * chains, 3.0, 0.4, gravity=(0, -9.8, 0)), backend="gpu", context=gl)
+    solver.measure_dispatch()
+    solver.set_pose(point_pose(chains, segments, 0.0))
+    uploads = []
+    for frame in range(8):
+        solver.set_colliders(spheres=[[0.1, -0.1 + 0.01 * (frame == 5), 0.0, 0.05]], planes=[[0, 1, 0, -1.0]])
+        if frame == 6:
+            solver.set_pose(point_pose(chains, segments, 0.0))
+        solver.advance(1 / 60)
+        uploads.append(solver.dispatch_timing.uploaded_bytes)
+    frame_buffer = solver.gpu_buffers()["params"].size
+    assert uploads[3] == uploads[4] <= frame_buffer, (uploads, frame_buffer)
+    # frame 5: the sphere moved (its record goes up), frame 6: back on its path to rest, frame 6
+    # also a new pose (the targets' offsets; the chains' target records are the same)
+    assert uploads[5] > uploads[4] and uploads[6] >= uploads[4] + chains * segments * 12

@@ -59,6 +59,7 @@ class _GpuBackend:
             if self.loop_limited:
                 self.substeps_per_dispatch(np.zeros(1, self.PARAMS)[0], 1)  # refuses a chain too long for one
             self.programs = {}  # feature switches → compiled variant (program_for)
+            self._last_written = {}  # buffer name → the records _write_changed last uploaded there
             self.buffers = {name: self.gl.track(ctx.buffer(reserve=max(size, MIN_BUFFER_BYTES)))
                             for name, size in sizes.items()}
             # GL leaves a reserved buffer's contents undefined: the state starts zeroed, as the
@@ -210,8 +211,19 @@ class _GpuBackend:
     def release(self):
         self.gl.release()
 
+    def _write_changed(self, name, array):
+        """Upload ``array`` to buffer ``name`` unless it is what was last written there by this
+        method (per-frame records that often stay: a static body's targets, colliders at rest);
+        the context is current."""
+        last = self._last_written.get(name)
+        if last is not None and last.dtype == array.dtype and np.array_equal(last, array):
+            return
+        self._write(name, array)
+        self._last_written[name] = np.array(array, copy=True)
+
     def _write(self, name, array):
         """Upload ``array`` to buffer ``name`` (growing it when needed); the context is current."""
+        self._last_written.pop(name, None)  # a later _write_changed compares with this upload
         data = np.ascontiguousarray(array).reshape(-1).view(np.uint8)  # no copy of a contiguous array
         if name not in self.buffers:
             self.buffers[name] = self.gl.track(self.ctx.buffer(reserve=max(data.size, MIN_BUFFER_BYTES)))
@@ -410,16 +422,13 @@ class GpuPointBackend(_GpuBackend):
         self.max_distances = bool(np.isfinite(segment_rig["max_distance"]).any())
         super().upload_rig(chain_rig, segment_rig, exact_step)
 
-    _chain_control = None  # the chain_control records last written
-
     def upload_targets(self, chain_target, chain_control, joint_offset=None, joint_rotation=None):
         """``joint_offset``, ``joint_rotation`` None: unchanged since the last upload;
-        ``chain_control`` is written only when it differs from the last one written."""
+        ``chain_target`` and ``chain_control`` are written only when they differ from the last
+        ones written (a static body's targets, teleport flags and levels upload nothing)."""
         with self.gl.current():
-            self._write("chain_target", chain_target)
-            if self._chain_control is None or not np.array_equal(chain_control, self._chain_control):
-                self._write("chain_control", chain_control)
-                self._chain_control = chain_control.copy()
+            self._write_changed("chain_target", chain_target)
+            self._write_changed("chain_control", chain_control)
             if joint_offset is not None:
                 self._write("joint_offset", np.asarray(joint_offset, np.float32))
             if joint_rotation is not None:
@@ -435,14 +444,15 @@ class GpuPointBackend(_GpuBackend):
 
     def upload_colliders(self, spheres, capsules, planes):
         """The colliders' records, each shape padded with zeroed records to its kernel's slots
-        (:func:`collider_slots`), which the kernel skips."""
+        (:func:`collider_slots`), which the kernel skips; a shape whose records are those last
+        written (colliders at rest) uploads nothing."""
         self.inside_colliders = bool(spheres["inside"].any() or capsules["inside"].any())
         with self.gl.current():
             for name, records in (("spheres", spheres), ("capsules", capsules), ("planes", planes)):
                 slots = collider_slots(len(records))
                 if slots > len(records):
                     records = np.concatenate([records, np.zeros(slots - len(records), records.dtype)])
-                self._write(name, records)
+                self._write_changed(name, records)
 
 
 #: The buckets of collider slots the point kernel is compiled with (SPHERE_SLOTS, CAPSULE_SLOTS,
