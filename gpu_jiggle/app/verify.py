@@ -37,7 +37,7 @@ def cmd_verify(args) -> int:
     else:
         print("backend: cpu (numpy reference)")
     start = time.perf_counter()
-    results = run_all(backend)
+    results = run_all(backend, checks_named(args.checks))
     print(format_table(results))
     paths = write_plots(results, args.out)
     print(f"\nplots ({len(paths)}) in {args.out}: {', '.join(p.name for p in paths)}")
@@ -61,4 +61,21 @@ def add_command(sub) -> None:
                         "OpenGL 4.3 context can be made")
     p.add_argument("--out", default=DEFAULT_OUT, metavar="DIR",
                    help=f"folder for the plots (default {DEFAULT_OUT})")
+    p.add_argument("--checks", nargs="+", choices=check_names(), default=None, metavar="NAME",
+                   help="run these checks alone, in the table's order (default: all): "
+                        + ", ".join(check_names()))
     p.set_defaults(run=cmd_verify)
+
+
+def check_names() -> list[str]:
+    """The names ``--checks`` takes: each check's function name, in the table's order."""
+    from ..verify.runner import CHECKS
+
+    return [check.__name__ for check in CHECKS]
+
+
+def checks_named(names) -> tuple | None:
+    """The checks of ``names`` in the table's order (None: every check)."""
+    from ..verify.runner import CHECKS
+
+    return None if names is None else tuple(check for check in CHECKS if check.__name__ in names)

@@ -24,10 +24,10 @@ def run_cli(*args, timeout=300):
                           timeout=timeout)
 
 
-def check_verify_output(proc, out):
+def check_verify_output(proc, out, titles=CHECK_TITLES, plots=PLOTS):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     table = proc.stdout.split("\n\n")[0]
-    for title in CHECK_TITLES:
+    for title in titles:
         line = next((ln for ln in table.splitlines() if ln.startswith(title)), None)
         assert line is not None, f"{title!r} missing from the table:\n{table}"
         assert line.rstrip().endswith(("pass", "skipped")), line
@@ -35,18 +35,33 @@ def check_verify_output(proc, out):
     header = table.splitlines()[1]
     for column in ("check", "figure", "limit", "result"):
         assert column in header
-    for name in PLOTS:
+    for name in plots:
         png = out / name
         assert png.is_file(), f"{name} not written"
         data = png.read_bytes()
         assert len(data) > 10_000 and data[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_verify_cpu(tmp_path):
+def test_verify_cpu_runs_the_checks_asked_for(tmp_path):
+    """The numpy path through the command, on a few checks (``--checks``; each check runs on
+    both paths in tests/verify, the whole table on the GPU path below): those rows alone, in
+    the table's order whatever the order asked, and their plots."""
     out = tmp_path / "verify"
-    proc = run_cli("verify", "--backend", "cpu", "--out", str(out), timeout=1200)
+    proc = run_cli("verify", "--backend", "cpu", "--out", str(out), "--checks", "point_teleport", "free_decay",
+                   "lod_switches", "cone_limit", timeout=1200)
     assert "backend: cpu" in proc.stdout
-    check_verify_output(proc, out)
+    check_verify_output(proc, out, ["1 free decay", "point 5 teleport", "cone limit", "lod switches"],
+                        ["decay.png", "point_teleport.png", "cone_limit.png"])
+    rows = [line for line in proc.stdout.split("\n\n")[0].splitlines() if line.rstrip().endswith(("pass", "FAIL"))]
+    assert [row.split()[0] for row in rows] == ["1", "point", "cone", "lod"] and "4 checks in" in proc.stdout
+    assert sorted(path.name for path in out.iterdir()) == ["cone_limit.png", "decay.png", "point_teleport.png"]
+
+
+def test_verify_refuses_a_check_it_does_not_have(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        cli.parse(cli.build_parser(), ["verify", "--checks", "point_rest", "point_resting"])
+    assert exit_info.value.code == 2
+    assert "point_resting" in capsys.readouterr().err
 
 
 def test_verify_gpu(gl, tmp_path):
