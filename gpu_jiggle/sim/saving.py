@@ -48,7 +48,12 @@ class SavedState:
         advanced = bool(state.array(arrays, "advanced", ()))
         validation.require("state lod", lod, lod <= layouts.LOD_FROZEN, "a level of detail 0, 1 or 2")
         validation.require("state lod_ran", lod_ran, lod_ran <= layouts.LOD_FROZEN, "a level of detail 0, 1 or 2")
-        validation.require("state teleport", teleport, teleport <= layouts.TELEPORT_KEEP_SHAPE, "a teleport flag")
+        mirror = layouts.TELEPORT_MIRROR if self.KIND == "angle" else 0  # a 2D turn-round (Solver.mirror)
+        flags = layouts.TELEPORT_MODE_MASK | layouts.TELEPORT_MOVING | mirror
+        validation.require("state teleport", teleport, ((teleport & ~np.uint32(flags)) == 0)
+                           & ((teleport & layouts.TELEPORT_MODE_MASK) <= layouts.TELEPORT_KEEP_SHAPE),
+                           "teleport flags: snap (1) or keep_shape (2), with moving (4)"
+                           + (" and mirror (8)" if mirror else "") + ", or 0")
         lag = records["chain_state"]["path_lag"]
         validation.require("state chain_state.path_lag", lag, lag >= 0, "a time in seconds >= 0")
         apply_inputs = self._restore_inputs({k[len("input."):]: v for k, v in arrays.items() if k.startswith("input.")})

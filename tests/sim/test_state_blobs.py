@@ -138,3 +138,42 @@ def test_a_carried_axis_code_outside_its_square_is_refused(field, value, message
     assert s.save_state() == before
     with pytest.raises(ValueError, match=message):
         Solver.load_state(blob, backend="cpu")
+
+
+@pytest.mark.parametrize("kind", ["point", "angle"])
+def test_a_state_saved_with_a_teleport_pending_goes_on_as_the_solver_would(kind):
+    """Saved between ``teleport(moving=True)`` (and, for angle chains, a mirror) and the next
+    frame, a state restores with its flags and the frame after is the same, bit for bit."""
+    from gpu_jiggle import AngleChainSet
+
+    if kind == "point":
+        def make():
+            return Solver(PointChainSet([3], 3.0, 0.4, gravity=(0.0, -9.8, 0.0)), backend="cpu")
+
+        def pose(solver, x):
+            solver.set_pose(HANG + [x, 0.0, 0.0])
+    else:
+        def make():
+            return Solver(AngleChainSet([3], 0.2, 3.0, 0.4, gravity=(0.0, -9.8)), backend="cpu")
+
+        def pose(solver, x):
+            solver.set_pose(root_position=[[x, 0.0]], root_angle=[0.3], local_angle=np.full(3, 0.1))
+    solver = make()
+    pose(solver, 0.0)
+    solver.advance(1 / 60)
+    pose(solver, 0.5)
+    solver.teleport(moving=True, **({"mirror": True} if kind == "angle" else {}))
+    blob = solver.save_state()
+    restored = Solver.load_state(blob, backend="cpu")
+    for s in (solver, restored):
+        pose(s, 0.52)
+        s.advance(1 / 60)
+    assert solver.positions().tobytes() == restored.positions().tobytes()
+
+
+def test_unknown_teleport_bits_are_refused():
+    arrays = _saved()
+    for bad in (3, 8, 16, 1 | 32):  # mode 3; a mirror on point chains; bits it never sets
+        blob = state.pack({**arrays, "teleport": np.array([0, bad], np.uint32)})
+        with pytest.raises(ValueError, match=rf"state teleport\[1\] = {bad}: expected teleport flags"):
+            Solver.load_state(blob, backend="cpu")
