@@ -227,3 +227,25 @@ def test_upright_lightly_damped_segment_decays(backend, damping_frame):
     # with the spring's (docs/SPEC.md section 9).
     assert peaks[-5:].max() < peaks[:5].min(), f"peaks {peaks[:3]} ... {peaks[-3:]}"
     assert np.polyfit(np.arange(len(peaks)), peaks, 1)[0] < 0
+
+
+def test_a_step_that_disagrees_fails_the_cross_check_even_from_the_same_state(gl, monkeypatch):
+    """The cross-check re-runs a frame from the reference's state only where the paths had
+    parted; a GPU step that is wrong is wrong from the same state too, and fails the check."""
+    from gpu_jiggle.sim.backends import gpu as gpu_backend
+
+    run_frame = gpu_backend.GpuPointBackend.run_frame
+    frames_run = []
+
+    def nudged(self, params):  # from the 30th frame on, every step starts with the tips 2 % of a unit off
+        frames_run.append(1)
+        if len(frames_run) >= 30:
+            state = self.read("segment_state")
+            state["position"][:, 0] += 0.02
+            self.write_state(self.read("chain_state"), state)
+        run_frame(self, params)
+
+    monkeypatch.setattr(gpu_backend.GpuPointBackend, "run_frame", nudged)
+    r = verify.point_cross_check("gpu", variants=[(True, False)], frames=40)
+    assert not r.passed and r.figure > CROSS_TOLERANCE
+    assert r.details["frames whose paths had parted, re-synced"]  # it tried the same state, and the step still disagreed
