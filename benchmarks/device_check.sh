@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# The checks for a machine with an NVIDIA GPU, in one run of under 5 minutes there (each step
-# has a time cap, 7 minutes in all, for slower machines), installing
+# The checks for a machine with an NVIDIA GPU, in one run of under 6 minutes there (each step
+# has a time cap, 8 minutes in all, for slower machines), installing
 # nothing from the network: the GPU tests (the cross-checks against numpy, the loop and
 # property tests, the benchmark's own), the full benchmark up to 4M segments (and the Warp
 # peer on CUDA when warp-lang is importable), and the grass demo headless at 1M blades.
 # Everything it finds goes under OUT_DIR: info.txt, tests.log, bench.json, bench.png,
-# bench.txt, work_groups.txt (the dispatch at 32-256 chains per work group), grass.txt and
-# summary.txt.
+# bench.txt, work_groups.txt (the dispatch at 32-256 chains per work group), occupancy.txt
+# (the dispatch from 10k to 1M segments at 32-128 chains per group), grass.txt and summary.txt.
 #
 #   benchmarks/device_check.sh OUT_DIR
 #
@@ -64,6 +64,14 @@ timeout 40 "$PYTHON" -m gpu_jiggle bench --sizes ${SIZES_4:-4000000} --chain-len
   >"$out/work_groups.txt" 2>&1
 note "work-group sizes: exit $? at $(elapsed) s (work_groups.txt)"
 
+# 2b. Occupancy: the dispatch from 10k to 1M segments (1,250 to 125,000 chains of 8, one thread
+#     each) at 32, 64 and 128 chains per work group: the size where the rate stops growing is
+#     where the GPU is saturated, and whether a warp-sized group (32) helps the small sets.
+timeout 45 "$PYTHON" -m gpu_jiggle bench --sizes ${SIZES_OCCUPANCY:-10000 30000 100000 300000 1000000} \
+  --chain-lengths 8 --substeps 2 --features v2 none --work-group-sizes 32 64 128 --seconds 0.2 --frames 3 \
+  --numpy-max-segments 0 --no-progress >"$out/occupancy.txt" 2>&1
+note "occupancy: exit $? at $(elapsed) s (occupancy.txt)"
+
 # 3. The grass demo's field at 1M blades, headless: solver alone and with drawing, frames per second.
 timeout 60 "$PYTHON" benchmarks/bench_grass.py --blades "${BLADES:-1000000}" --frames 10 >"$out/grass.txt" 2>&1
 note "grass: exit $? at $(elapsed) s (grass.txt)"
@@ -76,5 +84,7 @@ grep -E "^  (angle|point) (1,000,000|4,000,000) segs.*warp \(" "$out/bench.txt" 
 sed -n '/^cost exponent/,/^$/p' "$out/bench.txt" >>"$summary"
 grep -E "^copy shader|^renderer" "$out/bench.txt" | head -2 >>"$summary"
 sed -n '/^work-group size/,/^$/p' "$out/work_groups.txt" >>"$summary"
+note "occupancy (dispatch segment-substeps/s by size and chains per work group):"
+sed -n '/^work-group size/,/^$/p' "$out/occupancy.txt" >>"$summary"
 note "done in $(elapsed) s"
 exit "$tests"
