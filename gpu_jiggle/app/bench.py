@@ -67,11 +67,23 @@ def run_command(args) -> int:
                   f"than every --sizes value ({' '.join(map(str, args.sizes))}), so there is no case to run",
                   file=sys.stderr)
             return 2
+    if args.callgrind:
+        from ..bench.callgrind import unavailable
+
+        why = unavailable()
+        if why is None and ctx is None:
+            why = ("it counts the GPU path, and " + ("--backend cpu leaves it out" if args.backend == "cpu"
+                                                     else "there is no OpenGL 4.3 context here"))
+        if why:
+            print(f"gpu-jiggle bench: --callgrind: {why}", file=sys.stderr)
+            return 2
     options = BenchOptions(budget_seconds=args.seconds, max_frames=args.frames,
                            numpy_max_segments=args.numpy_max_segments, peers=peers,
-                           peer_device=args.peer_device, work_group_sizes=tuple(args.work_group_sizes or ()))
+                           peer_device=args.peer_device, work_group_sizes=tuple(args.work_group_sizes or ()),
+                           callgrind=args.callgrind)
     tqdm = extras.require("tqdm", "the progress bar").tqdm
-    steps = len(grid) * (2 + len(options.peers) + (ctx is not None) * (1 + bool(options.work_group_sizes)))
+    steps = len(grid) * (2 + len(options.peers) + (ctx is not None) * (1 + bool(options.work_group_sizes)
+                                                                        + options.callgrind))
     with tqdm(total=steps, unit="step", desc="bench", file=sys.stderr, disable=args.no_progress) as bar:
         def progress(case, what):
             bar.set_postfix_str(f"{case.kind} {case.segment_count:,} ×{case.chain_length} {what}", refresh=False)
@@ -204,6 +216,10 @@ def add_command(sub) -> None:
     p.add_argument("--work-group-sizes", nargs="+", type=int, default=None, metavar="N",
                    help="also time each case's GPU dispatch at these chains per work group (the table's GPU "
                         "figures stay at the default, 64), e.g. 32 64 128 256")
+    p.add_argument("--callgrind", action="store_true",
+                   help="also count the GPU path's instructions per segment-substep with valgrind's callgrind "
+                        "(one frame at 1,000 and 5,000 chains of the case's length; tens of seconds a case; "
+                        "repeatable on a loaded machine)")
     p.add_argument("--json", metavar="FILE", help="write every figure as JSON")
     p.add_argument("--plot", metavar="FILE",
                    help="write the log-log plot, in the image format of its suffix (png, svg, pdf, jpg, ... as "

@@ -50,6 +50,12 @@ def table(report: dict) -> str:
     if near:
         lines += ["", "chains near a collider (one can touch the ball about the pivot that holds the chain):"]
         lines += [f"  {row['case']['label']}: {row['case']['near_fraction']:.1%}" for row in near]
+    counted = [row for row in report["cases"] if "callgrind" in row]
+    if counted:
+        lines += ["", "GPU path, instructions per segment-substep (callgrind, one frame at 1,000 and 5,000 chains):"]
+        lines += [f"  {row['case']['label']}: " + (f"{row['callgrind']['instructions_per_segment_substep']:,.0f}"
+                                                   if "skipped" not in row["callgrind"]
+                                                   else f"skipped: {row['callgrind']['skipped']}") for row in counted]
     sweeps = [row for row in report["cases"] if row.get("work_groups")]
     if sweeps:
         lines += ["", "work-group size (chains per group): GPU dispatch segment-substeps/s"]
@@ -64,7 +70,9 @@ def table(report: dict) -> str:
         lines += ["", "cost exponent (time ∝ segments^b, sizes 100k-4M):"]
         for fit in report["fits"]:
             lines.append(f"  {fit['path']:>5} {fit['kind']:>5} chains of {fit['chain_length']}, {fit['substeps']} "
-                         f"substeps, {fit['features']}: b = {fit['exponent']:.3f} over {len(fit['sizes'])} sizes")
+                         f"substeps, {fit['features']}"
+                         + (f", {fit['colliders']} colliders" if fit.get("colliders") else "")
+                         + f": b = {fit['exponent']:.3f} over {len(fit['sizes'])} sizes")
     copies = [row["copy"] for row in report["cases"] if "copy" in row]
     if copies:
         best = max(copy["bytes_per_second"] for copy in copies)

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, replace
 import numpy as np
 
 from ..gl.context import describe
+from . import callgrind
 from .bandwidth import copy_bandwidth
 from .measure import time_peer, time_solver
 
@@ -26,8 +27,9 @@ class BenchOptions:
     to this size. peers: libraries of :mod:`gpu_jiggle.bench.peers` to time beside ours
     (``"numba"``, ``"warp"``). peer_device: the Warp device (None: CUDA when present, else
     the CPU). work_group_sizes: chains per work group at which the GPU dispatch is also timed
-    (:func:`work_group_sweep`; the GPU figures of a case are at the solver's default). seed:
-    of the random rig values and poses."""
+    (:func:`work_group_sweep`; the GPU figures of a case are at the solver's default).
+    callgrind: also count the GPU path's instructions per segment-substep
+    (:mod:`~gpu_jiggle.bench.callgrind`). seed: of the random rig values and poses."""
 
     budget_seconds: float = 1.0
     max_frames: int = 10
@@ -35,6 +37,7 @@ class BenchOptions:
     peers: tuple = ()
     peer_device: str | None = None
     work_group_sizes: tuple = ()
+    callgrind: bool = False
     seed: int = 0
 
 
@@ -44,7 +47,7 @@ def run(cases, options: BenchOptions, ctx, progress=None, gpu_off: str | None = 
 
     ``ctx``: the OpenGL context of the GPU path (None: the numpy path and the peers only).
     ``progress(case, what)``: called before each measurement (``what``: "gpu", "numpy", a
-    peer's library, "copy", "work groups"), e.g. to move a progress bar. ``gpu_off``: why there is no
+    peer's library, "copy", "work groups", "callgrind"), e.g. to move a progress bar. ``gpu_off``: why there is no
     context when it was left out on purpose (the GPU path's skip says so)."""
     rows = [measure_case(case, options, ctx, progress, gpu_off) for case in cases]
     return {"machine": machine(ctx), "options": asdict(options), "cases": rows, "fits": fits(rows)}
@@ -99,6 +102,12 @@ def measure_case(case, options: BenchOptions, ctx, progress=None, gpu_off: str |
     if options.work_group_sizes and "dispatch_s" in gpu:
         step("work groups")
         row["work_groups"] = work_group_sweep(case, options, ctx)
+    if options.callgrind and "dispatch_s" in gpu:
+        step("callgrind")
+        try:
+            row["callgrind"] = callgrind.count(case)
+        except RuntimeError as exc:
+            row["callgrind"] = {"skipped": " ".join(str(exc).split())}
     if "compulsory_bytes" in gpu:
         step("copy")
         row["copy"] = copy_bandwidth(ctx, max(16, gpu["compulsory_bytes"] // 2))
@@ -137,18 +146,19 @@ def fits(rows) -> list:
         case = row["case"]
         if not FIT_RANGE[0] <= case["segment_count"] <= FIT_RANGE[1]:
             continue
-        key = (case["kind"], case["chain_length"], case["substeps"], case["features"])
+        key = (case["kind"], case["chain_length"], case["substeps"], case["features"], case["colliders"])
         for path, seconds_key in (("gpu", "dispatch_s"), ("numpy", "frame_s")):
             seconds = row[path].get(seconds_key)
             if seconds:
                 groups.setdefault(key + (path,), []).append((case["segment_count"], seconds))
     out = []
-    for (kind, length, substeps, features, path), points in sorted(groups.items()):
-        if len(points) < 2:
+    for (kind, length, substeps, features, colliders, path), points in sorted(groups.items()):
+        if len({size for size, _ in points}) < 2:
             continue
         x = np.log([p[0] for p in points])
         y = np.log([p[1] for p in points])
         exponent = float(np.polyfit(x, y, 1)[0])
-        out.append({"kind": kind, "chain_length": length, "substeps": substeps, "features": features, "path": path,
-                    "sizes": [p[0] for p in points], "exponent": exponent if math.isfinite(exponent) else None})
+        out.append({"kind": kind, "chain_length": length, "substeps": substeps, "features": features,
+                    "colliders": colliders, "path": path, "sizes": [p[0] for p in points],
+                    "exponent": exponent if math.isfinite(exponent) else None})
     return out

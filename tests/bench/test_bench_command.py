@@ -111,13 +111,28 @@ def test_the_table_shows_every_case_and_the_yardstick(quick_report, tmp_path, ca
 def test_fitted_exponent_of_a_linear_cost_is_one():
     from gpu_jiggle.bench.runner import fits
 
-    rows = [{"case": {"kind": "angle", "chain_length": 8, "substeps": 2, "features": "v2", "segment_count": n},
+    rows = [{"case": {"kind": "angle", "chain_length": 8, "substeps": 2, "features": "v2", "colliders": 0,
+                      "segment_count": n},
              "gpu": {"dispatch_s": 3e-9 * n}, "numpy": {"frame_s": 1e-12 * n ** 1.5}}
             for n in (10_000, 100_000, 1_000_000, 4_000_000)]
     by_path = {fit["path"]: fit for fit in fits(rows)}
     assert by_path["gpu"]["exponent"] == pytest.approx(1.0, abs=1e-9)
     assert by_path["numpy"]["exponent"] == pytest.approx(1.5, abs=1e-9)
     assert by_path["gpu"]["sizes"] == [100_000, 1_000_000, 4_000_000]  # 10k is outside the fit's range
+
+
+def test_collider_counts_of_one_size_are_not_fitted_as_sizes():
+    from gpu_jiggle.bench.runner import fits
+
+    rows = [{"case": {"kind": "point", "chain_length": 8, "substeps": 2, "features": "v2", "colliders": k,
+                      "segment_count": n},
+             "gpu": {"dispatch_s": (1 + k) * 3e-9 * n}, "numpy": {"skipped": "-"}}
+            for k in (0, 2) for n in (1_000_000,)] + [
+            {"case": {"kind": "point", "chain_length": 8, "substeps": 2, "features": "v2", "colliders": 2,
+                      "segment_count": 4_000_000}, "gpu": {"dispatch_s": 9e-9 * 4_000_000}, "numpy": {"skipped": "-"}}]
+    fitted = fits(rows)
+    assert [(fit["colliders"], fit["sizes"]) for fit in fitted] == [(2, [1_000_000, 4_000_000])]
+    assert fitted[0]["exponent"] == pytest.approx(1.0, abs=1e-9)
 
 
 @pytest.mark.parametrize("argv, words", [
@@ -231,3 +246,29 @@ def test_feature_sets_build_what_they_name():
     # the second pair adds chains and takes none away
     assert 0.0 < near[0] < near[1] < near[2] < 1.0
     assert BenchCase("point", 80, 8, 2, "limits", 3).collider_count == 0
+
+
+def test_callgrind_counts_become_instructions_per_segment_substep(tmp_path):
+    from gpu_jiggle.bench import callgrind
+
+    out = tmp_path / "callgrind.out"
+    out.write_bytes(b"# callgrind format\nevents: Ir\nsummary: 0\n\nfn=(1) f\n0 5\n\ntotals: 123456789\n")
+    assert callgrind.instructions_in(out) == 123456789
+    out.write_bytes(b"# callgrind format\nevents: Ir\n")
+    with pytest.raises(ValueError, match="no 'totals:' line"):
+        callgrind.instructions_in(out)
+    case = BenchCase("point", 8000, 8, 2, "v2")
+    frames = {1000: 5_000_000 + 8000 * 2 * 700, 5000: 5_000_000 + 40000 * 2 * 700}  # 700 a segment-substep
+    counted = callgrind.count(case, counter=lambda sized, chains: frames[chains])
+    assert counted["instructions_per_segment_substep"] == pytest.approx(700.0)
+    assert counted["chains"] == list(callgrind.CHAIN_COUNTS) and counted["instructions"] == list(frames.values())
+
+
+def test_callgrind_without_valgrind_or_a_gpu_path_is_refused_before_anything_runs(monkeypatch, capsys):
+    from gpu_jiggle.bench import callgrind
+
+    assert main(["bench", "--no-progress", "--quick", "--backend", "cpu", "--callgrind"]) == 2
+    assert "--callgrind: it counts the GPU path, and --backend cpu leaves it out" in capsys.readouterr().err
+    monkeypatch.setattr(callgrind.shutil, "which", lambda tool: None if tool == "valgrind" else "/usr/bin/" + tool)
+    assert main(["bench", "--no-progress", "--quick", "--callgrind"]) == 2
+    assert "--callgrind: valgrind not found (install valgrind)" in capsys.readouterr().err
