@@ -219,7 +219,7 @@ def add_command(sub) -> None:
     p.add_argument("--callgrind", action="store_true",
                    help="also count the GPU path's instructions per segment-substep with valgrind's callgrind "
                         "(one frame at 1,000 and 5,000 chains of the case's length; tens of seconds a case; "
-                        "repeatable on a loaded machine)")
+                        "repeatable on a loaded machine; needs valgrind and the GPU path)")
     p.add_argument("--json", metavar="FILE", help="write every figure as JSON")
     p.add_argument("--plot", metavar="FILE",
                    help="write the log-log plot, in the image format of its suffix (png, svg, pdf, jpg, ... as "

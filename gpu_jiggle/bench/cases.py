@@ -85,6 +85,8 @@ class BenchCase:
     @property
     def label(self) -> str:
         extra = f", {self.collider_count} colliders" if self.collider_count else ""
+        if self.kind == "point" and self.features in COLLIDING and not self.collider_count:
+            extra = ", no colliders"
         return (f"{self.kind} {self.segment_count:,} segs ({self.chains:,}×{self.chain_length}), "
                 f"{self.substeps} substeps, {self.features}{extra}")
 
