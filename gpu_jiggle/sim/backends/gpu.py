@@ -155,6 +155,8 @@ class _GpuBackend:
                                                        {"LOCAL_SIZE": self.work_group_size, **switches}))
                 if self._no_chains is None:
                     self._no_chains = self.gl.track(self.ctx.buffer(np.zeros(self.PARAMS.itemsize, np.uint8)))
+                for name, binding in self.BINDINGS.items():  # every block backed by a buffer, as GL asks
+                    self.buffers[name].bind_to_storage_buffer(binding)
                 self._no_chains.bind_to_storage_buffer(self.BINDINGS["params"])
                 program.run(group_x=1)
                 self.ctx.memory_barrier()
