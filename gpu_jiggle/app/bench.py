@@ -155,8 +155,8 @@ def check_arguments(args) -> str | None:
     if args.frames < 1:
         return f"--frames {args.frames}: expected an integer >= 1"
     for i, count in enumerate(args.colliders):
-        if count < 0:
-            return f"--colliders[{i}] = {count}: expected an integer >= 0"
+        if not 0 <= count <= bench_cases.MAX_COLLIDERS:
+            return f"--colliders[{i}] = {count}: expected an integer from 0 to {bench_cases.MAX_COLLIDERS}"
     if args.numpy_max_segments < 0:
         return f"--numpy-max-segments {args.numpy_max_segments}: expected an integer >= 0"
     for option, name in (("--json", args.json), ("--plot", args.plot)):

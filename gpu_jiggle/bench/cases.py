@@ -32,6 +32,9 @@ WINDY = ("v2", "wind", "all")
 LIMITED = ("limits", "all")
 #: Poses a case cycles through.
 POSE_COUNT = 2
+#: The most colliders a case takes (``--colliders``), as many as a rig may have
+#: (:data:`gpu_jiggle.character.rig.MAX_COLLIDERS`).
+MAX_COLLIDERS = 1024
 
 #: The full grid (the issue's): total segments, segments per chain, substeps per frame.
 FULL_SIZES = (1_000, 10_000, 100_000, 1_000_000, 4_000_000)
