@@ -18,6 +18,7 @@ import pytest
 from gpu_jiggle import AngleChainSet, PointChainSet, Solver
 from gpu_jiggle.gl import glsl
 from gpu_jiggle.sim.backends import gpu as gpu_backend
+from gpu_jiggle.sim.backends import variants
 
 POINT_SWITCHES = ("INSIDE_COLLIDERS", "EXACT_STEPS", "WIND", "MAX_DISTANCE")
 POINT_SLOTS = ("SPHERE_SLOTS", "CAPSULE_SLOTS", "PLANE_SLOTS")
@@ -35,7 +36,7 @@ def test_every_variant_compiles(gl, shader, names):
 
 @pytest.mark.parametrize("shape", POINT_SLOTS)
 def test_every_bucket_of_collider_slots_compiles(gl, shape):
-    for slots in (*gpu_backend.COLLIDER_SLOT_BUCKETS, -1):
+    for slots in (*variants.COLLIDER_SLOT_BUCKETS, -1):
         glsl.compute_shader(gl, "sim/point_chains.comp", {**FULL_POINT, shape: slots}).release()
 
 
@@ -45,7 +46,7 @@ def test_every_set_of_angle_limit_kinds_compiles(gl):
 
 
 def test_collider_counts_round_up_to_their_bucket():
-    assert [gpu_backend.collider_slots(n) for n in range(11)] == [0, 1, 2, 4, 4, 8, 8, 8, 8, -1, -1]
+    assert [variants.collider_slots(n) for n in range(11)] == [0, 1, 2, 4, 4, 8, 8, 8, 8, -1, -1]
 
 
 @pytest.mark.parametrize("fused", [1, 2, 4, 8])

@@ -12,8 +12,8 @@ import numpy as np
 
 from .. import layouts
 from . import LoopLimitError
+from .variants import FUSED_BATCHES, KernelVariants, collider_slots, fused_substeps
 from ...gl.dispatch import LOCAL_SIZE, check_work_group_size, dispatch_size
-from ...gl.glsl import compute_shader
 from ...gl.lifetime import GlOwner
 from ...gl.timing import GpuTimer
 
@@ -30,7 +30,7 @@ LLVMPIPE_LOOP_BUDGET = 60000
 LLVMPIPE_CONTACT_SUBSTEPS = 16
 
 
-class _GpuBackend:
+class _GpuBackend(KernelVariants):
     """Buffers by name, bound at fixed bindings, and one compute program per frame. Every GL
     call runs with the backend's context current and from the thread that made it
     (:class:`~gpu_jiggle.gl.lifetime.GlOwner`); the buffers are freed on :meth:`release` or
@@ -58,7 +58,7 @@ class _GpuBackend:
             self.loop_limited = loop_limited(ctx)
             if self.loop_limited:
                 self.substeps_per_dispatch(np.zeros(1, self.PARAMS)[0], 1)  # refuses a chain too long for one
-            self.programs = {}  # feature switches → compiled variant (program_for)
+            self.programs = {}  # feature switches → compiled variant (KernelVariants)
             self._last_written = {}  # buffer name → the records _write_changed last uploaded there
             self.buffers = {name: self.gl.track(ctx.buffer(reserve=max(size, MIN_BUFFER_BYTES)))
                             for name, size in sizes.items()}
@@ -123,51 +123,6 @@ class _GpuBackend:
     def chain_loop_cost(header) -> int:
         """Loop iterations per chain (not per segment) of a substep and of the output."""
         return 0
-
-    def program_for(self, header):
-        """The kernel compiled with this frame's feature switches (:meth:`switches`), made on
-        first use and kept: a feature the frame cannot use is left out of the code, which gives
-        the same results faster (llvmpipe runs both sides of every branch)."""
-        return self._program(self.switches(header))
-
-    def prepare(self, header) -> None:
-        """Compile now the variants that frames with this header run (:meth:`likely_switches`),
-        so that ``run_frame`` finds them made: the solver calls it where what the switches
-        follow changes (its constructor, ``set_parameters``, ``set_wind``, ``set_colliders``, a
-        restore), not inside ``advance``. ``header``: a frame buffer's header with the
-        options, the wind, the collider counts and, as ``full_rate.substep_count``, the most
-        substeps a frame runs."""
-        for switches in self.likely_switches(header):
-            self._program(switches)
-
-    def likely_switches(self, header) -> list:
-        """The switches of the variants :meth:`prepare` compiles for ``header``."""
-        return [self.switches(header)]
-
-    def _program(self, switches: dict):
-        """The kernel with these switches, compiled on first use: made, then run once on no
-        chains (a frame buffer of chain_count 0), since a driver may compile for the device
-        only then (Mesa's llvmpipe does)."""
-        key = tuple(sorted(switches.items()))
-        if key not in self.programs:
-            with self.gl.current():
-                program = self.gl.track(compute_shader(self.ctx, self.SHADER,
-                                                       {"LOCAL_SIZE": self.work_group_size, **switches}))
-                if self._no_chains is None:
-                    self._no_chains = self.gl.track(self.ctx.buffer(np.zeros(self.PARAMS.itemsize, np.uint8)))
-                for name, binding in self.BINDINGS.items():  # every block backed by a buffer, as GL asks
-                    self.buffers[name].bind_to_storage_buffer(binding)
-                self._no_chains.bind_to_storage_buffer(self.BINDINGS["params"])
-                program.run(group_x=1)
-                self.ctx.memory_barrier()
-                self.programs[key] = program
-        return self.programs[key]
-
-    _no_chains = None  # a frame buffer of no chains (_program)
-
-    def switches(self, header) -> dict:
-        """The kernel's feature switches (``#define NAME value``) for a frame's header."""
-        raise NotImplementedError
 
     def enable_timing(self, enabled: bool) -> None:
         """Time every frame's dispatches on their own from now on (:class:`GpuTimer`: a timer
@@ -259,19 +214,6 @@ def check_storage_limits(ctx, what: str, chain_set, sizes: dict) -> None:
             f"{size / 2 ** 20:.0f} MiB {name} buffer; this OpenGL context's storage blocks hold at most "
             f"{limit / 2 ** 20:.0f} MiB (GL_MAX_SHADER_STORAGE_BLOCK_SIZE): split the chains over several solvers, "
             f"or use backend='cpu'")
-
-
-#: The batch sizes of the angle kernel's FUSED_SUBSTEPS: a segment runs up to this many substeps
-#: with its state in registers. Measured on llvmpipe, 1M segments (``gpu-jiggle bench``): a
-#: batch of 8 runs 8 substeps 1.3-1.5x faster than one substep at a time, but 2 substeps
-#: 10-20 % slower than a batch of 2 does (its per-substep arrays go to memory there), so the
-#: batch follows the frame.
-FUSED_BATCHES = (2, 4, 8)
-
-
-def fused_substeps(substeps: int) -> int:
-    """The smallest of :data:`FUSED_BATCHES` that holds ``substeps``, else the largest."""
-    return next((size for size in FUSED_BATCHES if substeps <= size), FUSED_BATCHES[-1])
 
 
 class GpuAngleBackend(_GpuBackend):
@@ -456,15 +398,3 @@ class GpuPointBackend(_GpuBackend):
                     records = np.concatenate([records, np.zeros(slots - len(records), records.dtype)])
                 self._write_changed(name, records)
 
-
-#: The buckets of collider slots the point kernel is compiled with (SPHERE_SLOTS, CAPSULE_SLOTS,
-#: PLANE_SLOTS): a frame's count of a shape rounded up to one of these, so that a scene whose
-#: counts change from frame to frame compiles few variants; more than the last is a loop over
-#: the frame's count (-1). Measured on llvmpipe (``gpu-jiggle bench``, 1M segments, a sphere and
-#: a capsule): see docs/PERFORMANCE.md.
-COLLIDER_SLOT_BUCKETS = (0, 1, 2, 4, 8)
-
-
-def collider_slots(count: int) -> int:
-    """The smallest of :data:`COLLIDER_SLOT_BUCKETS` that holds ``count`` colliders, else -1."""
-    return next((slots for slots in COLLIDER_SLOT_BUCKETS if count <= slots), -1)

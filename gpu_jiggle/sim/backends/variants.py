@@ -1,0 +1,95 @@
+"""The kernel variants of the GPU backends: each compute kernel is compiled with the feature
+switches a frame needs (``#define NAME value`` lines of ``shaders/sim/*.comp``: a feature left
+out where the frame cannot use it, the point kernel's colliders in a fixed number of slots,
+the angle kernel's batch of fused substeps), compiled where the switches' inputs change
+(``prepare``, called by the solver at set-up) and kept by their switches.
+
+Mesa's llvmpipe runs both sides of every branch, so code left in costs there even when
+unused; on a GPU it costs registers. docs/SPEC.md section 9 ("GPU kernel variants") says what
+a variant may change (rounding, not the model).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...gl.glsl import compute_shader
+
+
+class KernelVariants:
+    """The compiled variants of a backend's ``SHADER`` by their switches (``programs``, made by
+    the backend's constructor), for a class that also has ``ctx``, ``gl`` (a
+    :class:`~gpu_jiggle.gl.lifetime.GlOwner`), ``work_group_size``, ``buffers``,
+    ``BINDINGS`` and ``PARAMS``, and says its ``switches(header)``."""
+
+    programs: dict
+
+    def program_for(self, header):
+        """The kernel compiled with this frame's feature switches (:meth:`switches`), made on
+        first use and kept: a feature the frame cannot use is left out of the code, which gives
+        the same results faster (llvmpipe runs both sides of every branch)."""
+        return self._program(self.switches(header))
+
+    def prepare(self, header) -> None:
+        """Compile now the variants that frames with this header run (:meth:`likely_switches`),
+        so that ``run_frame`` finds them made: the solver calls it where what the switches
+        follow changes (its constructor, ``set_parameters``, ``set_wind``, ``set_colliders``, a
+        restore), not inside ``advance``. ``header``: a frame buffer's header with the
+        options, the wind, the collider counts and, as ``full_rate.substep_count``, the most
+        substeps a frame runs."""
+        for switches in self.likely_switches(header):
+            self._program(switches)
+
+    def likely_switches(self, header) -> list:
+        """The switches of the variants :meth:`prepare` compiles for ``header``."""
+        return [self.switches(header)]
+
+    def _program(self, switches: dict):
+        """The kernel with these switches, compiled on first use: made, then run once on no
+        chains (a frame buffer of chain_count 0), since a driver may compile for the device
+        only then (Mesa's llvmpipe does)."""
+        key = tuple(sorted(switches.items()))
+        if key not in self.programs:
+            with self.gl.current():
+                program = self.gl.track(compute_shader(self.ctx, self.SHADER,
+                                                       {"LOCAL_SIZE": self.work_group_size, **switches}))
+                if self._no_chains is None:
+                    self._no_chains = self.gl.track(self.ctx.buffer(np.zeros(self.PARAMS.itemsize, np.uint8)))
+                for name, binding in self.BINDINGS.items():  # every block backed by a buffer, as GL asks
+                    self.buffers[name].bind_to_storage_buffer(binding)
+                self._no_chains.bind_to_storage_buffer(self.BINDINGS["params"])
+                program.run(group_x=1)
+                self.ctx.memory_barrier()
+                self.programs[key] = program
+        return self.programs[key]
+
+    _no_chains = None  # a frame buffer of no chains (_program)
+
+    def switches(self, header) -> dict:
+        """The kernel's feature switches (``#define NAME value``) for a frame's header."""
+        raise NotImplementedError
+
+
+#: The batch sizes of the angle kernel's FUSED_SUBSTEPS: a segment runs up to this many substeps
+#: with its state in registers. Measured on llvmpipe, 1M segments (``gpu-jiggle bench``): a
+#: batch of 8 runs 8 substeps 1.3-1.5x faster than one substep at a time, but 2 substeps
+#: 10-20 % slower than a batch of 2 does (its per-substep arrays go to memory there), so the
+#: batch follows the frame.
+FUSED_BATCHES = (2, 4, 8)
+
+
+def fused_substeps(substeps: int) -> int:
+    """The smallest of :data:`FUSED_BATCHES` that holds ``substeps``, else the largest."""
+    return next((size for size in FUSED_BATCHES if substeps <= size), FUSED_BATCHES[-1])
+
+
+#: The buckets of collider slots the point kernel is compiled with (SPHERE_SLOTS, CAPSULE_SLOTS,
+#: PLANE_SLOTS): a frame's count of a shape rounded up to one of these, so that a scene whose
+#: counts change from frame to frame compiles few variants; more than the last is a loop over
+#: the frame's count (-1). Measured on llvmpipe (``gpu-jiggle bench``, 1M segments, a sphere and
+#: a capsule): see docs/PERFORMANCE.md.
+COLLIDER_SLOT_BUCKETS = (0, 1, 2, 4, 8)
+
+
+def collider_slots(count: int) -> int:
+    """The smallest of :data:`COLLIDER_SLOT_BUCKETS` that holds ``count`` colliders, else -1."""
+    return next((slots for slots in COLLIDER_SLOT_BUCKETS if count <= slots), -1)
