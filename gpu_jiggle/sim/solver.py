@@ -21,7 +21,8 @@ from .inputs import Wind
 from .integrator import INTEGRATORS, exact_step_records
 from .levels import LevelsOfDetail
 from .saving import SavedState
-from .timing import DispatchTiming, timed_frame, uploaded_total
+from .release import Releasable
+from .timing import MeasuredDispatch
 
 #: The solver options (SPEC 2, 3, 4) and their values; the first of each is the default (v2).
 TARGET_PATHS = ("monotone", "hermite", "linear")
@@ -31,7 +32,7 @@ PATH_OPTIONS = {"monotone": layouts.OPTION_HERMITE_PATH | layouts.OPTION_MONOTON
 DAMPING_FRAMES = ("relative", "world")
 
 
-class Solver(SavedState, LevelsOfDetail):
+class Solver(SavedState, LevelsOfDetail, MeasuredDispatch, Releasable):
     """Damped-spring chains advanced with a fixed substep on the GPU or in numpy.
 
     ``Solver(chain_set, ...)`` returns an :class:`~gpu_jiggle.AngleSolver` for an
@@ -105,7 +106,6 @@ class Solver(SavedState, LevelsOfDetail):
         self._lod = np.zeros(chain_set.chain_count, np.uint32)
         self._lod_ran = self._lod.copy()  # the levels the last advance ran (see frame_levels)
         self._advanced = False
-        self._timing = None  # DispatchTiming of the last advance while measure_dispatch is on
         self._upload_rig(chain_set)
         self._prepare_kernel()
 
@@ -223,11 +223,7 @@ class Solver(SavedState, LevelsOfDetail):
         levels = self.frame_levels()
         self._upload_inputs(levels)
         params = self._frame_buffer(plan)
-        if self._timing is None:
-            self._backend.run_frame(params)
-        else:
-            self._timing = timed_frame(self._backend, params, self._upload_mark)
-            self._upload_mark = uploaded_total(self._backend)
+        self._run_frame(params)
         self._after_frame(plan)
         self._clock.commit(plan, frame_dt)
         self._lod_ran = levels
@@ -290,27 +286,6 @@ class Solver(SavedState, LevelsOfDetail):
         self._chain_set = new
         self._prepare_kernel()
 
-    def measure_dispatch(self, enabled: bool = True) -> None:
-        """Time each frame's dispatch on its own from the next ``advance`` on (or stop):
-        :attr:`dispatch_timing` then says what the last frame's cost. On a GPU a timer query is
-        issued around the dispatch; on Mesa's llvmpipe, whose timer query does not cover
-        compute, the wall time between two ``glFinish`` calls; on the numpy backend the host's
-        wall time. Either way each frame waits for its dispatch to finish.
-
-        Raises: TypeError for a non-bool ``enabled``."""
-        enabled = validation.flag("enabled", enabled)
-        if hasattr(self._backend, "enable_timing"):
-            self._backend.enable_timing(enabled)
-        self._timing = DispatchTiming(float("nan"), "", 0) if enabled else None
-        self._upload_mark = uploaded_total(self._backend)
-
-    @property
-    def dispatch_timing(self):
-        """A :class:`~gpu_jiggle.sim.timing.DispatchTiming` (seconds, how, uploaded_bytes) of
-        the last ``advance`` while :meth:`measure_dispatch` is on (seconds NaN before the first
-        one), else None."""
-        return self._timing
-
     # -- read-back -----------------------------------------------------------------------------
     def gpu_buffers(self) -> dict:
         """The GPU backend's storage buffers (``moderngl.Buffer``) by name, for drawing straight
@@ -337,27 +312,6 @@ class Solver(SavedState, LevelsOfDetail):
                         rig=tuple(r.copy() for r in self._rig_records(self._chain_set)))
         snapshot.update(self._inputs_snapshot())
         return snapshot
-
-    def release(self) -> None:
-        """Free the backend's GPU buffers and program now (the solver is unusable after; a
-        second call does nothing). A solver that is garbage-collected frees them too."""
-        if isinstance(self._backend, _Released):
-            return
-        release = getattr(self._backend, "release", None)
-        if release is not None:
-            release()
-        self._backend = _Released()
-
-    def _require_live(self, call: str) -> None:
-        """RuntimeError naming ``call`` after :meth:`release` (a released solver takes no input)."""
-        if isinstance(self._backend, _Released):
-            raise RuntimeError(f"{call}() after release(): this {type(self).__name__} was released")
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.release()
 
     def __getattr__(self, name):
         # Only reached for names the solver lacks: say when it is the other kind's method.
@@ -435,15 +389,6 @@ class Solver(SavedState, LevelsOfDetail):
     def _restore_inputs(self, arrays) -> "callable":
         """Check saved inputs; returns what applies them (nothing changes before)."""
         raise NotImplementedError
-
-
-class _Released:
-    """Stands in for a released backend: every use says so."""
-
-    name = "released"
-
-    def __getattr__(self, attr):
-        raise RuntimeError("this Solver was released")
 
 
 def solver_class(chain_set) -> type:
