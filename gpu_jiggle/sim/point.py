@@ -160,9 +160,11 @@ class PointSolver(Solver):
         colliders = ColliderSet.validated(spheres, sphere_groups, capsules, capsule_groups, planes, plane_groups,
                                           sphere_inside, capsule_inside)
         self._backend.check_colliders(len(colliders.spheres), len(colliders.capsules), len(colliders.planes))
+        kinds_changed = _kernel_kinds(colliders) != _kernel_kinds(self._colliders)
         self._colliders = colliders
         self._snap_colliders = self._snap_colliders or bool(snap)
-        self._prepare_kernel()
+        if kinds_changed:  # set every frame: the kernel changes only with the counts and inside flags
+            self._prepare_kernel()
 
     def rebase(self, origin) -> None:
         """Move the drawing frame's origin to ``origin`` (3,) world space: from the next
@@ -275,8 +277,7 @@ class PointSolver(Solver):
 
     def _prepare_kernel(self):
         header = self._switch_header()
-        header["sphere_count"], header["capsule_count"], header["plane_count"] = self._colliders.counts()
-        inside = bool(self._colliders.sphere_inside.any() or self._colliders.capsule_inside.any())
+        (header["sphere_count"], header["capsule_count"], header["plane_count"]), inside = _kernel_kinds(self._colliders)
         self._backend.prepare(header, inside_colliders=inside)
 
     def _frame_buffer(self, plan):
@@ -404,6 +405,12 @@ def point_segment_rig(chain_set, rest_lengths) -> np.ndarray:
     rig["limit_bounds"][:, 1] = np.select([hinge, spherical], [chain_set.hinge_limit[:, 1],
                                                                chain_set.spherical_limit[:, 1]], 0.0)
     return rig
+
+
+def _kernel_kinds(colliders) -> tuple:
+    """What of a ColliderSet the point kernel is compiled for: its counts of each shape, and
+    whether a sphere or capsule keeps particles inside."""
+    return colliders.counts(), bool(colliders.sphere_inside.any() or colliders.capsule_inside.any())
 
 
 def _require_rotations(chain_set, where):
