@@ -49,7 +49,8 @@ def time_solver(case, backend: str, rng, budget_seconds: float, max_frames: int,
     ``how`` (how the dispatch was timed), ``frames``, the rates ``frame_rate``,
     ``dispatch_rate``, ``frame_readback_rate`` (segment-substeps/s), and on the GPU
     ``memory_bytes`` (all the solver's GPU buffers), ``memory_per_segment``,
-    ``upload_bytes`` (per frame), ``upload_per_joint`` and ``buffer_bytes`` ({name: bytes}).
+    ``upload_bytes`` (per frame), ``upload_per_joint``, ``buffer_bytes`` ({name: bytes}) and,
+    where frames ran as near and far chains, ``near_chains`` (the fraction run as near).
 
     Raises: what the Solver raises for a case this backend cannot hold (e.g. a buffer over
     the context's storage-block size: ValueError).
@@ -62,7 +63,7 @@ def time_solver(case, backend: str, rng, budget_seconds: float, max_frames: int,
     try:
         case.prepare(solver)
         solver.measure_dispatch()
-        frame, dispatch, readback, uploads = [], [], [], []
+        frame, dispatch, readback, uploads, near = [], [], [], [], []
         spent = 0.0
         for i in range(max_frames + WARM_UP_FRAMES):
             started = time.perf_counter()
@@ -78,6 +79,7 @@ def time_solver(case, backend: str, rng, budget_seconds: float, max_frames: int,
             dispatch.append(timing.seconds)
             readback.append(ended - between)
             uploads.append(timing.uploaded_bytes)
+            near.append(timing.near_chains)
             spent += ended - started
             if spent >= budget_seconds:
                 break
@@ -93,6 +95,8 @@ def time_solver(case, backend: str, rng, budget_seconds: float, max_frames: int,
                        upload_bytes=int(np.median(uploads)),
                        upload_per_joint=float(np.median(uploads)) / case.joint_count,
                        compulsory_bytes=compulsory_bytes(sizes))
+            if near and near[-1] is not None:
+                out["near_chains"] = float(np.median(near)) / case.chains
         return out
     finally:
         solver.release()

@@ -48,8 +48,11 @@ def table(report: dict) -> str:
         lines += ["", "peers (the same v2 step written with numba and Warp):"] + peers
     near = [row for row in report["cases"] if row["case"].get("near_fraction") is not None]
     if near:
-        lines += ["", "chains near a collider (one can touch the ball about the pivot that holds the chain):"]
-        lines += [f"  {row['case']['label']}: {row['case']['near_fraction']:.1%}" for row in near]
+        lines += ["", "chains near a collider (one can touch the ball about the pivot that holds the chain; "
+                  "GPU: run as near chains, SPEC 9):"]
+        lines += [f"  {row['case']['label']}: {row['case']['near_fraction']:.1%}"
+                  + (f"; GPU {row['gpu']['near_chains']:.1%}" if "near_chains" in row.get("gpu", {}) else "")
+                  for row in near]
     counted = [row for row in report["cases"] if "callgrind" in row]
     if counted:
         lines += ["", "GPU path, instructions per segment-substep (callgrind, one frame at 1,000 and 5,000 chains):"]

@@ -138,10 +138,11 @@ AXIS_CODE_SHIFT = 2.0
 #: Per point chain, dynamic (xyz, relative to the chain's anchor): p_prev and the pivot's path
 #: (x0, m0); the pivot's path velocity at the substep before the last (length/s, for the
 #: frame-time output, SPEC 9); CHAIN_* flags; path_lag, the seconds from the chain's last
-#: substep (where its paths start) to the last frame's time.
+#: substep (where its paths start) to the last frame's time; contact_near, 1 where the GPU's far
+#: pass found a collider near the chain (SPEC 9, "Near and far chains"), 0 between frames.
 POINT_CHAIN_STATE = _struct([("prev_pivot", "<f4", (4,)), ("last_pivot", "<f4", (4,)), ("pivot_rate", "<f4", (4,)),
                              ("prev_pivot_rate", "<f4", (4,)),
-                             ("flags", "<u4"), ("path_lag", "<f4"), ("pad1", "<u4"), ("pad2", "<u4")], 80)
+                             ("flags", "<u4"), ("path_lag", "<f4"), ("contact_near", "<u4"), ("pad2", "<u4")], 80)
 
 #: Per point chain, per frame (40 bytes, uploaded every frame): the anchor (this frame's pivot,
 #: world, float64, xyz), the anchor's move since the last frame (old - new), the wind phase

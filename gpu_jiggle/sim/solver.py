@@ -291,8 +291,10 @@ class Solver(SavedState, LevelsOfDetail, MeasuredDispatch, Releasable):
         """The GPU backend's storage buffers (``moderngl.Buffer``) by name, for drawing straight
         from the solver's state without a read-back: ``chain_rig``, ``joint_output``,
         ``segment_output``, point chains' ``chain_output`` (each pivot relative to
-        :attr:`origin`, and the level of detail) and the rest. Layouts and bindings are those of
-        :mod:`gpu_jiggle.sim.layouts`; ``shaders/draw/point_draw.glsl`` declares them for a
+        :attr:`origin`, and the level of detail) and the rest (with point chains' near pass's
+        ``near_chain_state``, ``near_segment_state`` and ``near_chains`` once a frame has run
+        as near and far chains, :mod:`gpu_jiggle.sim.backends.near_far`). Layouts and bindings
+        are those of :mod:`gpu_jiggle.sim.layouts`; ``shaders/draw/point_draw.glsl`` declares them for a
         vertex shader, with the world position of a joint at frame time. They change in place
         at every ``advance``; do not write to them.
 
@@ -301,7 +303,7 @@ class Solver(SavedState, LevelsOfDetail, MeasuredDispatch, Releasable):
         self._require_live("gpu_buffers")
         if self.backend != "gpu":
             raise TypeError("gpu_buffers() needs the GPU backend; this solver runs on the CPU")
-        return dict(self._backend.buffers)
+        return self._backend.all_buffers()
 
     def state(self) -> dict:
         """A full copy of the dynamic state, the clocks and the pending inputs (for checks)."""

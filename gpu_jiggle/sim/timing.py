@@ -23,11 +23,15 @@ class DispatchTiming(NamedTuple):
     how: which of those (``"timer query"``, ``"finish-fenced wall time"``, ``"host wall time"``).
     uploaded_bytes: bytes written to GPU buffers by this frame's ``advance`` and what was set
     since the last one (pose, colliders, frame buffer, parameters; int; 0 on numpy).
+    near_chains: point chains with colliders on the GPU, how many chains the frame's last
+    dispatch ran as near (docs/SPEC.md section 9, "Near and far chains"; int); None where the
+    frame ran as one pass.
     """
 
     seconds: float
     how: str
     uploaded_bytes: int
+    near_chains: int | None = None
 
 
 def uploaded_total(backend) -> int:
@@ -42,7 +46,8 @@ def timed_frame(backend, params, uploaded_mark: int) -> DispatchTiming:
     backend.run_frame(params)
     wall = time.perf_counter() - started
     seconds, how = backend.dispatch_timing() if getattr(backend, "timer", None) is not None else (wall, HOST_WALL)
-    return DispatchTiming(seconds, how, uploaded_total(backend) - uploaded_mark)
+    near = backend.near_chain_count() if hasattr(backend, "near_chain_count") else None
+    return DispatchTiming(seconds, how, uploaded_total(backend) - uploaded_mark, near)
 
 
 class MeasuredDispatch:

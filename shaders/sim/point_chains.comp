@@ -24,12 +24,20 @@
 #define ANGLE_LIMITS 7
 #define MAX_DISTANCE 1
 #define COLLIDERS ((SPHERE_SLOTS != 0 || CAPSULE_SLOTS != 0 || PLANE_SLOTS != 0) ? 1 : 0)
+// SPEC 9, "Near and far chains" (gpu_jiggle/sim/backends/near_far.py): 0 runs every stage for
+// every chain; 1 is the far pass, every chain without the contact stages, each marking its
+// chain near (contact_near) where a stage could act; 2 is the near pass, every stage for the
+// chains near_chains.comp listed, from the state the frame started with.
+#define NEAR_FAR 0
 
 layout(local_size_x = LOCAL_SIZE) in;
 
 #include "common.glsl"
 #include "dispatch.glsl"
 #include "point_common.glsl"
+#if NEAR_FAR == 2
+#include "near_chains.glsl"
+#endif
 #include "point_colliders.glsl"
 #include "point_geometry.glsl"
 #include "point_sweep.glsl"
@@ -213,11 +221,8 @@ void end_path(PointChainRig chain, uint c, float alpha) {
 
 #include "point_output.glsl"
 
-void main() {
-    uint c = invocation_index();
-    if (c >= params.chain_count) {
-        return;
-    }
+// One frame of chain c (its dispatch's range of substeps).
+void step_chain(uint c) {
     PointChainRig chain = chain_rig[c];
     PointChainTarget target = chain_target[c];
     PointChainControl control = chain_control[c];
@@ -233,9 +238,11 @@ void main() {
     }
     bool moving = false;
     if (range.first) {
+#if NEAR_FAR != 2  // (the far pass wrote it)
         // For drawing from the GPU: the pivot in the drawing origin's frame (double, then float).
         chain_output[c] = PointChainOutput(vec3(anchor - dvec3(params.origin[0], params.origin[1], params.origin[2])),
                                            control.lod);
+#endif
         shift_anchor(c, vec3(target.anchor_shift[0], target.anchor_shift[1], target.anchor_shift[2]));
         if (control.lod == LOD_FROZEN) {
             // Frozen: sits on its animated targets, as a snap teleport every frame, of a body
@@ -332,6 +339,10 @@ void main() {
                 if (!counted) {
                     counted = true;
                     k = contact_substeps(contact, contact.pivot - chain_state[c].prev_pivot.xyz, reach, smallest_radius);
+#if NEAR_FAR == 1  // sub-steps are for colliders near: the near pass's
+                    contact_near = contact_near || k > 1u;
+                    k = 1u;
+#endif
                     if (k > 1u) {
                         sub = 0xFFFFFFFFu;  // again from the first, now of h/k
                         continue;
@@ -435,4 +446,22 @@ void main() {
         }
         write_output(chain, c, anchor);
     }
+}
+
+void main() {
+#if NEAR_FAR == 2
+    uint c;
+    if (!listed_chain(params.chain_count, c)) {
+        return;
+    }
+#else
+    uint c = invocation_index();
+    if (c >= params.chain_count) {
+        return;
+    }
+#endif
+    step_chain(c);
+#if NEAR_FAR == 1
+    chain_state[c].contact_near = contact_near ? 1u : 0u;
+#endif
 }

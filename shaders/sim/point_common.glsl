@@ -66,6 +66,8 @@ struct PointSegmentState {
 // SPEC 4.4): the pivot at the last substep (p_prev), and its path: x0 and m0. flags: CHAIN_*.
 // prev_pivot_rate: the pivot's path velocity at the substep before the last (frame-time output).
 // path_lag: seconds from the chain's last substep (where its paths start) to the last frame's time.
+// contact_near: 1 where the far pass found a collider near the chain (SPEC 9, "Near and far
+// chains"), for near_chains.comp; 0 between frames.
 struct PointChainState {
     vec4 prev_pivot;
     vec4 last_pivot;
@@ -73,7 +75,7 @@ struct PointChainState {
     vec4 prev_pivot_rate;
     uint flags;
     float path_lag;
-    uint pad1;
+    uint contact_near;
     uint pad2;
 };
 
@@ -201,7 +203,9 @@ layout(std430, binding = 10) readonly buffer CapsuleBuffer { CapsuleCollider cap
 layout(std430, binding = 11) readonly buffer PlaneBuffer { PlaneCollider planes[]; };
 layout(std430, binding = 12) readonly buffer ExactStepBuffer { ExactStep exact_step[]; };
 layout(std430, binding = 13) readonly buffer JointRotationBuffer { vec4 joint_rotation[]; };
+#if !defined(NEAR_FAR) || NEAR_FAR != 2  // the near pass has the near chains' list there (near_chains.glsl)
 layout(std430, binding = 14) writeonly buffer ChainOutputBuffer { PointChainOutput chain_output[]; };
+#endif
 layout(std430, binding = 15) readonly buffer ChainControlBuffer { PointChainControl chain_control[]; };
 
 // Segment s's tip target offset from its chain's pivot in this frame's pose.

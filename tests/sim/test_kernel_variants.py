@@ -125,15 +125,17 @@ def test_a_frame_compiles_only_what_it_uses_and_advance_compiles_nothing(gl):
     solver = Solver(PointChainSet([3], 2.0, 0.5, rest_lengths=0.1), backend="gpu")
     programs = solver._backend.programs
     lean = {"SPHERE_SLOTS": 0, "CAPSULE_SLOTS": 0, "PLANE_SLOTS": 0, "INSIDE_COLLIDERS": 0, "EXACT_STEPS": 0,
-            "WIND": 0, "ANGLE_LIMITS": 0, "MAX_DISTANCE": 0}
+            "WIND": 0, "ANGLE_LIMITS": 0, "MAX_DISTANCE": 0, "NEAR_FAR": 0}
     assert [dict(key) for key in programs] == [lean]  # compiled by the constructor
     solver.set_pose(np.array([[0.0, -0.1 * k, 0.0] for k in range(4)]))
     solver.advance(1 / 60)
     assert len(programs) == 1
     solver.set_colliders(spheres=[[0.0, -1.0, 0.0, 0.1]] * 3)
-    assert dict(list(programs)[-1]) == {**lean, "SPHERE_SLOTS": 4}  # compiled by set_colliders
+    # compiled by set_colliders: the far and near passes (SPEC 9, "Near and far chains")
+    assert [dict(key) for key in list(programs)[-2:]] == [{**lean, "SPHERE_SLOTS": 4, "NEAR_FAR": 1},
+                                                          {**lean, "SPHERE_SLOTS": 4, "NEAR_FAR": 2}]
     solver.set_parameters(max_distance=0.5)
-    assert dict(list(programs)[-1]) == {**lean, "SPHERE_SLOTS": 4, "MAX_DISTANCE": 1}
+    assert dict(list(programs)[-1]) == {**lean, "SPHERE_SLOTS": 4, "MAX_DISTANCE": 1, "NEAR_FAR": 2}
     made = list(programs)
     for _ in range(2):
         solver.set_colliders(spheres=[[0.0, -1.0, 0.0, 0.1]] * 3)

@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import layouts
 from . import LoopLimitError
+from .near_far import NearFarPasses, NearFarPrograms, splits_near_far
 from .variants import FUSED_BATCHES, KernelVariants, collider_slots, fused_substeps
 from ...gl.dispatch import LOCAL_SIZE, check_work_group_size, dispatch_size
 from ...gl.lifetime import GlOwner
@@ -108,11 +109,24 @@ class _GpuBackend(KernelVariants):
                 header["substep_begin"] = begin
                 header["substep_end"] = begin + chunk if begin + chunk < substeps else layouts.ALL_SUBSTEPS[1]
                 self._write("params", params)
-                for name, binding in self.BINDINGS.items():
-                    self.buffers[name].bind_to_storage_buffer(binding)
-                group_x, group_y = dispatch_size(self.chain_count, self.work_group_size)
-                program.run(group_x=group_x, group_y=group_y)
-                self.ctx.memory_barrier()
+                self.dispatch(program)
+
+    def dispatch(self, program) -> None:
+        """One dispatch of ``program`` (what :meth:`program_for` gave) over every chain, the
+        frame buffer written; the context is current."""
+        self.bind_buffers()
+        group_x, group_y = dispatch_size(self.chain_count, self.work_group_size)
+        program.run(group_x=group_x, group_y=group_y)
+        self.ctx.memory_barrier()
+
+    def all_buffers(self) -> dict:
+        """Every GPU buffer the backend holds, by name (:meth:`gpu_jiggle.Solver.gpu_buffers`)."""
+        return dict(self.buffers)
+
+    def bind_buffers(self) -> None:
+        """Every buffer at its binding (``BINDINGS``); the context is current."""
+        for name, binding in self.BINDINGS.items():
+            self.buffers[name].bind_to_storage_buffer(binding)
 
     def dispatch_chunk(self, header, substeps: int) -> int:
         """How many substeps each dispatch of a frame runs (all of them but on llvmpipe);
@@ -301,11 +315,64 @@ class GpuPointBackend(_GpuBackend):
     max_distances = True  # whether any segment has a finite max distance (upload_rig)
     inside_colliders = True  # whether a sphere or capsule keeps particles inside (upload_colliders)
 
+    #: Whether frames with colliders run as near and far chains where they can
+    #: (:mod:`~gpu_jiggle.sim.backends.near_far`); off, one pass runs every stage for every chain.
+    split_near_far = True
+    near_far = None  # NearFarPasses, made with the first frame that splits
+
     def prepare(self, header, inside_colliders: bool = False) -> None:
         """As :meth:`_GpuBackend.prepare`; ``inside_colliders``: whether a sphere or capsule of
         the colliders set keeps particles inside."""
         self.inside_colliders = bool(inside_colliders)
         super().prepare(header)
+        if self.near_far is not None or self.splits(self.switches(header)):
+            with self.gl.current():
+                self._near_far().prepare()
+
+    def splits(self, switches: dict) -> bool:
+        """Whether a frame with these switches runs as near and far chains."""
+        return self.split_near_far and splits_near_far(switches)
+
+    def likely_switches(self, header) -> list:
+        """The one variant a frame with this header runs, or its far and near passes."""
+        switches = self.switches(header)
+        return [{**switches, "NEAR_FAR": 1}, {**switches, "NEAR_FAR": 2}] if self.splits(switches) else [switches]
+
+    def program_for(self, header):
+        """The kernel for a frame with this header, or its far and near passes
+        (:class:`~gpu_jiggle.sim.backends.near_far.NearFarPrograms`)."""
+        switches = self.switches(header)
+        if self.splits(switches):
+            return NearFarPrograms(self._program({**switches, "NEAR_FAR": 1}), self._program({**switches, "NEAR_FAR": 2}))
+        return self._program(switches)
+
+    def dispatch(self, program) -> None:
+        self.split_last = isinstance(program, NearFarPrograms)
+        if self.split_last:
+            self._near_far().run(program)
+        else:
+            super().dispatch(program)
+
+    split_last = False  # whether the last dispatch ran as near and far chains
+
+    def near_chain_count(self) -> int | None:
+        """How many chains the last dispatch ran as near (read back), or None where it ran as
+        one pass."""
+        if not self.split_last:
+            return None
+        with self.gl.current():
+            return self.near_far.near_count()
+
+    def all_buffers(self) -> dict:
+        """As :meth:`_GpuBackend.all_buffers`, with the near pass's (``near_`` names)."""
+        extra = self.near_far.buffers if self.near_far is not None else {}
+        return {**self.buffers, **{name if name.startswith("near_") else f"near_{name}": buffer
+                                   for name, buffer in extra.items()}}
+
+    def _near_far(self):
+        if self.near_far is None:
+            self.near_far = NearFarPasses(self)
+        return self.near_far
 
     def switches(self, header) -> dict:
         """SPHERE_SLOTS, CAPSULE_SLOTS, PLANE_SLOTS: the frame's colliders of each shape,
@@ -320,7 +387,7 @@ class GpuPointBackend(_GpuBackend):
                 "INSIDE_COLLIDERS": int(counts[0] + counts[1] > 0 and self.inside_colliders),
                 "EXACT_STEPS": int(bool(int(header["options"]) & layouts.OPTION_EXACT_INTEGRATOR)),
                 "WIND": int(bool((header["wind"] != 0).any())), "ANGLE_LIMITS": self.angle_limits,
-                "MAX_DISTANCE": int(self.max_distances)}
+                "MAX_DISTANCE": int(self.max_distances), "NEAR_FAR": 0}
 
     def loop_cost(self, header):
         """Loop iterations per segment (per substep, and for the frame-time output) of the

@@ -52,17 +52,22 @@ class KernelVariants:
             with self.gl.current():
                 program = self.gl.track(compute_shader(self.ctx, self.SHADER,
                                                        {"LOCAL_SIZE": self.work_group_size, **switches}))
-                if self._no_chains is None:
-                    self._no_chains = self.gl.track(self.ctx.buffer(np.zeros(self.PARAMS.itemsize, np.uint8)))
                 for name, binding in self.BINDINGS.items():  # every block backed by a buffer, as GL asks
                     self.buffers[name].bind_to_storage_buffer(binding)
-                self._no_chains.bind_to_storage_buffer(self.BINDINGS["params"])
+                self.no_chains().bind_to_storage_buffer(self.BINDINGS["params"])
                 program.run(group_x=1)
                 self.ctx.memory_barrier()
                 self.programs[key] = program
         return self.programs[key]
 
-    _no_chains = None  # a frame buffer of no chains (_program)
+    _no_chains = None
+
+    def no_chains(self):
+        """A frame buffer of no chains (chain_count 0), for a kernel's first run; the context
+        is current."""
+        if self._no_chains is None:
+            self._no_chains = self.gl.track(self.ctx.buffer(np.zeros(self.PARAMS.itemsize, np.uint8)))
+        return self._no_chains
 
     def switches(self, header) -> dict:
         """The kernel's feature switches (``#define NAME value``) for a frame's header."""

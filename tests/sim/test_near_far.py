@@ -1,0 +1,91 @@
+"""Point frames with colliders run as near and far chains on the GPU (docs/SPEC.md section 9,
+"Near and far chains"): the far pass runs every chain without the contact stages and marks the
+ones a stage could act on, the near pass runs those again with every stage from the frame's
+start. A far chain's contact stages would have been no-ops, so the state and outputs are the
+bits of one pass of every stage, frame after frame."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gpu_jiggle import PointChainSet, Solver
+from gpu_jiggle.sim.backends.near_far import splits_near_far
+
+ANCHOR = np.array([1234.5, 6.7, -890.1])  # far from the origin: the colliders' double path
+
+
+def scene(split: bool, integrator: str, limits: bool):
+    rng = np.random.default_rng(7)
+    chains = 24
+    chain_set = PointChainSet(rng.integers(2, 7, chains), rng.uniform(1.0, 5.0, chains), 0.4, rest_lengths=0.05,
+                              particle_radius=0.01, gravity=(0, -9.8, 0), air_drag=0.3,
+                              angle_limit=0.6 if limits else np.inf, max_distance=0.2 if limits else np.inf)
+    solver = Solver(chain_set, backend="gpu", integrator=integrator)
+    solver._backend.split_near_far = split
+    solver.set_wind((0.5, 0, 0), 1.0, (2.0, 0, 1.0), 0.7)
+    counts = chain_set.segment_counts
+    pivots = ANCHOR + np.stack([np.arange(chains) % 6 * 0.06, np.zeros(chains), np.arange(chains) // 6 * 0.06], 1)
+    return solver, counts, pivots
+
+
+def run(split: bool, integrator: str = "semi-implicit", limits: bool = False, frames: int = 75):
+    """Its outputs and saved state after each frame, and how many chains each frame ran near."""
+    solver, counts, pivots = scene(split, integrator, limits)
+    lod = np.where(np.arange(len(counts)) % 4 == 0, "half", "full")
+    solver.measure_dispatch()
+    frames_out, near = [], []
+    for frame in range(frames):
+        t = frame / 60
+        sway = np.array([0.1 * np.sin(3 * t), 0.0, 0.05 * np.cos(2 * t)])
+        solver.set_pose(np.concatenate([p + sway + [0, 0, 0] - np.outer(np.arange(n + 1), [0, 0.05, 0])
+                                        for p, n in zip(pivots, counts)]))
+        if frame == 20:
+            solver.set_lod(lod)
+        if frame == 45:
+            solver.teleport([1, 5, 9], moving=True)
+        if frame == 60:
+            solver.teleport([2, 3])
+        # a sphere swinging through the chains, capsules at rest and one moving, a floor
+        solver.set_colliders(spheres=[[*(ANCHOR + [0.15 + 0.3 * np.sin(4 * t), -0.12, 0.15]), 0.06]],
+                             capsules=[[*(ANCHOR + [-0.1, -0.25, 0.0]), *(ANCHOR + [0.4, -0.2, 0.3]), 0.03],
+                                       [*(ANCHOR + [-0.1, -0.2 + 0.1 * np.sin(9 * t), 0.3]),
+                                        *(ANCHOR + [0.4, -0.2, 0.0]), 0.02]],
+                             planes=[[0, 1, 0, ANCHOR[1] - 0.28]])
+        solver.advance(1 / 60 if frame % 5 else 1 / 30)
+        frames_out.append(np.concatenate([solver.positions().ravel(), solver.velocities().ravel(),
+                                          solver.segment_rotations().ravel(), solver.segment_swings().ravel()]))
+        near.append(solver.dispatch_timing.near_chains)
+    return np.array(frames_out), solver.save_state(), near, solver
+
+
+@pytest.mark.parametrize("integrator, limits", [("semi-implicit", False), ("exact", True)])
+def test_near_and_far_chains_give_the_bits_of_one_pass(gl, integrator, limits):
+    split_frames, split_state, near, solver = run(True, integrator, limits)
+    one_frames, one_state, one_near, _ = run(False, integrator, limits)
+    assert set(one_near) == {None}  # one pass: nothing listed
+    assert 0 < min(near) and max(near) < len(solver.chain_set.segment_counts)  # both passes had chains
+    assert split_frames.view(np.uint32).tolist() == one_frames.view(np.uint32).tolist()
+    assert split_state == one_state
+
+
+def test_frames_that_cannot_split_run_one_pass(gl):
+    """Colliders that keep particles inside act far from themselves: every chain is near."""
+    solver, counts, pivots = scene(True, "semi-implicit", False)
+    solver.measure_dispatch()
+    solver.set_pose(np.concatenate([p - np.outer(np.arange(n + 1), [0, 0.05, 0]) for p, n in zip(pivots, counts)]))
+    solver.set_colliders(spheres=[[*ANCHOR, 1.0]], sphere_inside=[True])
+    solver.advance(1 / 60)
+    assert solver.dispatch_timing.near_chains is None
+    solver.set_colliders(spheres=[[*ANCHOR, 0.01]])
+    solver.advance(1 / 60)
+    assert solver.dispatch_timing.near_chains is not None
+    assert {"near_chain_state", "near_segment_state", "near_chains"} <= set(solver.gpu_buffers())
+
+
+def test_which_switches_split():
+    base = {"SPHERE_SLOTS": 0, "CAPSULE_SLOTS": 0, "PLANE_SLOTS": 0, "INSIDE_COLLIDERS": 0}
+    assert not splits_near_far(base)  # no colliders: nothing to leave out
+    assert splits_near_far({**base, "PLANE_SLOTS": 1})
+    assert splits_near_far({**base, "SPHERE_SLOTS": 8, "CAPSULE_SLOTS": 2})
+    assert not splits_near_far({**base, "SPHERE_SLOTS": -1})  # more than 8: every particle counts as near
+    assert not splits_near_far({**base, "SPHERE_SLOTS": 1, "INSIDE_COLLIDERS": 1})
