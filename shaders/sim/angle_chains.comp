@@ -5,7 +5,7 @@
 // apply_teleport, start_moving, resume_path, interpolate_root, wind_at, integrate_segment, limit_angle,
 // end_path (end_segment_path), write_output (begin_output, output_segment).
 #define LOCAL_SIZE 64
-// Feature switches (gpu_jiggle/sim/backends/gpu.py compiles a variant per frame's needs): a
+// Feature switches (gpu_jiggle/sim/backends/gpu_angle.py compiles a variant per frame's needs): a
 // switch at 0 leaves the feature's code out, for frames that cannot use it (no exact
 // integrator, no wind); the results are the same bits. Mesa's llvmpipe runs both sides of a
 // branch, so code left in costs there even when unused; on a GPU it costs registers.
@@ -13,7 +13,7 @@
 #define WIND 1
 // Substeps a segment runs with its state in registers before it is written back (the batch's
 // per-substep arrays have this many entries): the host picks 2, 4 or 8 by the frame's
-// substeps (gpu.py fused_substeps); any size gives the same bits.
+// substeps (variants.py fused_substeps); any size gives the same bits.
 #define FUSED_SUBSTEPS 8
 
 layout(local_size_x = LOCAL_SIZE) in;

@@ -7,7 +7,7 @@
 // collide), limit_distance, enforce_length, limit_angle (point_limits.glsl), settle_contact
 // (sweep_segment, keep_outside, collide), end_path, write_output.
 #define LOCAL_SIZE 64
-// Feature switches (gpu_jiggle/sim/backends/gpu.py compiles a variant for what the chain set
+// Feature switches (gpu_jiggle/sim/backends/gpu_point.py compiles a variant for what the chain set
 // and the frame use): a switch at 0 leaves the feature's code out, for frames that cannot use
 // it (no collider that keeps particles inside, no exact integrator, no wind, no segment with
 // a max distance; ANGLE_LIMITS: a bit for each kind of angle limit some segment has, 1 cone,
@@ -29,6 +29,12 @@
 // chain near (contact_near) where a stage could act; 2 is the near pass, every stage for the
 // chains near_chains.comp listed, from the state the frame started with.
 #define NEAR_FAR 0
+// Frames whose substeps have no contact sub-steps (no colliders) walk each segment through a
+// batch of up to FUSED_SUBSTEPS substeps with its state in registers (walk_batches; the host
+// picks 2, 4 or 8 by the frame's substeps, variants.py fused_substeps); the others one substep at a
+// time (walk_substeps). Either gives the same operations in the same order.
+#define FUSED_SUBSTEPS 2
+#define SEGMENT_MAJOR (SPHERE_SLOTS == 0 && CAPSULE_SLOTS == 0 && PLANE_SLOTS == 0)
 
 layout(local_size_x = LOCAL_SIZE) in;
 
@@ -52,6 +58,15 @@ bool relative_damping;
 bool exact_integrator;
 uint schedule_index;  // 0 at full rate, 1 at half rate: which of the segment's two ExactSteps
 float exact_share = 1.0;  // in a contact sub-step of h/k (SPEC 9): 1/k, the exact step's share of its substep's
+// The chain's own: SPEC 4, world influence: it feels the fraction `felt` of its pivot's
+// motion; the rest carries it. v2: its velocity relative to that carriage (the carriage moving
+// at `carried` times the pivot's path velocity) is what the spring and the damping see; v1
+// kept the velocity as it was (felt 1 for the target, carried 0). Its gravity and wind phase.
+float influence;
+float felt;
+float carried;
+vec3 chain_gravity;
+float chain_gust_phase;
 
 // The state follows the chain's anchor, moved to this frame's pivot (SPEC 4.4).
 void shift_anchor(uint c, vec3 shift) {
@@ -120,106 +135,207 @@ vec3 interpolate_pivot(uint c, PathWeights w, out vec3 pivot, out vec3 velocity)
     return moved;
 }
 
-// The frame's wind (SPEC 4.1: w0 and A in wind, κ and 2π·f_w in gust, u in gust_direction),
-// read once per invocation (main) rather than per segment and substep.
-vec4 frame_wind;
-vec4 frame_gust;
-vec3 frame_gust_direction;
+#include "point_step.glsl"
 
-// W(x, t) of SPEC 4.1 at a position relative to the anchor, `elapsed` seconds into the frame.
-vec3 wind_at(vec3 x, float chain_phase, float elapsed) {
-    float phase = dot(frame_gust.xyz, x) + chain_phase + sch.gust_phase - frame_gust.w * elapsed;
-    return frame_wind.xyz + frame_wind.w * frame_gust_direction * sin(phase);
-}
-
-// SPEC 4, step 2, the particle of segment s. The spring compares x with a reference that moves
-// at `rate` over the substep: v2 the target at the start of the substep (t_prev) moving at v_t,
-// damping relative to it; v1 (world damping) this substep's target t, at rest; air drag damps
-// the world velocity v + carry (carry: the velocity of the carriage that v is taken relative
-// to, SPEC 4, world influence). Semi-implicit Euler, velocity first, or the exact step (SPEC 1).
-void integrate_particle(uint s, PointSegmentRig rig, vec3 t, vec3 t_prev, vec3 v_t, vec3 carry, vec3 gravity,
-                        vec3 wind, inout vec3 x, inout vec3 v) {
-    vec3 reference = relative_damping ? t_prev : t;
-    vec3 rate = relative_damping ? v_t : vec3(0.0);
-    if (exact_integrator) {
-        ExactStep step = exact_step[2u * s + schedule_index];
-        vec3 d = x - reference;
-        vec3 d_rate = v - rate;
-        vec3 b = gravity + wind - rig.air_drag * (rate + carry);
-        vec3 change_x = step.d_d * d + step.d_v * d_rate + step.d_b * b;
-        vec3 change_v = step.v_d * d + step.v_v * d_rate + step.v_b * b;
-        if (exact_share != 1.0) {
-            change_x = change_x * exact_share;
-            change_v = change_v * exact_share;
-        }
-        x = x + (rate * sch.substep + change_x);
-        v = v + change_v;
-        return;
-    }
-    vec3 acc = -rig.stiffness * (x - reference) - rig.damping * (v - rate) - rig.air_drag * (v + carry) + gravity + wind;
-    v = v + acc * sch.substep;
-    x = x + v * sch.substep;
-}
-
-// SPEC 4, step 2, max distance from the target.
-void limit_distance(float max_distance, vec3 t, inout vec3 x, inout vec3 v) {
-    vec3 e = x - t;
-    float d = length(e);
-    if (d > max_distance) {
-        vec3 n = e / d;
-        x = t + n * max_distance;
-        v = v - max(dot(v, n), 0.0) * n;
-    }
-}
-
-// SPEC 4, step 2, the length step (docs/SPEC.md section 9): x projected onto the sphere of
-// its rest length about its base. v2 with the semi-implicit step: the velocity takes the
-// displacement (v += Δx/h, position-based) of the same projection made without what contact
-// moved x and its base without velocity this substep (`pushed`, `pushed_base`), so a base
-// pushed out of a collider carries its tip without flinging it ("Push-out velocity"); `pushed`
-// then becomes what x was moved without velocity, the projection's position less the
-// velocity's. v1 (world damping), which adds energy to a segment standing up under gravity
-// with the Euler step, and the exact integrator, whose displacement is not v·h: the velocity
-// along the segment relative to its base removed.
-void enforce_length(float rest_length, vec3 base, vec3 v_base, vec3 pushed_base, inout vec3 pushed, inout vec3 x,
-                    inout vec3 v) {
-    vec3 d = x - base;
-    vec3 n = d / max(length(d), MIN_LENGTH);
-    precise vec3 projected = base + n * rest_length;
-    if (relative_damping && !exact_integrator) {
-        vec3 moving_x = x - pushed;
-        vec3 moving_base = base - pushed_base;
-        vec3 moving_d = moving_x - moving_base;
-        precise vec3 moving_projected = moving_base + moving_d / max(length(moving_d), MIN_LENGTH) * rest_length;
-        v = v + (moving_projected - moving_x) / sch.substep;
-        pushed = projected - moving_projected;
-    } else {
-        v = v - dot(v - v_base, n) * n;
-    }
-    x = projected;
-}
-
-// SPEC 2 and 4.2: the colliders' path, at fraction alpha, starts where they were at the last
-// substep; their positions are taken relative to the chain's anchor in double precision.
-void end_path(PointChainRig chain, uint c, float alpha) {
-    PathWeights w = path_weights(alpha, target_path);
+// SPEC 2: the paths end at the chain's last substep (path fraction alpha, weights w): the next
+// frame's paths start where they are there, at their velocity there. The pivot's:
+void end_pivot_path(uint c, PathWeights w) {
     PointChainState cs = chain_state[c];
     vec3 d_pivot = -cs.last_pivot.xyz;
     vec3 m_pivot = start_tangent(d_pivot, sch.span * cs.pivot_rate.xyz, target_path);
     chain_state[c].last_pivot = vec4(cs.last_pivot.xyz + w.p * d_pivot + w.q * m_pivot, 0.0);
     chain_state[c].pivot_rate = vec4((w.dp * d_pivot + w.dq * m_pivot) * sch.inv_span, 0.0);
+}
+
+// A segment's target offset path (its tip's `offset` in this frame's pose) and its base
+// joint's rotation (`rotation`), likewise.
+void end_segment_path(vec3 offset, vec4 rotation, PathWeights w, float alpha, inout PointSegmentState st) {
+    vec3 last = st.last_offset.xyz;
+    vec3 d = offset - last;
+    vec3 m = start_tangent(d, sch.span * st.offset_rate.xyz, target_path);
+    st.last_offset.xyz = last + w.p * d + w.q * m;
+    st.offset_rate.xyz = (w.dp * d + w.dq * m) * sch.inv_span;
+    st.last_rotation = nlerp(st.last_rotation, rotation, alpha);
+}
+
+void end_path(PointChainRig chain, uint c, float alpha) {
+    PathWeights w = path_weights(alpha, target_path);
+    end_pivot_path(c, w);
     for (uint i = 0u; i < chain.segment_count; ++i) {
         uint s = chain.first_segment + i;
-        vec3 last = segment_state[s].last_offset.xyz;
-        vec3 d = target_offset(s) - last;
-        vec3 m = start_tangent(d, sch.span * segment_state[s].offset_rate.xyz, target_path);
-        segment_state[s].last_offset.xyz = last + w.p * d + w.q * m;
-        segment_state[s].offset_rate.xyz = (w.dp * d + w.dq * m) * sch.inv_span;
-        segment_state[s].last_rotation = nlerp(segment_state[s].last_rotation, joint_rotation[s], alpha);
+        PointSegmentState st = segment_state[s];
+        end_segment_path(target_offset(s), joint_rotation[s], w, alpha, st);
+        segment_state[s].last_offset.xyz = st.last_offset.xyz;
+        segment_state[s].offset_rate.xyz = st.offset_rate.xyz;
+        segment_state[s].last_rotation = st.last_rotation;
     }
 }
 
 #include "point_output.glsl"
+
+// SPEC 4, step 1 for a substep (or contact sub-step) ending at path fraction alpha, `elapsed`
+// seconds into the frame at its start: the pivot on its path, and what the chain's segments
+// share in it. pivot_velocity: the pivot's path velocity at the end of the substep before, then
+// of this one; prev_pivot_velocity, a substep back, taken where a substep starts.
+SubstepMotion move_pivot(uint c, float alpha, float elapsed, bool first_moving, bool first_sub,
+                         inout vec3 pivot_velocity, inout vec3 prev_pivot_velocity) {
+    SubstepMotion m;
+    m.alpha = alpha;
+    m.w = path_weights(alpha, target_path);
+    m.carry_before = carried * pivot_velocity;
+    if (first_sub) {
+        prev_pivot_velocity = pivot_velocity;
+    }
+    m.moved = interpolate_pivot(c, m.w, m.pivot, pivot_velocity);
+    m.carry = carried * pivot_velocity;
+    m.elapsed = elapsed;
+    m.first_moving = first_moving;
+    m.first_sub = first_sub;
+    return m;
+}
+
+#if SEGMENT_MAJOR
+// The dispatch's substeps in batches of up to FUSED_SUBSTEPS: the pivot through the batch
+// first, then each segment, root to tip, through all of the batch's substeps with its state
+// in registers (in each substep it needs only its parent's step, which it replaces with its
+// own for its child), so that a segment's state is read and written once per batch. Where
+// the batch ends the frame, the same walk ends each segment's paths and writes its output
+// (end_path, write_output); returns whether it did.
+bool walk_batches(PointChainRig chain, uint c, dvec3 anchor, SubstepRange range, uint first_alpha, bool moving,
+                  inout vec3 pivot_velocity, inout vec3 prev_pivot_velocity) {
+    float h = sch.substep;
+    SubstepMotion motion[FUSED_SUBSTEPS];
+    ParentStep parent[FUSED_SUBSTEPS];
+    Contact none = Contact(0u, dvec3(0.0), 1.0, PathWeights(1.0, 0.0, 0.0, 0.0), vec3(0.0), 0.0, h, vec3(0.0));
+    bool ends_frame = range.last && sch.substep_count > 0u;
+    float last_alpha = alphas[first_alpha + max(sch.substep_count, 1u) - 1u];
+    PathWeights last_weights = path_weights(last_alpha, target_path);
+    bool finished = false;
+    for (uint batch = range.begin; batch < range.end; batch += uint(FUSED_SUBSTEPS)) {
+        uint count = min(uint(FUSED_SUBSTEPS), range.end - batch);
+        for (uint k = 0u; k < uint(FUSED_SUBSTEPS); ++k) {  // constant trip counts: the arrays stay in registers
+            if (k < count) {
+                uint j = batch + k;
+                motion[k] = move_pivot(c, alphas[first_alpha + j], float(j) * h, moving && j == 0u, true,
+                                       pivot_velocity, prev_pivot_velocity);
+                parent[k] = pivot_parent(motion[k]);
+            }
+        }
+        bool finishing = ends_frame && batch + count >= range.end;
+        OutputWalk walk;
+        if (finishing) {
+            chain_state[c].prev_pivot_rate = vec4(prev_pivot_velocity, 0.0);
+            end_pivot_path(c, last_weights);
+            walk = begin_output(chain, c, anchor);
+            finished = true;
+        }
+        for (uint i = 0u; i < chain.segment_count; ++i) {
+            uint s = chain.first_segment + i;
+            PointSegmentRig rig = segment_rig[s];
+            PointSegmentState st = segment_state[s];
+            vec3 offset = target_offset(s);
+            for (uint k = 0u; k < uint(FUSED_SUBSTEPS); ++k) {
+                if (k < count) {
+                    step_segment(s, i, rig, offset, motion[k], none, st, parent[k]);
+                }
+            }
+            if (finishing) {
+                vec4 rotation = joint_rotation[s];
+                end_segment_path(offset, rotation, last_weights, last_alpha, st);
+                output_segment(walk, chain, i, s, rig, offset, rotation, anchor, st);
+            }
+            segment_state[s] = st;  // whole: llvmpipe would store both sides of an if
+        }
+    }
+    return finished;
+}
+#else
+// The dispatch's substeps one at a time, each a walk of the chain's segments root to tip.
+// SPEC 9, contact sub-steps: the first pass places the colliders at the substep's end and
+// counts the sub-steps; where there is more than one it starts again with h/k. (One place that
+// places the colliders: a second copy of that double-precision code doubled the kernel's
+// compile time on llvmpipe.)
+void walk_substeps(PointChainRig chain, uint c, dvec3 anchor, SubstepRange range, uint first_alpha, bool moving,
+                   inout vec3 pivot_velocity, inout vec3 prev_pivot_velocity) {
+    float reach = 0.0;  // SPEC 9, contact sub-steps
+    float smallest_radius = uintBitsToFloat(0x7f800000u);
+    if (COLLIDERS != 0) {
+        chain_reach(chain, reach, smallest_radius);
+    }
+    float h = sch.substep;
+    float inv_path_step = sch.inv_path_step;
+    for (uint j = range.begin; j < range.end; ++j) {
+        float alpha_end = alphas[first_alpha + j];
+        float alpha_start = j > 0u ? alphas[first_alpha + j - 1u] : 0.0;
+        // The colliders' path covers the full-rate span; map this substep's time onto it. Where
+        // they were at the start of the substep, for the swept contact (SPEC 9): before this
+        // frame's path (a half-rate substep started a frame earlier) the path is extended
+        // backwards, not held at its start, so the sweep sees the whole move.
+        float collider_end = clamp(1.0 - (1.0 - alpha_end) * sch.collider_time_scale, 0.0, 1.0);
+        float collider_begin = min(1.0 - (1.0 - alpha_start) * sch.collider_time_scale, 1.0);
+        uint k = 1u;
+        bool counted = COLLIDERS == 0;
+        for (uint sub = 0u; sub < k; ++sub) {
+            float alpha = alpha_end;
+            float collider_alpha = collider_end;
+            float start_alpha = collider_begin;
+            float elapsed = float(j) * h;
+            if (k > 1u) {  // the sub-step's path fractions (its end exact at the last), h/k, the exact step's share
+                if (sub < k - 1u) {
+                    alpha = alpha_start + float(sub + 1u) / float(k) * (alpha_end - alpha_start);
+                    collider_alpha = collider_begin + float(sub + 1u) / float(k) * (collider_end - collider_begin);
+                }
+                start_alpha = collider_begin + float(sub) / float(k) * (collider_end - collider_begin);
+                sch.substep = h / float(k);
+                sch.inv_path_step = inv_path_step * float(k);
+                elapsed = elapsed + float(sub) * sch.substep;
+                exact_share = 1.0 / float(k);
+            }
+            Contact contact = Contact(chain.collider_mask, anchor, collider_alpha,
+                                      path_weights(collider_alpha, target_path),
+                                      pivot_on_path(c, path_weights(alpha, target_path)), 0.0, sch.substep, vec3(0.0));
+            if (COLLIDERS != 0) {
+                place_colliders(contact);
+                Contact start_contact = contact;
+                start_contact.alpha = start_alpha;
+                start_contact.w = path_weights(start_alpha, target_path);
+                place_collider_moves(start_contact);
+                if (!counted) {
+                    counted = true;
+                    k = contact_substeps(contact, contact.pivot - chain_state[c].prev_pivot.xyz, reach, smallest_radius);
+#if NEAR_FAR == 1  // sub-steps are for colliders near: the near pass's
+                    contact_near = contact_near || k > 1u;
+                    k = 1u;
+#endif
+                    if (k > 1u) {
+                        sub = 0xFFFFFFFFu;  // again from the first, now of h/k
+                        continue;
+                    }
+                }
+            }
+            SubstepMotion m = move_pivot(c, alpha, elapsed, moving && j == 0u && sub == 0u, sub == 0u, pivot_velocity,
+                                         prev_pivot_velocity);
+            contact.carriage = m.carry;
+            ParentStep parent = pivot_parent(m);
+            for (uint i = 0u; i < chain.segment_count; ++i) {
+                uint s = chain.first_segment + i;
+                PointSegmentState st = segment_state[s];
+                step_segment(s, i, segment_rig[s], target_offset(s), m, contact, st, parent);
+                if (sub == 0u) {
+                    segment_state[s].prev_position.xyz = st.prev_position.xyz;
+                    segment_state[s].prev_velocity.xyz = st.prev_velocity.xyz;
+                }
+                segment_state[s].position = st.position;
+                segment_state[s].velocity = st.velocity;
+                segment_state[s].target.xyz = st.target.xyz;
+            }
+        }
+        sch.substep = h;
+        sch.inv_path_step = inv_path_step;
+        exact_share = 1.0;
+    }
+}
+#endif
 
 // One frame of chain c (its dispatch's range of substeps).
 void step_chain(uint c) {
@@ -276,171 +392,23 @@ void step_chain(uint c) {
         frame_gust = params.gust;
         frame_gust_direction = params.gust_direction.xyz;
     }
-    float influence = chain.world_influence;
-    // SPEC 4, world influence: the chain feels the fraction `felt` of its pivot's motion; the
-    // rest carries it. v2: its velocity relative to that carriage (the carriage moving at
-    // `carried` times the pivot's path velocity) is what the spring and the damping see; v1
-    // kept the velocity as it was (felt 1 for the target, carried 0).
-    float felt = relative_damping ? influence : 1.0;
-    float carried = relative_damping ? 1.0 - influence : 0.0;
-    vec3 pivot = chain_state[c].last_pivot.xyz;
+    influence = chain.world_influence;
+    felt = relative_damping ? influence : 1.0;
+    carried = relative_damping ? 1.0 - influence : 0.0;
+    chain_gravity = chain.gravity.xyz;
+    chain_gust_phase = target.gust_phase;
     // The pivot's path velocity at the last substep (of this frame, where a dispatch before ran some).
     vec3 pivot_velocity = range.begin == 0u ? chain_state[c].pivot_rate.xyz
                                             : pivot_path_velocity(c, path_weights(alphas[first_alpha + range.begin - 1u], target_path));
     vec3 prev_pivot_velocity = chain_state[c].prev_pivot_rate.xyz;  // the pivot's path velocity a substep back
-    float reach = 0.0;  // SPEC 9, contact sub-steps
-    float smallest_radius = uintBitsToFloat(0x7f800000u);
-    if (COLLIDERS != 0) {
-        chain_reach(chain, reach, smallest_radius);
-    }
-    float h = sch.substep;
-    float inv_path_step = sch.inv_path_step;
-    for (uint j = range.begin; j < range.end; ++j) {
-        float alpha_end = alphas[first_alpha + j];
-        float alpha_start = j > 0u ? alphas[first_alpha + j - 1u] : 0.0;
-        // The colliders' path covers the full-rate span; map this substep's time onto it. Where
-        // they were at the start of the substep, for the swept contact (SPEC 9): before this
-        // frame's path (a half-rate substep started a frame earlier) the path is extended
-        // backwards, not held at its start, so the sweep sees the whole move.
-        float collider_end = clamp(1.0 - (1.0 - alpha_end) * sch.collider_time_scale, 0.0, 1.0);
-        float collider_begin = min(1.0 - (1.0 - alpha_start) * sch.collider_time_scale, 1.0);
-        // SPEC 9, contact sub-steps: the first pass places the colliders at the substep's end and
-        // counts the sub-steps; where there is more than one it starts again with h/k. (One place
-        // that places the colliders: a second copy of that double-precision code doubled the
-        // kernel's compile time on llvmpipe.)
-        uint k = 1u;
-        bool counted = COLLIDERS == 0;
-        for (uint sub = 0u; sub < k; ++sub) {
-            float alpha = alpha_end;
-            float collider_alpha = collider_end;
-            float start_alpha = collider_begin;
-            float elapsed = float(j) * h;
-            if (k > 1u) {  // the sub-step's path fractions (its end exact at the last), h/k, the exact step's share
-                if (sub < k - 1u) {
-                    alpha = alpha_start + float(sub + 1u) / float(k) * (alpha_end - alpha_start);
-                    collider_alpha = collider_begin + float(sub + 1u) / float(k) * (collider_end - collider_begin);
-                }
-                start_alpha = collider_begin + float(sub) / float(k) * (collider_end - collider_begin);
-                sch.substep = h / float(k);
-                sch.inv_path_step = inv_path_step * float(k);
-                elapsed = elapsed + float(sub) * sch.substep;
-                exact_share = 1.0 / float(k);
-            }
-            PathWeights w = path_weights(alpha, target_path);
-            Contact contact = Contact(chain.collider_mask, anchor, collider_alpha,
-                                      path_weights(collider_alpha, target_path), pivot_on_path(c, w), 0.0, sch.substep,
-                                      vec3(0.0));
-            if (COLLIDERS != 0) {
-                place_colliders(contact);
-                Contact start_contact = contact;
-                start_contact.alpha = start_alpha;
-                start_contact.w = path_weights(start_alpha, target_path);
-                place_collider_moves(start_contact);
-                if (!counted) {
-                    counted = true;
-                    k = contact_substeps(contact, contact.pivot - chain_state[c].prev_pivot.xyz, reach, smallest_radius);
-#if NEAR_FAR == 1  // sub-steps are for colliders near: the near pass's
-                    contact_near = contact_near || k > 1u;
-                    k = 1u;
+#if SEGMENT_MAJOR
+    bool finished = walk_batches(chain, c, anchor, range, first_alpha, moving, pivot_velocity, prev_pivot_velocity);
+#else
+    bool finished = false;
+    walk_substeps(chain, c, anchor, range, first_alpha, moving, pivot_velocity, prev_pivot_velocity);
 #endif
-                    if (k > 1u) {
-                        sub = 0xFFFFFFFFu;  // again from the first, now of h/k
-                        continue;
-                    }
-                }
-            }
-            vec3 carry_before = carried * pivot_velocity;
-            if (sub == 0u) {
-                prev_pivot_velocity = pivot_velocity;
-            }
-            vec3 moved = interpolate_pivot(c, w, pivot, pivot_velocity);
-            vec3 carry = carried * pivot_velocity;
-            contact.carriage = carry;
-            vec3 base_start = -moved;  // where each segment's base was at the start of the substep
-            bool first_moving = moving && j == 0u && sub == 0u;
-            vec3 base = vec3(0.0);
-            vec3 v_base = (felt * moved) * sch.inv_path_step;
-            vec3 offset_base = vec3(0.0);
-            vec3 parent_animated = vec3(0.0);
-            vec3 parent_simulated = vec3(0.0);
-            vec3 pushed_base = vec3(0.0);  // how far contact moved the base without velocity this substep
-            vec3 parent_axis = vec3(0.0);  // the turn axis of the parent's bend (turn_axis)
-            for (uint i = 0u; i < chain.segment_count; ++i) {
-                uint s = chain.first_segment + i;
-                PointSegmentRig rig = segment_rig[s];
-                PointSegmentState st = segment_state[s];
-                vec3 last = st.last_offset.xyz;
-                vec3 d = target_offset(s) - last;
-                vec3 offset = last + w.p * d + w.q * start_tangent(d, sch.span * st.offset_rate.xyz, target_path);
-                vec3 animated = offset - offset_base;
-                vec3 t = base + (i == 0u ? animated
-                                         : follow_parent(parent_animated, parent_simulated, animated, parent_axis));
-                // Positions are kept relative to the pivot, which moved: a particle that stays
-                // put in the world moves by -Δp; world influence w keeps the fraction w of that.
-                // The target moves with the body: its last value, relative to the new pivot, less
-                // the carriage's part (v2).
-                vec3 x = st.position.xyz - influence * moved;
-                vec3 t_prev = st.target.xyz - felt * moved;
-                vec3 v_t = (t - t_prev) * sch.inv_path_step;
-                vec3 v = first_moving ? v_t : st.velocity.xyz - carry_before;
-                vec3 wind = WIND != 0 ? wind_at(pivot + x, target.gust_phase, elapsed) : vec3(0.0);
-                vec3 start = x;  // where the particle was at the start of the substep (swept contact)
-                integrate_particle(s, rig, t, t_prev, v_t, carry, chain.gravity.xyz, wind, x, v);
-                contact.radius = rig.particle_radius;
-                vec3 pushed = vec3(0.0);  // what contact moved x without velocity
-                if (COLLIDERS != 0) {
-                    vec3 free_x = x;
-                    vec3 free_v = v;
-                    collide_near(contact, start, x, v);
-                    pushed = (x - free_x) - (v - free_v) * sch.substep;
-                }
-                if (MAX_DISTANCE != 0) {
-                    limit_distance(rig.max_distance, t, x, v);
-                }
-                enforce_length(rig.rest_length, base, v_base, pushed_base, pushed, x, v);
-                if (ANGLE_LIMITS != 0) {
-                    vec4 frame = vec4(0.0, 0.0, 0.0, 1.0);
-                    if ((HAS_ANGLE_LIMIT(LIMIT_HINGE) || HAS_ANGLE_LIMIT(LIMIT_SPHERICAL))
-                        && rig.limit_kind >= LIMIT_HINGE) {  // the base joint's rotation on its path (nlerp)
-                        frame = target_frame(parent_animated, parent_simulated,
-                                             nlerp(st.last_rotation, joint_rotation[s], alpha), parent_axis);
-                    }
-                    limit_angle(rig, frame, base, t, v_t, x, v);
-                }
-                if (COLLIDERS != 0) {
-                    vec3 settled_x = x;
-                    vec3 settled_v = v;
-                    settle_contact(contact, base_start, start, base, rig.rest_length, x, v);
-                    pushed += (x - settled_x) - (v - settled_v) * sch.substep;
-                }
-                // the axis of this segment's bend, carried to the next substep (SPEC 4, step 2)
-                vec3 bend_carried = carried_axis(st.position, st.velocity);
-                parent_axis = turn_axis(animated, x - base, bend_carried);
-                vec2 bend_code = axis_code(bend_carried);
-                // the w of prev_position and prev_velocity (the world rotation's axis) stay
-                if (sub == 0u) {  // relative to the previous substep's pivot
-                    segment_state[s].prev_position.xyz = st.position.xyz;
-                    // A chain starting to move had the velocity it starts with (for the frame-time output).
-                    segment_state[s].prev_velocity.xyz = first_moving ? v_t + carry_before : st.velocity.xyz;
-                }
-                segment_state[s].position = vec4(x, bend_code.x);
-                segment_state[s].velocity = vec4(v + carry, bend_code.y);  // the world velocity
-                segment_state[s].target.xyz = t;
-                parent_animated = animated;
-                parent_simulated = x - base;
-                offset_base = offset;
-                base = x;
-                base_start = start;
-                v_base = v;
-                pushed_base = pushed;
-            }
-        }
-        sch.substep = h;
-        sch.inv_path_step = inv_path_step;
-        exact_share = 1.0;
-    }
     chain_state[c].prev_pivot_rate = vec4(prev_pivot_velocity, 0.0);
-    if (range.last) {
+    if (range.last && !finished) {
         if (sch.substep_count > 0u) {
             end_path(chain, c, alphas[first_alpha + sch.substep_count - 1u]);
         }

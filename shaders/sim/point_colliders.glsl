@@ -26,7 +26,7 @@ vec3 collider_rate(Contact ct, vec3 move) {
     return move / ct.substep - ct.carriage;
 }
 
-// The frame's colliders of each shape in slots (gpu.py collider_slots): SPHERE_SLOTS,
+// The frame's colliders of each shape in slots (variants.py collider_slots): SPHERE_SLOTS,
 // CAPSULE_SLOTS and PLANE_SLOTS at 0, 1, 2, 4 or 8, the frame's count rounded up, compile that
 // many (constant loops that the compiler unrolls, an empty one gone; the buffers hold a record
 // for every slot, those past the frame's count skipped); at -1, for more than

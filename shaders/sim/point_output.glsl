@@ -31,70 +31,96 @@ vec3 turn_ahead(vec3 prev_dir, vec3 cur_dir, vec3 change, float h, float ahead) 
 // rebuilt with its rest lengths, kept within its angle limit about this frame's target
 // direction and frame, each particle taken out of this frame's colliders (push_out_of_frame);
 // the velocity read back is the blend of the last two substeps'; the world rotation is the
-// target frame turned onto the output direction.
-void write_output(PointChainRig chain, uint c, dvec3 anchor) {
-    float sigma = sch.blend;
-    float ahead = sigma * sch.substep;
-    // How each segment's base sped up over the last substep: the pivot's path, then the joints.
+// target frame turned onto the output direction. The walk root to tip: what a segment passes
+// the next (its output tip, its tips at the last two substeps, its animated tip, its animated
+// and output directions, its swing's axis, how its tip sped up over the last substep).
+struct OutputWalk {
+    vec3 base;
+    vec3 prev_base;
+    vec3 cur_base;
+    vec3 animated_base;
+    vec3 parent_animated;
+    vec3 parent_output;
+    vec3 parent_axis;
+    vec3 base_change;
+};
+
+// The walk's start at the pivot (how it sped up over the last substep: its path's velocity
+// change), with this frame's colliders placed, and the pivot's joint written.
+OutputWalk begin_output(PointChainRig chain, uint c, dvec3 anchor) {
     vec3 base_change = chain_state[c].pivot_rate.xyz - chain_state[c].prev_pivot_rate.xyz;
     if (COLLIDERS != 0) {  // where push_out_of_frame finds them: this frame's colliders
         place_colliders(Contact(chain.collider_mask, anchor, 1.0, PathWeights(1.0, 0.0, 0.0, 0.0), vec3(0.0), 0.0, 1.0,
                                 vec3(0.0)));
     }
     joint_output[chain.first_joint] = PointJointOutput(vec4(0.0), vec4(0.0));
-    vec3 base = vec3(0.0);
-    vec3 prev_base = vec3(0.0);
-    vec3 cur_base = vec3(0.0);
-    vec3 animated_base = vec3(0.0);
-    vec3 parent_animated = vec3(0.0);
-    vec3 parent_output = vec3(0.0);
-    vec3 parent_axis = vec3(0.0);  // the turn axis of the parent's bend (turn_axis)
+    vec3 none = vec3(0.0);
+    return OutputWalk(none, none, none, none, none, none, none, base_change);
+}
+
+// Segment i (index s; rig, its tip's target `offset` and base joint's `rotation` in this
+// frame's pose, its state st) output; st's fourth components take the axes carried to the
+// next frame.
+void output_segment(inout OutputWalk walk, PointChainRig chain, uint i, uint s, PointSegmentRig rig, vec3 offset,
+                    vec4 rotation, dvec3 anchor, inout PointSegmentState st) {
+    float sigma = sch.blend;
+    float ahead = sigma * sch.substep;
+    vec3 base = walk.base;
+    vec3 prev_dir = st.prev_position.xyz - walk.prev_base;
+    vec3 cur_dir = st.position.xyz - walk.cur_base;
+    vec3 change = (st.velocity.xyz - st.prev_velocity.xyz) - walk.base_change;
+    vec3 dir = turn_ahead(prev_dir, cur_dir, change, sch.substep, ahead);
+    float ld = length(dir);
+    dir = ld < MIN_LENGTH ? cur_dir / max(length(cur_dir), MIN_LENGTH) : dir / ld;
+    vec3 x = base + dir * rig.rest_length;
+    vec3 animated_offset = offset - walk.animated_base;  // this frame's target direction
+    vec3 target = base + (i == 0u ? animated_offset
+                                  : follow_parent(walk.parent_animated, walk.parent_output, animated_offset,
+                                                  walk.parent_axis));
+    vec3 unused = vec3(0.0);
+    vec4 frame = target_frame(walk.parent_animated, walk.parent_output, rotation, walk.parent_axis);
+    if (ANGLE_LIMITS != 0) {
+        limit_angle(rig, frame, base, target, vec3(0.0), x, unused);
+    }
+    if (COLLIDERS != 0) {
+        push_out_of_frame(chain.collider_mask, rig.particle_radius, anchor, base, rig.rest_length, x);
+    }
+    vec3 v = st.prev_velocity.xyz + sigma * (st.velocity.xyz - st.prev_velocity.xyz);
+    vec3 animated = offset;
+    // the swing and the world rotation's turn, each leaning on the axis of its last frame
+    vec3 swing_carried = carried_axis(st.last_offset, st.offset_rate);
+    vec3 swing_axis = turn_axis(animated - walk.animated_base, x - base, swing_carried);
+    vec4 q = rotation_between(animated - walk.animated_base, x - base, swing_axis);
+    joint_output[chain.first_joint + 1u + i] = PointJointOutput(vec4(x, 0.0), vec4(st.position.xyz, 0.0));
+    vec3 world_carried = carried_axis(st.prev_position, st.prev_velocity);
+    vec3 world_axis = turn_axis(target - base, x - base, world_carried);
+    vec4 world = quat_multiply(rotation_between(target - base, x - base, world_axis), frame);
+    segment_output[s] = PointSegmentOutput(vec4(v, 0.0), q, world);
+    vec2 swing_code = axis_code(swing_carried);
+    vec2 world_code = axis_code(world_carried);
+    st.last_offset.w = swing_code.x;
+    st.offset_rate.w = swing_code.y;
+    st.prev_position.w = world_code.x;
+    st.prev_velocity.w = world_code.y;
+    walk.parent_animated = animated_offset;
+    walk.parent_output = x - base;
+    walk.parent_axis = swing_axis;  // the child's parent bend is this swing
+    walk.base = x;
+    walk.prev_base = st.prev_position.xyz;
+    walk.cur_base = st.position.xyz;
+    walk.base_change = st.velocity.xyz - st.prev_velocity.xyz;
+    walk.animated_base = animated;
+}
+
+void write_output(PointChainRig chain, uint c, dvec3 anchor) {
+    OutputWalk walk = begin_output(chain, c, anchor);
     for (uint i = 0u; i < chain.segment_count; ++i) {
         uint s = chain.first_segment + i;
         PointSegmentState st = segment_state[s];
-        vec3 prev_dir = st.prev_position.xyz - prev_base;
-        vec3 cur_dir = st.position.xyz - cur_base;
-        vec3 change = (st.velocity.xyz - st.prev_velocity.xyz) - base_change;
-        vec3 dir = turn_ahead(prev_dir, cur_dir, change, sch.substep, ahead);
-        float ld = length(dir);
-        dir = ld < MIN_LENGTH ? cur_dir / max(length(cur_dir), MIN_LENGTH) : dir / ld;
-        vec3 x = base + dir * segment_rig[s].rest_length;
-        vec3 animated_offset = target_offset(s) - animated_base;  // this frame's target direction
-        vec3 target = base + (i == 0u ? animated_offset
-                                      : follow_parent(parent_animated, parent_output, animated_offset, parent_axis));
-        vec3 unused = vec3(0.0);
-        vec4 frame = target_frame(parent_animated, parent_output, joint_rotation[s], parent_axis);
-        if (ANGLE_LIMITS != 0) {
-            limit_angle(segment_rig[s], frame, base, target, vec3(0.0), x, unused);
-        }
-        if (COLLIDERS != 0) {
-            push_out_of_frame(chain.collider_mask, segment_rig[s].particle_radius, anchor, base, segment_rig[s].rest_length,
-                              x);
-        }
-        vec3 v = st.prev_velocity.xyz + sigma * (st.velocity.xyz - st.prev_velocity.xyz);
-        vec3 animated = target_offset(s);
-        // the swing and the world rotation's turn, each leaning on the axis of its last frame
-        vec3 swing_carried = carried_axis(st.last_offset, st.offset_rate);
-        vec3 swing_axis = turn_axis(animated - animated_base, x - base, swing_carried);
-        vec4 q = rotation_between(animated - animated_base, x - base, swing_axis);
-        joint_output[chain.first_joint + 1u + i] = PointJointOutput(vec4(x, 0.0), vec4(st.position.xyz, 0.0));
-        vec3 world_carried = carried_axis(st.prev_position, st.prev_velocity);
-        vec3 world_axis = turn_axis(target - base, x - base, world_carried);
-        vec4 world = quat_multiply(rotation_between(target - base, x - base, world_axis), frame);
-        segment_output[s] = PointSegmentOutput(vec4(v, 0.0), q, world);
-        vec2 swing_code = axis_code(swing_carried);
-        vec2 world_code = axis_code(world_carried);
-        segment_state[s].last_offset.w = swing_code.x;
-        segment_state[s].offset_rate.w = swing_code.y;
-        segment_state[s].prev_position.w = world_code.x;
-        segment_state[s].prev_velocity.w = world_code.y;
-        parent_animated = animated_offset;
-        parent_output = x - base;
-        parent_axis = swing_axis;  // the child's parent bend is this swing
-        base = x;
-        prev_base = st.prev_position.xyz;
-        cur_base = st.position.xyz;
-        base_change = st.velocity.xyz - st.prev_velocity.xyz;
-        animated_base = animated;
+        output_segment(walk, chain, i, s, segment_rig[s], target_offset(s), joint_rotation[s], anchor, st);
+        segment_state[s].last_offset.w = st.last_offset.w;
+        segment_state[s].offset_rate.w = st.offset_rate.w;
+        segment_state[s].prev_position.w = st.prev_position.w;
+        segment_state[s].prev_velocity.w = st.prev_velocity.w;
     }
 }

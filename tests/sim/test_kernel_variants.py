@@ -17,7 +17,7 @@ import pytest
 
 from gpu_jiggle import AngleChainSet, PointChainSet, Solver
 from gpu_jiggle.gl import glsl
-from gpu_jiggle.sim.backends import gpu as gpu_backend
+from gpu_jiggle.sim.backends import gpu_angle, gpu_point
 from gpu_jiggle.sim.backends import variants
 
 POINT_SWITCHES = ("INSIDE_COLLIDERS", "EXACT_STEPS", "WIND", "MAX_DISTANCE")
@@ -96,7 +96,7 @@ def run_point(integrator, limits, colliders, inside, wind, frames=40):
 ])
 def test_point_variants_give_the_bits_of_the_full_kernel(gl, monkeypatch, integrator, limits, colliders, inside, wind):
     specialised = run_point(integrator, limits, colliders, inside, wind)
-    all_features(monkeypatch, gpu_backend.GpuPointBackend, FULL_POINT)
+    all_features(monkeypatch, gpu_point.GpuPointBackend, FULL_POINT)
     assert np.abs(run_point(integrator, limits, colliders, inside, wind) - specialised).max() <= 1e-4
 
 
@@ -117,7 +117,7 @@ def run_angle(integrator, wind, frames=40):
                                               ("exact", True)])
 def test_angle_variants_give_the_bits_of_the_full_kernel(gl, monkeypatch, integrator, wind):
     specialised = run_angle(integrator, wind)
-    all_features(monkeypatch, gpu_backend.GpuAngleBackend, {name: 1 for name in ANGLE_SWITCHES})
+    all_features(monkeypatch, gpu_angle.GpuAngleBackend, {name: 1 for name in ANGLE_SWITCHES})
     assert np.abs(run_angle(integrator, wind) - specialised).max() <= 1e-4
 
 
@@ -126,12 +126,16 @@ def test_a_frame_compiles_only_what_it_uses_and_advance_compiles_nothing(gl):
     programs = solver._backend.programs
     lean = {"SPHERE_SLOTS": 0, "CAPSULE_SLOTS": 0, "PLANE_SLOTS": 0, "INSIDE_COLLIDERS": 0, "EXACT_STEPS": 0,
             "WIND": 0, "ANGLE_LIMITS": 0, "MAX_DISTANCE": 0, "NEAR_FAR": 0}
-    assert [dict(key) for key in programs] == [lean]  # compiled by the constructor
+    # compiled by the constructor: without colliders, a batch of 2, 4 and 8 fused substeps
+    # (frames of up to max_substeps, 8)
+    assert [dict(key) for key in programs] == [{**lean, "FUSED_SUBSTEPS": n} for n in (2, 4, 8)]
     solver.set_pose(np.array([[0.0, -0.1 * k, 0.0] for k in range(4)]))
     solver.advance(1 / 60)
-    assert len(programs) == 1
+    assert len(programs) == 3
     solver.set_colliders(spheres=[[0.0, -1.0, 0.0, 0.1]] * 3)
-    # compiled by set_colliders: the far and near passes (SPEC 9, "Near and far chains")
+    # compiled by set_colliders: the far and near passes (SPEC 9, "Near and far chains"),
+    # one substep at a time
+    lean["FUSED_SUBSTEPS"] = 2
     assert [dict(key) for key in list(programs)[-2:]] == [{**lean, "SPHERE_SLOTS": 4, "NEAR_FAR": 1},
                                                           {**lean, "SPHERE_SLOTS": 4, "NEAR_FAR": 2}]
     solver.set_parameters(max_distance=0.5)
@@ -176,5 +180,41 @@ def test_every_batch_of_fused_substeps_gives_the_same_bits(gl, monkeypatch):
     moved = run_angle_substeps(frames=1)
     assert chosen.shape == moved.shape and not np.array_equal(chosen, moved)
     for fused in (1, 3, 8):
-        monkeypatch.setattr(gpu_backend, "fused_substeps", lambda substeps, fused=fused: fused)
+        monkeypatch.setattr(gpu_angle, "fused_substeps", lambda substeps, fused=fused: fused)
         np.testing.assert_array_equal(run_angle_substeps(), chosen, err_msg=f"FUSED_SUBSTEPS {fused}")
+
+
+def run_point_substeps(frames=12, distant_sphere=False):
+    """Point chains over frames of 1 to 12 substeps, with wind, limits and a teleport; with
+    ``distant_sphere``, a sphere no particle comes near, run in one pass (its kernel walks the
+    substeps one at a time, the contact stages no-ops)."""
+    chain_set = PointChainSet([6, 3, 4], 3.0, 0.3, rest_lengths=0.1, gravity=(0, -9.8, 0), air_drag=0.2,
+                              angle_limit=0.6, max_distance=0.3, world_influence=[1.0, 0.5, 0.8])
+    solver = Solver(chain_set, backend="gpu", max_substeps=12)
+    solver._backend.split_near_far = False
+    solver.set_wind((0.3, 0.1, 0.0), 0.8, (2.0, 1.0, 0.5), 0.6)
+    if distant_sphere:
+        solver.set_colliders(spheres=[[50.0, 0.0, 0.0, 0.1]])
+    for frame in range(frames):
+        joints = np.array([[x + 0.2 * np.sin(0.5 * frame), -0.1 * k, 0.05 * frame] for x, n in ((0, 6), (1, 3), (2, 4))
+                           for k in range(n + 1)])
+        solver.set_pose(joints)
+        if frame == 5:
+            solver.teleport([1], moving=True)
+        solver.advance((frame % 12 + 1) / 120)
+    out = solver.state()
+    return np.concatenate([out["segment_state"][name].ravel() for name in out["segment_state"].dtype.names]
+                          + [out["joint_output"]["position"].ravel(), out["segment_output"]["world_rotation"].ravel()])
+
+
+def test_point_batches_of_fused_substeps_give_the_bits_of_one_substep_at_a_time(gl, monkeypatch):
+    """Without colliders a segment runs a batch of substeps with its state in registers; the
+    kernel with colliders walks one substep at a time. The same operations run in the same
+    order, so the bits are the same, whatever the batch."""
+    one_at_a_time = run_point_substeps(distant_sphere=True)
+    moved = run_point_substeps(frames=1)
+    assert one_at_a_time.shape == moved.shape and not np.array_equal(one_at_a_time, moved)
+    for fused in (None, 1, 3, 8):
+        if fused is not None:
+            monkeypatch.setattr(gpu_point, "fused_substeps", lambda substeps, fused=fused: fused)
+        np.testing.assert_array_equal(run_point_substeps(), one_at_a_time, err_msg=f"FUSED_SUBSTEPS {fused}")

@@ -232,7 +232,7 @@ def test_upright_lightly_damped_segment_decays(backend, damping_frame):
 def test_a_step_that_disagrees_fails_the_cross_check_even_from_the_same_state(gl, monkeypatch):
     """The cross-check re-runs a frame from the reference's state only where the paths had
     parted; a GPU step that is wrong is wrong from the same state too, and fails the check."""
-    from gpu_jiggle.sim.backends import gpu as gpu_backend
+    from gpu_jiggle.sim.backends import gpu_point as gpu_backend
 
     run_frame = gpu_backend.GpuPointBackend.run_frame
     frames_run = []

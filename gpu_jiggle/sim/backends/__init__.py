@@ -44,10 +44,10 @@ BACKEND_NAMES = ("auto", "gpu", "cpu")
 def _classes(kind: str):
     """(reference class, GPU class) for chain kind ``"angle"`` or ``"point"``."""
     if kind == "angle":
-        from .gpu import GpuAngleBackend
+        from .gpu_angle import GpuAngleBackend
         from .reference_angle import ReferenceAngleBackend
         return ReferenceAngleBackend, GpuAngleBackend
-    from .gpu import GpuPointBackend
+    from .gpu_point import GpuPointBackend
     from .reference_point import ReferencePointBackend
     return ReferencePointBackend, GpuPointBackend
 

@@ -54,7 +54,7 @@ def splits_near_far(switches: dict) -> bool:
 
 class NearFarPasses:
     """The buffers and the two small kernels around the near and far passes of one
-    :class:`~gpu_jiggle.sim.backends.gpu.GpuPointBackend` (its context current in every
+    :class:`~gpu_jiggle.sim.backends.gpu_point.GpuPointBackend` (its context current in every
     method): the near pass's copy of the state and the list of near chains, made on first use
     and resized with the state."""
 
