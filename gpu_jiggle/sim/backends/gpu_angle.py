@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import layouts
 from .gpu import _GpuBackend
-from .variants import FUSED_BATCHES, fused_substeps
+from .variants import each_batch, fused_substeps
 
 
 class GpuAngleBackend(_GpuBackend):
@@ -50,9 +50,7 @@ class GpuAngleBackend(_GpuBackend):
     def likely_switches(self, header) -> list:
         """One variant per batch of fused substeps that a frame of up to the header's
         substeps may take (frames of 1 to 8 substeps: 2, 4 and 8)."""
-        most = max(int(header["full_rate"]["substep_count"]), 1)
-        switches = self.switches(header)
-        return [{**switches, "FUSED_SUBSTEPS": batch} for batch in FUSED_BATCHES if batch <= fused_substeps(most)]
+        return each_batch(self.switches(header), int(header["full_rate"]["substep_count"]))
 
     def upload_targets(self, chain_target, local_angle):
         with self.gl.current():

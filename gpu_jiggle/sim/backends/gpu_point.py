@@ -10,7 +10,7 @@ from .. import layouts
 from . import gpu
 from .gpu import _GpuBackend
 from .near_far import NearFarPasses, NearFarPrograms, splits_near_far
-from .variants import FUSED_BATCHES, collider_slots, fused_substeps
+from .variants import FUSED_BATCHES, collider_slots, each_batch, fused_substeps
 
 
 def segment_major(switches: dict) -> bool:
@@ -80,11 +80,11 @@ class GpuPointBackend(_GpuBackend):
         colliders, one per batch of fused substeps that a frame of up to the header's substeps
         may take (frames of 1 to 8 substeps: 2, 4 and 8)."""
         switches = self.switches(header)
-        most = max(int(header["full_rate"]["substep_count"]), 1)
-        batches = [{**switches, "FUSED_SUBSTEPS": batch} for batch in FUSED_BATCHES if batch <= fused_substeps(most)]
         if self.splits(switches):
             return [{**switches, "NEAR_FAR": 1}, near_switches(switches)]
-        return batches if segment_major(switches) else [switches]
+        if segment_major(switches):
+            return each_batch(switches, int(header["full_rate"]["substep_count"]))
+        return [switches]
 
     def program_for(self, header):
         """The kernel for a frame with this header, or its far and near passes
@@ -112,10 +112,8 @@ class GpuPointBackend(_GpuBackend):
             return self.near_far.near_count()
 
     def all_buffers(self) -> dict:
-        """As :meth:`_GpuBackend.all_buffers`, with the near pass's (``near_`` names)."""
-        extra = self.near_far.buffers if self.near_far is not None else {}
-        return {**self.buffers, **{name if name.startswith("near_") else f"near_{name}": buffer
-                                   for name, buffer in extra.items()}}
+        """As :meth:`_GpuBackend.all_buffers`, with the near pass's once a frame has split."""
+        return {**self.buffers, **(self.near_far.buffers if self.near_far is not None else {})}
 
     def _near_far(self):
         if self.near_far is None:
@@ -135,11 +133,11 @@ class GpuPointBackend(_GpuBackend):
         counts = [int(header[name]) for name in ("sphere_count", "capsule_count", "plane_count")]
         substeps = max(int(header["full_rate"]["substep_count"]), int(header["half_rate"]["substep_count"]))
         switches = {"SPHERE_SLOTS": collider_slots(counts[0]), "CAPSULE_SLOTS": collider_slots(counts[1]),
-                "PLANE_SLOTS": collider_slots(counts[2]),
-                "INSIDE_COLLIDERS": int(counts[0] + counts[1] > 0 and self.inside_colliders),
-                "EXACT_STEPS": int(bool(int(header["options"]) & layouts.OPTION_EXACT_INTEGRATOR)),
-                "WIND": int(bool((header["wind"] != 0).any())), "ANGLE_LIMITS": self.angle_limits,
-                "MAX_DISTANCE": int(self.max_distances), "NEAR_FAR": 0}
+                    "PLANE_SLOTS": collider_slots(counts[2]),
+                    "INSIDE_COLLIDERS": int(counts[0] + counts[1] > 0 and self.inside_colliders),
+                    "EXACT_STEPS": int(bool(int(header["options"]) & layouts.OPTION_EXACT_INTEGRATOR)),
+                    "WIND": int(bool((header["wind"] != 0).any())), "ANGLE_LIMITS": self.angle_limits,
+                    "MAX_DISTANCE": int(self.max_distances), "NEAR_FAR": 0}
         return {**switches, "FUSED_SUBSTEPS": fused_substeps(substeps) if segment_major(switches) else FUSED_BATCHES[0]}
 
     def loop_cost(self, header):

@@ -87,6 +87,13 @@ def fused_substeps(substeps: int) -> int:
     return next((size for size in FUSED_BATCHES if substeps <= size), FUSED_BATCHES[-1])
 
 
+def each_batch(switches: dict, most_substeps: int) -> list:
+    """``switches`` with FUSED_SUBSTEPS at each batch that a frame of up to ``most_substeps``
+    may take (:func:`fused_substeps`; up to 8: 2, 4 and 8), for ``likely_switches``."""
+    return [{**switches, "FUSED_SUBSTEPS": batch} for batch in FUSED_BATCHES
+            if batch <= fused_substeps(max(most_substeps, 1))]
+
+
 #: The buckets of collider slots the point kernel is compiled with (SPHERE_SLOTS, CAPSULE_SLOTS,
 #: PLANE_SLOTS): a frame's count of a shape rounded up to one of these, so that a scene whose
 #: counts change from frame to frame compiles few variants; more than the last is a loop over
