@@ -34,8 +34,10 @@ SHADER = "sim/near_chains.comp"
 #: per near chain.
 NEAR_CHAINS_BINDING = 14
 NEAR_CHAINS_HEADER = np.array([0, 1, 1, 0], np.uint32)
-#: The near pass's copy of the state, as ``list_near`` and ``keep_near`` bind it.
-NEAR_STATE_BINDINGS = {"chain_state": 5, "segment_state": 6}
+NEAR_COUNT_OFFSET = 12  # bytes: the count after the work groups
+#: The near pass's copy of the state, by the name of the state buffer it copies, as
+#: ``list_near`` and ``keep_near`` bind it.
+NEAR_STATE = {"chain_state": ("near_chain_state", 5), "segment_state": ("near_segment_state", 6)}
 
 
 class NearFarPrograms(NamedTuple):
@@ -61,7 +63,7 @@ class NearFarPasses:
     def __init__(self, backend):
         self.backend = backend
         self.programs = {}  # KEEP_NEAR → list_near (0) or keep_near (1)
-        self.buffers = {}  # chain_state, segment_state (the near pass's copy), near_chains
+        self.buffers = {}  # near_chain_state, near_segment_state (the near pass's copy), near_chains
 
     def prepare(self) -> None:
         """Compile ``list_near`` and ``keep_near`` and run each once on no chains (llvmpipe
@@ -87,8 +89,8 @@ class NearFarPasses:
         near_chains = self.buffers["near_chains"]
         near_chains.write(NEAR_CHAINS_HEADER.tobytes())
         b.uploaded_bytes += NEAR_CHAINS_HEADER.nbytes
-        for name in ("chain_state", "segment_state"):
-            b.ctx.copy_buffer(self.buffers[name], b.buffers[name], size=b.sizes[name])
+        for name, (copy, _) in NEAR_STATE.items():
+            b.ctx.copy_buffer(self.buffers[copy], b.buffers[name], size=b.sizes[name])
         b.bind_buffers()
         programs.far.run(group_x=group_x, group_y=group_y)
         b.ctx.memory_barrier()
@@ -96,10 +98,9 @@ class NearFarPasses:
         self.programs[0].run(group_x=group_x, group_y=group_y)
         b.ctx.memory_barrier()
         b.bind_buffers()
-        for name, binding in (("chain_state", b.BINDINGS["chain_state"]),
-                              ("segment_state", b.BINDINGS["segment_state"]),
-                              ("near_chains", NEAR_CHAINS_BINDING)):
-            self.buffers[name].bind_to_storage_buffer(binding)
+        for name, (copy, _) in NEAR_STATE.items():
+            self.buffers[copy].bind_to_storage_buffer(b.BINDINGS[name])
+        near_chains.bind_to_storage_buffer(NEAR_CHAINS_BINDING)
         programs.near.run_indirect(near_chains)
         b.ctx.memory_barrier()
         self._bind(b.buffers["params"])
@@ -108,7 +109,7 @@ class NearFarPasses:
 
     def near_count(self) -> int:
         """How many chains the last dispatch listed as near (a read-back of 4 bytes)."""
-        return int(np.frombuffer(self.buffers["near_chains"].read(4, offset=12), np.uint32)[0])
+        return int(np.frombuffer(self.buffers["near_chains"].read(4, offset=NEAR_COUNT_OFFSET), np.uint32)[0])
 
     def _bind(self, params) -> None:
         """The bindings of near_chains.comp, with ``params`` as its frame buffer."""
@@ -116,15 +117,15 @@ class NearFarPasses:
         params.bind_to_storage_buffer(b.BINDINGS["params"])
         for name in ("chain_rig", "chain_state", "segment_state"):
             b.buffers[name].bind_to_storage_buffer(b.BINDINGS[name])
-        for name, binding in NEAR_STATE_BINDINGS.items():
-            self.buffers[name].bind_to_storage_buffer(binding)
+        for copy, binding in NEAR_STATE.values():
+            self.buffers[copy].bind_to_storage_buffer(binding)
         self.buffers["near_chains"].bind_to_storage_buffer(NEAR_CHAINS_BINDING)
 
     def _size_buffers(self) -> None:
         """The copy of the state as large as the state; the list with room for every chain."""
         b = self.backend
-        sizes = {"chain_state": b.sizes["chain_state"], "segment_state": b.sizes["segment_state"],
-                 "near_chains": NEAR_CHAINS_HEADER.nbytes + 4 * b.chain_count}
+        sizes = {copy: b.sizes[name] for name, (copy, _) in NEAR_STATE.items()}
+        sizes["near_chains"] = NEAR_CHAINS_HEADER.nbytes + 4 * b.chain_count
         for name, size in sizes.items():
             size = max(size, 16)
             if name not in self.buffers:
