@@ -250,18 +250,16 @@ bool walk_batches(PointChainRig chain, uint c, dvec3 anchor, SubstepRange range,
     return finished;
 }
 #else
-// The dispatch's substeps one at a time, each a walk of the chain's segments root to tip.
+// With colliders, the dispatch's substeps one at a time, each a walk of the chain's segments
+// root to tip.
 // SPEC 9, contact sub-steps: the first pass places the colliders at the substep's end and
 // counts the sub-steps; where there is more than one it starts again with h/k. (One place that
 // places the colliders: a second copy of that double-precision code doubled the kernel's
 // compile time on llvmpipe.)
 void walk_substeps(PointChainRig chain, uint c, dvec3 anchor, SubstepRange range, uint first_alpha, bool moving,
                    inout vec3 pivot_velocity, inout vec3 prev_pivot_velocity) {
-    float reach = 0.0;  // SPEC 9, contact sub-steps
-    float smallest_radius = uintBitsToFloat(0x7f800000u);
-    if (COLLIDERS != 0) {
-        chain_reach(chain, reach, smallest_radius);
-    }
+    float reach, smallest_radius;  // SPEC 9, contact sub-steps
+    chain_reach(chain, reach, smallest_radius);
     float h = sch.substep;
     float inv_path_step = sch.inv_path_step;
     for (uint j = range.begin; j < range.end; ++j) {
@@ -274,7 +272,7 @@ void walk_substeps(PointChainRig chain, uint c, dvec3 anchor, SubstepRange range
         float collider_end = clamp(1.0 - (1.0 - alpha_end) * sch.collider_time_scale, 0.0, 1.0);
         float collider_begin = min(1.0 - (1.0 - alpha_start) * sch.collider_time_scale, 1.0);
         uint k = 1u;
-        bool counted = COLLIDERS == 0;
+        bool counted = false;
         for (uint sub = 0u; sub < k; ++sub) {
             float alpha = alpha_end;
             float collider_alpha = collider_end;
@@ -294,23 +292,21 @@ void walk_substeps(PointChainRig chain, uint c, dvec3 anchor, SubstepRange range
             Contact contact = Contact(chain.collider_mask, anchor, collider_alpha,
                                       path_weights(collider_alpha, target_path),
                                       pivot_on_path(c, path_weights(alpha, target_path)), 0.0, sch.substep, vec3(0.0));
-            if (COLLIDERS != 0) {
-                place_colliders(contact);
-                Contact start_contact = contact;
-                start_contact.alpha = start_alpha;
-                start_contact.w = path_weights(start_alpha, target_path);
-                place_collider_moves(start_contact);
-                if (!counted) {
-                    counted = true;
-                    k = contact_substeps(contact, contact.pivot - chain_state[c].prev_pivot.xyz, reach, smallest_radius);
+            place_colliders(contact);
+            Contact start_contact = contact;
+            start_contact.alpha = start_alpha;
+            start_contact.w = path_weights(start_alpha, target_path);
+            place_collider_moves(start_contact);
+            if (!counted) {
+                counted = true;
+                k = contact_substeps(contact, contact.pivot - chain_state[c].prev_pivot.xyz, reach, smallest_radius);
 #if NEAR_FAR == 1  // sub-steps are for colliders near: the near pass's
-                    contact_near = contact_near || k > 1u;
-                    k = 1u;
+                contact_near = contact_near || k > 1u;
+                k = 1u;
 #endif
-                    if (k > 1u) {
-                        sub = 0xFFFFFFFFu;  // again from the first, now of h/k
-                        continue;
-                    }
+                if (k > 1u) {
+                    sub = 0xFFFFFFFFu;  // again from the first, now of h/k
+                    continue;
                 }
             }
             SubstepMotion m = move_pivot(c, alpha, elapsed, moving && j == 0u && sub == 0u, sub == 0u, pivot_velocity,

@@ -354,12 +354,6 @@ void keep_outside(Contact ct, vec3 base, float rest_length, inout vec3 x, inout 
 // the length and angle steps, keep_outside then collide again for a segment near one (where
 // overlapping colliders leave no room on the length sphere, no penetration wins over the exact
 // length: the particle ends outside, the segment stretched). Far ones are left as they are.
-void collide_near(Contact ct, inout vec3 x, inout vec3 v) {
-    if (contact_possible(ct, x, x)) {
-        collide(ct, x, v);
-    }
-}
-
 // In a substep (`start`: where the particle was at its start), sweep_particle runs first.
 // The far pass (NEAR_FAR 1, SPEC 9 "Near and far chains") runs no contact stage: where one
 // could act, it marks the chain near (contact_near) for the near pass to run again.
