@@ -37,7 +37,7 @@ def run(split: bool, integrator: str = "semi-implicit", limits: bool = False, fr
     for frame in range(frames):
         t = frame / 60
         sway = np.array([0.1 * np.sin(3 * t), 0.0, 0.05 * np.cos(2 * t)])
-        solver.set_pose(np.concatenate([p + sway + [0, 0, 0] - np.outer(np.arange(n + 1), [0, 0.05, 0])
+        solver.set_pose(np.concatenate([p + sway - np.outer(np.arange(n + 1), [0, 0.05, 0])
                                         for p, n in zip(pivots, counts)]))
         if frame == 20:
             solver.set_lod(lod)
