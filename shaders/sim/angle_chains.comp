@@ -32,16 +32,16 @@ uint schedule_index;  // 0 at full rate, 1 at half rate: which of the segment's 
 
 // Positions are kept relative to the chain's anchor, which the host moves to this frame's
 // root: the state follows it (SPEC 3.4).
-void shift_anchor(uint c, vec2 shift) {
-    chain_state[c].prev_root_position += shift;
-    chain_state[c].last_root_position += shift;
+void shift_anchor(inout AngleChainState cs, vec2 shift) {
+    cs.prev_root_position += shift;
+    cs.last_root_position += shift;
 }
 
 // SPEC section 5, mirror: the chain reflected about the vertical through its root.
-void mirror_chain(AngleChainRig chain, uint c, vec2 root) {
+void mirror_chain(AngleChainRig chain, inout AngleChainState cs, vec2 root) {
     for (uint i = 0u; i < chain.segment_count; ++i) {
         uint s = chain.first_segment + i;
-        AngleSegmentState st = segment_state[s];
+        AngleSegmentState st = load_segment_state(s);
         st.angle = wrap_angle(PI - st.angle);
         st.prev_angle = wrap_angle(PI - st.prev_angle);
         st.target_angle = wrap_angle(PI - st.target_angle);
@@ -49,35 +49,33 @@ void mirror_chain(AngleChainRig chain, uint c, vec2 root) {
         st.prev_angular_velocity = -st.prev_angular_velocity;
         st.last_local_angle = -st.last_local_angle;
         st.local_angle_rate = -st.local_angle_rate;
-        segment_state[s] = st;
+        store_segment_state(s, st);
     }
-    AngleChainState cs = chain_state[c];
     cs.prev_root_position.x = 2.0 * root.x - cs.prev_root_position.x;
     cs.last_root_position.x = 2.0 * root.x - cs.last_root_position.x;
     cs.prev_root_velocity.x = -cs.prev_root_velocity.x;
     cs.root_position_rate.x = -cs.root_position_rate.x;
     cs.last_root_angle = wrap_angle(PI - cs.last_root_angle);
     cs.root_angle_rate = -cs.root_angle_rate;
-    chain_state[c] = cs;
 }
 
 // SPEC section 5: snap to the current targets (the path at rest), or carry the shape across
 // the jump (angles turned with the root; velocities and path velocities kept); a mirror
 // first; TELEPORT_MOVING marks the chain to start moving with its targets.
-void apply_teleport(AngleChainRig chain, uint c, AngleChainTarget target, uint flags) {
+void apply_teleport(AngleChainRig chain, inout AngleChainState cs, AngleChainTarget target, uint flags) {
     uint mode = flags & TELEPORT_MODE_MASK;
     if ((flags & TELEPORT_MIRROR) != 0u) {
-        mirror_chain(chain, c, target.root_position);
+        mirror_chain(chain, cs, target.root_position);
     }
     // keep_shape carries the jump: how far the pose is from where the root's path would have
     // taken it this frame (last target + span·m0), so the body's own motion stays on the path.
-    AngleChainState carried = chain_state[c];
+    AngleChainState carried = cs;
     float turn = wrap_angle(target.root_angle - (carried.last_root_angle + sch.span * carried.root_angle_rate));
     vec2 jump = target.root_position - (carried.last_root_position + sch.span * carried.root_position_rate);
     float phi_parent = target.root_angle;
     for (uint i = 0u; i < chain.segment_count; ++i) {
         uint s = chain.first_segment + i;
-        AngleSegmentState st = segment_state[s];
+        AngleSegmentState st = load_segment_state(s);
         if (mode == TELEPORT_SNAP) {
             float phi = wrap_angle(phi_parent + local_angle[s]);
             st.angle = phi;
@@ -93,9 +91,8 @@ void apply_teleport(AngleChainRig chain, uint c, AngleChainTarget target, uint f
             st.prev_angle = wrap_angle(st.prev_angle + turn);
             st.target_angle = wrap_angle(st.target_angle + turn);
         }
-        segment_state[s] = st;
+        store_segment_state(s, st);
     }
-    AngleChainState cs = chain_state[c];
     if (mode == TELEPORT_SNAP) {
         cs.prev_root_position = target.root_position;
         cs.prev_root_velocity = vec2(0.0);
@@ -112,22 +109,21 @@ void apply_teleport(AngleChainRig chain, uint c, AngleChainTarget target, uint f
     if ((flags & TELEPORT_MOVING) != 0u) {
         cs.flags |= CHAIN_START_MOVING;
     }
-    chain_state[c] = cs;
 }
 
 // SPEC 5, moving: the path starts at the speed it is seen to have (m0 = m1), over the chain's
 // own time from its path's start to this frame's pose (resume_path then carries it to the
 // schedule's start).
-void start_moving(AngleChainRig chain, uint c, AngleChainTarget target) {
-    AngleChainState cs = chain_state[c];
+void start_moving(AngleChainRig chain, inout AngleChainState cs, AngleChainTarget target) {
     float inv_span = own_inv_span(sch, cs.path_lag);
     cs.root_position_rate = (target.root_position - cs.last_root_position) * inv_span;
     cs.root_angle_rate = wrap_angle(target.root_angle - cs.last_root_angle) * inv_span;
     cs.flags &= ~CHAIN_START_MOVING;
-    chain_state[c] = cs;
     for (uint i = 0u; i < chain.segment_count; ++i) {
         uint s = chain.first_segment + i;
-        segment_state[s].local_angle_rate = wrap_angle(local_angle[s] - segment_state[s].last_local_angle) * inv_span;
+        AngleSegmentState st = load_segment_state(s);
+        st.local_angle_rate = wrap_angle(local_angle[s] - st.last_local_angle) * inv_span;
+        store_segment_state(s, st);
     }
 }
 
@@ -135,26 +131,24 @@ void start_moving(AngleChainRig chain, uint c, AngleChainTarget target) {
 // path_lag before the last frame's time), carried along their velocity to the schedule's
 // start (its start_lag), shift = path_lag - start_lag seconds: the root's position path and
 // P_prev together, its heading's path and each local angle's path, x0 += shift·m0.
-void resume_path(AngleChainRig chain, uint c, float shift) {
-    AngleChainState cs = chain_state[c];
+void resume_path(AngleChainRig chain, inout AngleChainState cs, float shift) {
     vec2 moved = shift * cs.root_position_rate;
     cs.last_root_position = cs.last_root_position + moved;
     cs.prev_root_position = cs.prev_root_position + moved;
     cs.last_root_angle = wrap_angle(cs.last_root_angle + shift * cs.root_angle_rate);
-    chain_state[c] = cs;
     for (uint i = 0u; i < chain.segment_count; ++i) {
         uint s = chain.first_segment + i;
-        segment_state[s].last_local_angle = wrap_angle(segment_state[s].last_local_angle
-                                                       + shift * segment_state[s].local_angle_rate);
+        AngleSegmentState st = load_segment_state(s);
+        st.last_local_angle = wrap_angle(st.last_local_angle + shift * st.local_angle_rate);
+        store_segment_state(s, st);
     }
 }
 
 // SPEC section 3, step 1. Returns the root acceleration A; sets P (root_position) and Θ.
 // V and A are measured per second of target path (inv_path_step), see sim/clock.py StepPlan;
 // a chain starting to move measures no acceleration on its first substep.
-vec2 interpolate_root(uint c, AngleChainTarget target, PathWeights w, bool first_moving, out vec2 root_position,
-                      out float root_angle) {
-    AngleChainState cs = chain_state[c];
+vec2 interpolate_root(inout AngleChainState cs, AngleChainTarget target, PathWeights w, bool first_moving,
+                      out vec2 root_position, out float root_angle) {
     vec2 d_position = target.root_position - cs.last_root_position;
     float d_angle = wrap_angle(target.root_angle - cs.last_root_angle);
     vec2 m_position = start_tangent(d_position, sch.span * cs.root_position_rate, target_path);
@@ -164,8 +158,8 @@ vec2 interpolate_root(uint c, AngleChainTarget target, PathWeights w, bool first
     vec2 velocity = (root_position - cs.prev_root_position) * sch.inv_path_step;
     vec2 previous = first_moving ? velocity : cs.prev_root_velocity;
     vec2 acceleration = (velocity - previous) * sch.inv_path_step;
-    chain_state[c].prev_root_position = root_position;
-    chain_state[c].prev_root_velocity = velocity;
+    cs.prev_root_position = root_position;
+    cs.prev_root_velocity = velocity;
     return acceleration;
 }
 
@@ -239,8 +233,7 @@ float integrate_segment(AngleSegmentRig rig, ExactStep step, float local_target,
 // SPEC section 2: after the frame's last substep (fraction alpha, weights w), the path's
 // start x0 and velocity m0 become its value and velocity there: the root's here, each
 // segment's in end_segment_path (run in the segment walk of the frame's last batch).
-void end_path(uint c, AngleChainTarget target, PathWeights w) {
-    AngleChainState cs = chain_state[c];
+void end_path(inout AngleChainState cs, AngleChainTarget target, PathWeights w) {
     vec2 d_position = target.root_position - cs.last_root_position;
     vec2 m_position = start_tangent(d_position, sch.span * cs.root_position_rate, target_path);
     float d_angle = wrap_angle(target.root_angle - cs.last_root_angle);
@@ -249,7 +242,6 @@ void end_path(uint c, AngleChainTarget target, PathWeights w) {
     cs.root_position_rate = (w.dp * d_position + w.dq * m_position) * sch.inv_span;
     cs.last_root_angle = wrap_angle(cs.last_root_angle + w.p * d_angle + w.q * m_angle);
     cs.root_angle_rate = (w.dp * d_angle + w.dq * m_angle) * sch.inv_span;
-    chain_state[c] = cs;
 }
 
 void end_segment_path(inout AngleSegmentState st, float local_target, PathWeights w) {
@@ -273,9 +265,9 @@ struct OutputWalk {
     vec2 raw_base;
 };
 
-OutputWalk begin_output(AngleChainRig chain, uint c, AngleChainTarget target) {
-    OutputWalk walk = OutputWalk(sch.blend, target.root_position, chain_state[c].prev_root_position);
-    joint_output[chain.first_joint] = AngleJointOutput(walk.base, walk.raw_base);
+OutputWalk begin_output(AngleChainRig chain, AngleChainState cs, AngleChainTarget target) {
+    OutputWalk walk = OutputWalk(sch.blend, target.root_position, cs.prev_root_position);
+    joint_output_words[chain.first_joint] = vec4(walk.base, walk.raw_base);
     return walk;
 }
 
@@ -284,16 +276,16 @@ void output_segment(inout OutputWalk walk, AngleChainRig chain, uint i, AngleSeg
     float omega = st.prev_angular_velocity + walk.sigma * (st.angular_velocity - st.prev_angular_velocity);
     walk.base = walk.base + seg_length * vec2(cos(angle), sin(angle));
     walk.raw_base = walk.raw_base + seg_length * vec2(cos(st.angle), sin(st.angle));
-    joint_output[chain.first_joint + 1u + i] = AngleJointOutput(walk.base, walk.raw_base);
-    segment_output[chain.first_segment + i] = AngleSegmentOutput(angle, omega);
+    joint_output_words[chain.first_joint + 1u + i] = vec4(walk.base, walk.raw_base);
+    segment_output_words[chain.first_segment + i] = vec2(angle, omega);
 }
 
 // The output of a frame without substeps for the chain (frozen, or a frame too short).
-void write_output(AngleChainRig chain, uint c, AngleChainTarget target) {
-    OutputWalk walk = begin_output(chain, c, target);
+void write_output(AngleChainRig chain, AngleChainState cs, AngleChainTarget target) {
+    OutputWalk walk = begin_output(chain, cs, target);
     for (uint i = 0u; i < chain.segment_count; ++i) {
         uint s = chain.first_segment + i;
-        output_segment(walk, chain, i, segment_state[s], segment_rig[s].length);
+        output_segment(walk, chain, i, load_segment_state(s), load_segment_rig(s).length);
     }
 }
 
@@ -302,8 +294,8 @@ void main() {
     if (c >= params.chain_count) {
         return;
     }
-    AngleChainRig chain = chain_rig[c];
-    AngleChainTarget target = chain_target[c];
+    AngleChainRig chain = load_chain_rig(c);
+    AngleChainTarget target = load_chain_target(c);
     sch = target.lod == LOD_HALF ? params.half_rate : params.full_rate;
     target_path = path_kind(params.options);
     relative_damping = (params.options & OPTION_RELATIVE_DAMPING) != 0u;
@@ -313,38 +305,40 @@ void main() {
     if (range.idle || (target.lod == LOD_FROZEN && !range.first)) {
         return;
     }
+    AngleChainState cs = load_chain_state(c);
     bool moving = false;
     if (range.first) {
-        shift_anchor(c, target.anchor_shift);
+        shift_anchor(cs, target.anchor_shift);
         if (target.lod == LOD_FROZEN) {
             // Frozen: sits on its animated targets, as a snap teleport every frame, of a body
             // that is moving (SPEC 5): back at a level that runs, it starts moving with them.
-            apply_teleport(chain, c, target, TELEPORT_SNAP | TELEPORT_MOVING);
-            chain_state[c].path_lag = next_path_lag(sch, chain_state[c].path_lag, true);
-            write_output(chain, c, target);
+            apply_teleport(chain, cs, target, TELEPORT_SNAP | TELEPORT_MOVING);
+            cs.path_lag = next_path_lag(sch, cs.path_lag, true);
+            store_chain_state(c, cs);
+            write_output(chain, cs, target);
             return;
         }
         if (target.teleport != TELEPORT_NONE) {
-            apply_teleport(chain, c, target, target.teleport);
+            apply_teleport(chain, cs, target, target.teleport);
         }
         // A chain declared moving starts moving on the first frame after its snap that runs
         // substeps: on the snap frame its path starts at the pose just given and shows no speed yet.
         bool snapped_now = (target.teleport & TELEPORT_MODE_MASK) == TELEPORT_SNAP;
-        moving = sch.substep_count > 0u && (chain_state[c].flags & CHAIN_START_MOVING) != 0u && !snapped_now;
+        moving = sch.substep_count > 0u && (cs.flags & CHAIN_START_MOVING) != 0u && !snapped_now;
         if (moving) {
-            start_moving(chain, c, target);
+            start_moving(chain, cs, target);
         }
         // Back from another level (or a snap), the paths resume where the chain's own last
         // substep ended, carried to this schedule's start.
-        float lag = chain_state[c].path_lag;
+        float lag = cs.path_lag;
         if (sch.substep_count > 0u && !snapped_now && lag != sch.start_lag) {
-            resume_path(chain, c, lag - sch.start_lag);
+            resume_path(chain, cs, lag - sch.start_lag);
         }
-        chain_state[c].path_lag = next_path_lag(sch, lag, snapped_now);
+        cs.path_lag = next_path_lag(sch, lag, snapped_now);
     }
     uint first_alpha = target.lod * params.alpha_stride;
-    vec2 root_position = chain_state[c].last_root_position;
-    float root_angle = chain_state[c].last_root_angle;
+    vec2 root_position = cs.last_root_position;
+    float root_angle = cs.last_root_angle;
     bool windy = WIND != 0 && (params.wind.x != 0.0 || params.wind.y != 0.0 || params.wind.z != 0.0);
     // The substeps run in batches of up to FUSED_SUBSTEPS: the root's path through the batch
     // first, then each segment, root to tip, through all of the batch's substeps with its
@@ -362,25 +356,25 @@ void main() {
         uint count = min(uint(FUSED_SUBSTEPS), range.end - batch);
         for (uint k = 0u; k < count; ++k) {
             weights[k] = path_weights(alphas[first_alpha + batch + k], target_path);
-            parent_tip[k] = chain_state[c].prev_root_position;  // the root at the last substep
-            root_acceleration[k] = interpolate_root(c, target, weights[k], moving && batch + k == 0u, root_position,
+            parent_tip[k] = cs.prev_root_position;  // the root at the last substep
+            root_acceleration[k] = interpolate_root(cs, target, weights[k], moving && batch + k == 0u, root_position,
                                                     root_angle);
             parent_angle[k] = root_angle;
         }
         bool finishing = ends_frame && batch + count >= range.end;
         OutputWalk walk;
         if (finishing) {
-            end_path(c, target, last_weights);
-            walk = begin_output(chain, c, target);
+            end_path(cs, target, last_weights);
+            walk = begin_output(chain, cs, target);
         }
         for (uint i = 0u; i < chain.segment_count; ++i) {
             uint s = chain.first_segment + i;
-            AngleSegmentRig rig = segment_rig[s];
-            AngleSegmentState st = segment_state[s];
+            AngleSegmentRig rig = load_segment_rig(s);
+            AngleSegmentState st = load_segment_state(s);
             float local_target = local_angle[s];
             ExactStep step = ExactStep(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
             if (exact_integrator) {
-                step = exact_step[2u * s + schedule_index];
+                step = load_exact_step(2u * s + schedule_index);
             }
             for (uint k = 0u; k < count; ++k) {
                 vec2 wind = vec2(0.0);
@@ -396,10 +390,11 @@ void main() {
                 end_segment_path(st, local_target, last_weights);
                 output_segment(walk, chain, i, st, rig.length);
             }
-            segment_state[s] = st;
+            store_segment_state(s, st);
         }
     }
+    store_chain_state(c, cs);
     if (range.last && !ends_frame) {
-        write_output(chain, c, target);
+        write_output(chain, cs, target);
     }
 }

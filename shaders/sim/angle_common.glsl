@@ -96,13 +96,65 @@ struct AngleSegmentOutput {
     float angular_velocity;
 };
 
+// The buffers hold the structs above, but are declared as arrays of vec4 (uvec4 where the
+// first fields are uints; the segment outputs as vec2) and read and written through the
+// load_/store_ functions below: Mesa's llvmpipe moves one vector per invocation at once, but
+// every float field of a struct apart (per field, a loop over the lanes), so this halves the
+// kernel's memory work there (docs/PERFORMANCE.md). The layout is the structs' own.
 layout(std430, binding = 0) readonly buffer FrameBuffer { AngleFrameParams params; float alphas[]; };
-layout(std430, binding = 1) readonly buffer ChainRigBuffer { AngleChainRig chain_rig[]; };
-layout(std430, binding = 2) readonly buffer SegmentRigBuffer { AngleSegmentRig segment_rig[]; };
-layout(std430, binding = 3) buffer ChainStateBuffer { AngleChainState chain_state[]; };
-layout(std430, binding = 4) buffer SegmentStateBuffer { AngleSegmentState segment_state[]; };
-layout(std430, binding = 5) readonly buffer ChainTargetBuffer { AngleChainTarget chain_target[]; };
+layout(std430, binding = 1) readonly buffer ChainRigBuffer { uvec4 chain_rig_words[]; };
+layout(std430, binding = 2) readonly buffer SegmentRigBuffer { vec4 segment_rig_words[]; };
+layout(std430, binding = 3) buffer ChainStateBuffer { vec4 chain_state_words[]; };
+layout(std430, binding = 4) buffer SegmentStateBuffer { vec4 segment_state_words[]; };
+layout(std430, binding = 5) readonly buffer ChainTargetBuffer { vec4 chain_target_words[]; };
 layout(std430, binding = 6) readonly buffer LocalAngleBuffer { float local_angle[]; };
-layout(std430, binding = 7) writeonly buffer JointOutputBuffer { AngleJointOutput joint_output[]; };
-layout(std430, binding = 8) writeonly buffer SegmentOutputBuffer { AngleSegmentOutput segment_output[]; };
-layout(std430, binding = 9) readonly buffer ExactStepBuffer { ExactStep exact_step[]; };
+layout(std430, binding = 7) writeonly buffer JointOutputBuffer { vec4 joint_output_words[]; };
+layout(std430, binding = 8) writeonly buffer SegmentOutputBuffer { vec2 segment_output_words[]; };
+layout(std430, binding = 9) readonly buffer ExactStepBuffer { vec4 exact_step_words[]; };
+
+AngleSegmentRig load_segment_rig(uint s) {
+    vec4 a = segment_rig_words[2u * s];
+    vec4 b = segment_rig_words[2u * s + 1u];
+    return AngleSegmentRig(a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w);
+}
+
+AngleSegmentState load_segment_state(uint s) {
+    vec4 a = segment_state_words[2u * s];
+    vec4 b = segment_state_words[2u * s + 1u];
+    return AngleSegmentState(a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w);
+}
+
+void store_segment_state(uint s, AngleSegmentState st) {
+    segment_state_words[2u * s] = vec4(st.angle, st.angular_velocity, st.prev_angle, st.prev_angular_velocity);
+    segment_state_words[2u * s + 1u] = vec4(st.last_local_angle, st.local_angle_rate, st.target_angle, st.pad0);
+}
+
+AngleChainState load_chain_state(uint c) {
+    vec4 a = chain_state_words[3u * c];
+    vec4 b = chain_state_words[3u * c + 1u];
+    vec4 d = chain_state_words[3u * c + 2u];
+    return AngleChainState(a.xy, a.zw, b.xy, b.zw, d.x, d.y, floatBitsToUint(d.z), d.w);
+}
+
+void store_chain_state(uint c, AngleChainState cs) {
+    chain_state_words[3u * c] = vec4(cs.prev_root_position, cs.prev_root_velocity);
+    chain_state_words[3u * c + 1u] = vec4(cs.last_root_position, cs.root_position_rate);
+    chain_state_words[3u * c + 2u] = vec4(cs.last_root_angle, cs.root_angle_rate, uintBitsToFloat(cs.flags), cs.path_lag);
+}
+
+AngleChainRig load_chain_rig(uint c) {
+    uvec4 a = chain_rig_words[2u * c];
+    vec4 b = uintBitsToFloat(chain_rig_words[2u * c + 1u]);
+    return AngleChainRig(a.x, a.y, a.z, a.w, b.xy, b.z, b.w);
+}
+
+AngleChainTarget load_chain_target(uint c) {
+    vec4 a = chain_target_words[2u * c];
+    vec4 b = chain_target_words[2u * c + 1u];
+    return AngleChainTarget(a.xy, a.z, floatBitsToUint(a.w), floatBitsToUint(b.x), b.y, b.zw);
+}
+
+// Exact step i (2·segment + schedule index: SPEC 1).
+ExactStep load_exact_step(uint i) {
+    return exact_step_of(exact_step_words[2u * i], exact_step_words[2u * i + 1u]);
+}

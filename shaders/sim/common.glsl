@@ -190,6 +190,11 @@ struct ExactStep {
     float pad1;
 };
 
+// An ExactStep from its two vec4s (a kind's exact_step_words view of the buffer).
+ExactStep exact_step_of(vec4 a, vec4 b) {
+    return ExactStep(a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w);
+}
+
 // The substeps this dispatch runs (gpu_jiggle/sim/layouts.py ALL_SUBSTEPS): a frame may run
 // over several dispatches, each the substeps begin <= j < end of every schedule. The first
 // dispatch (begin 0) also shifts the anchor, teleports and starts chains moving; the one that

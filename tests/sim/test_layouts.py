@@ -85,11 +85,12 @@ def test_struct_matches_dtype(filename, name):
 
 def parse_bindings(text):
     """Buffer variable name → binding number, from ``layout(std430, binding = N) ... { T name[]; }``
-    (the first array of the block names it, e.g. ``chain_rig`` or ``alphas`` after ``params``)."""
+    (the first array of the block names it, e.g. ``chain_rig`` or ``alphas`` after ``params``;
+    ``chain_rig_words``, the buffer declared as vectors, names ``chain_rig``)."""
     found = {}
     for binding, body in re.findall(r"layout\(std430,\s*binding\s*=\s*(\d+)\)[^{]*\{([^}]*)\}", text):
         names = re.findall(r"\b(\w+)(?:\[\])?;", body)
-        found[names[0]] = int(binding)
+        found[names[0].removesuffix("_words")] = int(binding)
     return found
 
 
