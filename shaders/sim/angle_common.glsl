@@ -99,8 +99,8 @@ struct AngleSegmentOutput {
 // The buffers hold the structs above, but are declared as arrays of vec4 (uvec4 where the
 // first fields are uints; the segment outputs as vec2) and read and written through the
 // load_/store_ functions below: Mesa's llvmpipe moves one vector per invocation at once, but
-// every float field of a struct apart (per field, a loop over the lanes), so this halves the
-// kernel's memory work there (docs/PERFORMANCE.md). The layout is the structs' own.
+// every float field of a struct apart (per field, a loop over the lanes): the same bytes take
+// about half the instructions as vectors (docs/PERFORMANCE.md). The layout is the structs' own.
 layout(std430, binding = 0) readonly buffer FrameBuffer { AngleFrameParams params; float alphas[]; };
 layout(std430, binding = 1) readonly buffer ChainRigBuffer { uvec4 chain_rig_words[]; };
 layout(std430, binding = 2) readonly buffer SegmentRigBuffer { vec4 segment_rig_words[]; };

@@ -1,0 +1,44 @@
+"""``benchmarks/bench_memory_access.py``: its kernels do the same work however they reach the
+memory (the loads read the same values, the stores write the same bytes), so its timings
+compare like with like, and it says so only when that holds. Timings are not judged here."""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_memory_access.py"
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("bench_memory_access", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_kernel_runs_and_the_kernels_of_a_kind_agree(bench, gl_context):
+    seconds, agree = bench.run(chains=70, repeats=1)  # 70: a partial last work group
+    assert agree
+    assert set(seconds) == set(bench.KERNELS)
+    assert all(len(times) == 1 and times[0] > 0 for times in seconds.values())
+
+
+def test_a_kernel_that_writes_other_bytes_is_caught(bench, gl_context, monkeypatch):
+    wrong = dict(bench.KERNELS)
+    wrong["store, two vec4"] = wrong["store, two vec4"].replace("8.0 * x", "9.0 * x")
+    monkeypatch.setattr(bench, "KERNELS", wrong)
+    _, agree = bench.run(chains=70, repeats=1, names=tuple(wrong))
+    assert not agree
+
+
+def test_the_command_prints_each_kernel_and_refuses_an_unknown_name(bench, gl_context, capsys):
+    assert bench.main(["--chains", "70", "--repeats", "1", "--only", "load"]) == 0
+    out = capsys.readouterr().out
+    assert all(name in out for name in bench.KERNELS if name.startswith("load"))
+    assert "store" not in out.split("\n", 1)[1].split("the kernels")[0]
+    with pytest.raises(SystemExit):
+        bench.main(["--only", "no such kernel"])
+    assert "the kernels: load, struct of 8 floats" in capsys.readouterr().err
