@@ -96,17 +96,18 @@ struct AngleSegmentOutput {
     float angular_velocity;
 };
 
-// The buffers hold the structs above, but are declared as arrays of vec4 (uvec4 where the
-// first fields are uints; the segment outputs as vec2) and read and written through the
-// load_/store_ functions below: Mesa's llvmpipe moves one vector per invocation at once, but
-// every float field of a struct apart (per field, a loop over the lanes): the same bytes take
-// about half the instructions as vectors (docs/PERFORMANCE.md). The layout is the structs' own.
+// The buffers hold the structs above, but are declared as arrays of vec4 (uvec4 where a record
+// holds uints, so that no flag passes through a float, where a small one would be a denormal
+// GLSL lets a GPU flush; the segment outputs as vec2) and read and written through the load_/
+// store_ functions below: Mesa's llvmpipe moves one vector per invocation at once, but every
+// float field of a struct apart (per field, a loop over the lanes): the same bytes take about
+// half the instructions as vectors (docs/PERFORMANCE.md). The layout is the structs' own.
 layout(std430, binding = 0) readonly buffer FrameBuffer { AngleFrameParams params; float alphas[]; };
 layout(std430, binding = 1) readonly buffer ChainRigBuffer { uvec4 chain_rig_words[]; };
 layout(std430, binding = 2) readonly buffer SegmentRigBuffer { vec4 segment_rig_words[]; };
-layout(std430, binding = 3) buffer ChainStateBuffer { vec4 chain_state_words[]; };
+layout(std430, binding = 3) buffer ChainStateBuffer { uvec4 chain_state_words[]; };
 layout(std430, binding = 4) buffer SegmentStateBuffer { vec4 segment_state_words[]; };
-layout(std430, binding = 5) readonly buffer ChainTargetBuffer { vec4 chain_target_words[]; };
+layout(std430, binding = 5) readonly buffer ChainTargetBuffer { uvec4 chain_target_words[]; };
 layout(std430, binding = 6) readonly buffer LocalAngleBuffer { float local_angle[]; };
 layout(std430, binding = 7) writeonly buffer JointOutputBuffer { vec4 joint_output_words[]; };
 layout(std430, binding = 8) writeonly buffer SegmentOutputBuffer { vec2 segment_output_words[]; };
@@ -130,16 +131,17 @@ void store_segment_state(uint s, AngleSegmentState st) {
 }
 
 AngleChainState load_chain_state(uint c) {
-    vec4 a = chain_state_words[3u * c];
-    vec4 b = chain_state_words[3u * c + 1u];
-    vec4 d = chain_state_words[3u * c + 2u];
-    return AngleChainState(a.xy, a.zw, b.xy, b.zw, d.x, d.y, floatBitsToUint(d.z), d.w);
+    vec4 a = uintBitsToFloat(chain_state_words[3u * c]);
+    vec4 b = uintBitsToFloat(chain_state_words[3u * c + 1u]);
+    uvec4 d = chain_state_words[3u * c + 2u];
+    return AngleChainState(a.xy, a.zw, b.xy, b.zw, uintBitsToFloat(d.x), uintBitsToFloat(d.y), d.z, uintBitsToFloat(d.w));
 }
 
 void store_chain_state(uint c, AngleChainState cs) {
-    chain_state_words[3u * c] = vec4(cs.prev_root_position, cs.prev_root_velocity);
-    chain_state_words[3u * c + 1u] = vec4(cs.last_root_position, cs.root_position_rate);
-    chain_state_words[3u * c + 2u] = vec4(cs.last_root_angle, cs.root_angle_rate, uintBitsToFloat(cs.flags), cs.path_lag);
+    chain_state_words[3u * c] = floatBitsToUint(vec4(cs.prev_root_position, cs.prev_root_velocity));
+    chain_state_words[3u * c + 1u] = floatBitsToUint(vec4(cs.last_root_position, cs.root_position_rate));
+    chain_state_words[3u * c + 2u] = uvec4(floatBitsToUint(cs.last_root_angle), floatBitsToUint(cs.root_angle_rate), cs.flags,
+                                           floatBitsToUint(cs.path_lag));
 }
 
 AngleChainRig load_chain_rig(uint c) {
@@ -149,9 +151,9 @@ AngleChainRig load_chain_rig(uint c) {
 }
 
 AngleChainTarget load_chain_target(uint c) {
-    vec4 a = chain_target_words[2u * c];
-    vec4 b = chain_target_words[2u * c + 1u];
-    return AngleChainTarget(a.xy, a.z, floatBitsToUint(a.w), floatBitsToUint(b.x), b.y, b.zw);
+    uvec4 a = chain_target_words[2u * c];
+    uvec4 b = chain_target_words[2u * c + 1u];
+    return AngleChainTarget(uintBitsToFloat(a.xy), uintBitsToFloat(a.z), a.w, b.x, uintBitsToFloat(b.y), uintBitsToFloat(b.zw));
 }
 
 // Exact step i (2·segment + schedule index: SPEC 1).
