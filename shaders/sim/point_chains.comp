@@ -68,10 +68,14 @@ float carried;
 vec3 chain_gravity;
 float chain_gust_phase;
 
+// The chain's state (chain_state), held in registers from the dispatch's start to its end: read
+// once by step_chain and written once, where every stage before read and wrote its fields.
+PointChainState chain_held;
+
 // The state follows the chain's anchor, moved to this frame's pivot (SPEC 4.4).
 void shift_anchor(uint c, vec3 shift) {
-    chain_state[c].prev_pivot.xyz += shift;
-    chain_state[c].last_pivot.xyz += shift;
+    chain_held.prev_pivot.xyz += shift;
+    chain_held.last_pivot.xyz += shift;
 }
 
 #include "point_teleport.glsl"
@@ -80,9 +84,9 @@ void shift_anchor(uint c, vec3 shift) {
 // own time from its path's start to this frame's pose (resume_path then carries it to the
 // schedule's start).
 void start_moving(PointChainRig chain, uint c) {
-    float inv_span = own_inv_span(sch, chain_state[c].path_lag);
-    chain_state[c].pivot_rate = vec4(-chain_state[c].last_pivot.xyz * inv_span, 0.0);
-    chain_state[c].flags &= ~CHAIN_START_MOVING;
+    float inv_span = own_inv_span(sch, chain_held.path_lag);
+    chain_held.pivot_rate = vec4(-chain_held.last_pivot.xyz * inv_span, 0.0);
+    chain_held.flags &= ~CHAIN_START_MOVING;
     for (uint i = 0u; i < chain.segment_count; ++i) {
         uint s = chain.first_segment + i;
         segment_state[s].offset_rate.xyz = (target_offset(s) - segment_state[s].last_offset.xyz) * inv_span;
@@ -95,9 +99,9 @@ void start_moving(PointChainRig chain, uint c) {
 // (so the particles, relative to the pivot, go with it) and each target offset's path,
 // x0 += shift·m0.
 void resume_path(PointChainRig chain, uint c, float shift) {
-    vec3 moved = shift * chain_state[c].pivot_rate.xyz;
-    chain_state[c].last_pivot.xyz = chain_state[c].last_pivot.xyz + moved;
-    chain_state[c].prev_pivot.xyz = chain_state[c].prev_pivot.xyz + moved;
+    vec3 moved = shift * chain_held.pivot_rate.xyz;
+    chain_held.last_pivot.xyz = chain_held.last_pivot.xyz + moved;
+    chain_held.prev_pivot.xyz = chain_held.prev_pivot.xyz + moved;
     for (uint i = 0u; i < chain.segment_count; ++i) {
         uint s = chain.first_segment + i;
         segment_state[s].last_offset.xyz = segment_state[s].last_offset.xyz + shift * segment_state[s].offset_rate.xyz;
@@ -107,7 +111,7 @@ void resume_path(PointChainRig chain, uint c, float shift) {
 // The pivot's path velocity (length/s) at the path weights w, as interpolate_pivot and end_path
 // work it out.
 vec3 pivot_path_velocity(uint c, PathWeights w) {
-    PointChainState cs = chain_state[c];
+    PointChainState cs = chain_held;
     vec3 d = -cs.last_pivot.xyz;
     vec3 m = start_tangent(d, sch.span * cs.pivot_rate.xyz, target_path);
     return (w.dp * d + w.dq * m) * sch.inv_span;
@@ -115,7 +119,7 @@ vec3 pivot_path_velocity(uint c, PathWeights w) {
 
 // The pivot on its target path at the path weights w, as interpolate_pivot places it.
 vec3 pivot_on_path(uint c, PathWeights w) {
-    PointChainState cs = chain_state[c];
+    PointChainState cs = chain_held;
     vec3 d = -cs.last_pivot.xyz;
     vec3 m = start_tangent(d, sch.span * cs.pivot_rate.xyz, target_path);
     return cs.last_pivot.xyz + w.p * d + w.q * m;
@@ -125,13 +129,13 @@ vec3 pivot_on_path(uint c, PathWeights w) {
 // and its path velocity (length/s, as end_path leaves pivot_rate); returns its motion Δp this
 // substep.
 vec3 interpolate_pivot(uint c, PathWeights w, out vec3 pivot, out vec3 velocity) {
-    PointChainState cs = chain_state[c];
+    PointChainState cs = chain_held;
     vec3 d = -cs.last_pivot.xyz;
     vec3 m = start_tangent(d, sch.span * cs.pivot_rate.xyz, target_path);
     pivot = cs.last_pivot.xyz + w.p * d + w.q * m;
     velocity = (w.dp * d + w.dq * m) * sch.inv_span;
     vec3 moved = pivot - cs.prev_pivot.xyz;
-    chain_state[c].prev_pivot = vec4(pivot, 0.0);
+    chain_held.prev_pivot = vec4(pivot, 0.0);
     return moved;
 }
 
@@ -140,11 +144,11 @@ vec3 interpolate_pivot(uint c, PathWeights w, out vec3 pivot, out vec3 velocity)
 // SPEC 2: the paths end at the chain's last substep (path fraction alpha, weights w): the next
 // frame's paths start where they are there, at their velocity there. The pivot's:
 void end_pivot_path(uint c, PathWeights w) {
-    PointChainState cs = chain_state[c];
+    PointChainState cs = chain_held;
     vec3 d_pivot = -cs.last_pivot.xyz;
     vec3 m_pivot = start_tangent(d_pivot, sch.span * cs.pivot_rate.xyz, target_path);
-    chain_state[c].last_pivot = vec4(cs.last_pivot.xyz + w.p * d_pivot + w.q * m_pivot, 0.0);
-    chain_state[c].pivot_rate = vec4((w.dp * d_pivot + w.dq * m_pivot) * sch.inv_span, 0.0);
+    chain_held.last_pivot = vec4(cs.last_pivot.xyz + w.p * d_pivot + w.q * m_pivot, 0.0);
+    chain_held.pivot_rate = vec4((w.dp * d_pivot + w.dq * m_pivot) * sch.inv_span, 0.0);
 }
 
 // A segment's target offset path (its tip's `offset` in this frame's pose) and its base
@@ -224,7 +228,7 @@ bool walk_batches(PointChainRig chain, uint c, dvec3 anchor, SubstepRange range,
         bool finishing = ends_frame && batch + count >= range.end;
         OutputWalk walk;
         if (finishing) {
-            chain_state[c].prev_pivot_rate = vec4(prev_pivot_velocity, 0.0);
+            chain_held.prev_pivot_rate = vec4(prev_pivot_velocity, 0.0);
             end_pivot_path(c, last_weights);
             walk = begin_output(chain, c, anchor);
             finished = true;
@@ -299,7 +303,7 @@ void walk_substeps(PointChainRig chain, uint c, dvec3 anchor, SubstepRange range
             place_collider_moves(start_contact);
             if (!counted) {
                 counted = true;
-                k = contact_substeps(contact, contact.pivot - chain_state[c].prev_pivot.xyz, reach, smallest_radius);
+                k = contact_substeps(contact, contact.pivot - chain_held.prev_pivot.xyz, reach, smallest_radius);
 #if NEAR_FAR == 1  // sub-steps are for colliders near: the near pass's
                 contact_near = contact_near || k > 1u;
                 k = 1u;
@@ -348,6 +352,7 @@ void step_chain(uint c) {
     if (range.idle || (control.lod == LOD_FROZEN && !range.first)) {
         return;
     }
+    chain_held = load_chain_state(c);
     bool moving = false;
     if (range.first) {
 #if NEAR_FAR != 2  // (the far pass wrote it)
@@ -360,8 +365,9 @@ void step_chain(uint c) {
             // Frozen: sits on its animated targets, as a snap teleport every frame, of a body
             // that is moving (SPEC 5): back at a level that runs, it starts moving with them.
             apply_teleport(chain, c, TELEPORT_SNAP | TELEPORT_MOVING);
-            chain_state[c].path_lag = next_path_lag(sch, chain_state[c].path_lag, true);
+            chain_held.path_lag = next_path_lag(sch, chain_held.path_lag, true);
             write_output(chain, c, anchor);
+            store_chain_state(c, chain_held);
             return;
         }
         if (control.teleport != TELEPORT_NONE) {
@@ -370,17 +376,17 @@ void step_chain(uint c) {
         // A chain declared moving starts moving on the first frame after its snap that runs
         // substeps: on the snap frame its path starts at the pose just given and shows no speed yet.
         bool snapped_now = (control.teleport & TELEPORT_MODE_MASK) == TELEPORT_SNAP;
-        moving = sch.substep_count > 0u && (chain_state[c].flags & CHAIN_START_MOVING) != 0u && !snapped_now;
+        moving = sch.substep_count > 0u && (chain_held.flags & CHAIN_START_MOVING) != 0u && !snapped_now;
         if (moving) {
             start_moving(chain, c);
         }
         // Back from another level (or a snap), the paths resume where the chain's own last
         // substep ended, carried to this schedule's start.
-        float lag = chain_state[c].path_lag;
+        float lag = chain_held.path_lag;
         if (sch.substep_count > 0u && !snapped_now && lag != sch.start_lag) {
             resume_path(chain, c, lag - sch.start_lag);
         }
-        chain_state[c].path_lag = next_path_lag(sch, lag, snapped_now);
+        chain_held.path_lag = next_path_lag(sch, lag, snapped_now);
     }
     uint first_alpha = control.lod * params.alpha_stride;
     if (WIND != 0) {
@@ -394,22 +400,23 @@ void step_chain(uint c) {
     chain_gravity = chain.gravity.xyz;
     chain_gust_phase = target.gust_phase;
     // The pivot's path velocity at the last substep (of this frame, where a dispatch before ran some).
-    vec3 pivot_velocity = range.begin == 0u ? chain_state[c].pivot_rate.xyz
+    vec3 pivot_velocity = range.begin == 0u ? chain_held.pivot_rate.xyz
                                             : pivot_path_velocity(c, path_weights(alphas[first_alpha + range.begin - 1u], target_path));
-    vec3 prev_pivot_velocity = chain_state[c].prev_pivot_rate.xyz;  // the pivot's path velocity a substep back
+    vec3 prev_pivot_velocity = chain_held.prev_pivot_rate.xyz;  // the pivot's path velocity a substep back
 #if SEGMENT_MAJOR
     bool finished = walk_batches(chain, c, anchor, range, first_alpha, moving, pivot_velocity, prev_pivot_velocity);
 #else
     bool finished = false;
     walk_substeps(chain, c, anchor, range, first_alpha, moving, pivot_velocity, prev_pivot_velocity);
 #endif
-    chain_state[c].prev_pivot_rate = vec4(prev_pivot_velocity, 0.0);
+    chain_held.prev_pivot_rate = vec4(prev_pivot_velocity, 0.0);
     if (range.last && !finished) {
         if (sch.substep_count > 0u) {
             end_path(chain, c, alphas[first_alpha + sch.substep_count - 1u]);
         }
         write_output(chain, c, anchor);
     }
+    store_chain_state(c, chain_held);
 }
 
 void main() {
@@ -426,6 +433,6 @@ void main() {
 #endif
     step_chain(c);
 #if NEAR_FAR == 1
-    chain_state[c].contact_near = contact_near ? 1u : 0u;
+    chain_state_words[5u * c + 4u].z = contact_near ? 1u : 0u;  // PointChainState.contact_near
 #endif
 }

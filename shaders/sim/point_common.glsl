@@ -192,7 +192,11 @@ struct PointSegmentOutput {
 layout(std430, binding = 0) readonly buffer FrameBuffer { PointFrameParams params; float alphas[]; };
 layout(std430, binding = 1) readonly buffer ChainRigBuffer { PointChainRig chain_rig[]; };
 layout(std430, binding = 2) readonly buffer SegmentRigBuffer { PointSegmentRig segment_rig[]; };
-layout(std430, binding = 3) buffer ChainStateBuffer { PointChainState chain_state[]; };
+// The chain state, declared as uvec4s (five a record) and read and written whole by
+// load_chain_state and store_chain_state: Mesa's llvmpipe moves a vector per invocation at
+// once but each field of a struct apart (docs/PERFORMANCE.md); uints, so that no flag passes
+// through a float.
+layout(std430, binding = 3) buffer ChainStateBuffer { uvec4 chain_state_words[]; };
 layout(std430, binding = 4) buffer SegmentStateBuffer { PointSegmentState segment_state[]; };
 layout(std430, binding = 5) readonly buffer ChainTargetBuffer { PointChainTarget chain_target[]; };
 layout(std430, binding = 6) readonly buffer JointOffsetBuffer { float joint_offset[]; };  // xyz per segment
@@ -207,6 +211,22 @@ layout(std430, binding = 13) readonly buffer JointRotationBuffer { vec4 joint_ro
 layout(std430, binding = 14) writeonly buffer ChainOutputBuffer { PointChainOutput chain_output[]; };
 #endif
 layout(std430, binding = 15) readonly buffer ChainControlBuffer { PointChainControl chain_control[]; };
+
+PointChainState load_chain_state(uint c) {
+    uvec4 flags = chain_state_words[5u * c + 4u];
+    return PointChainState(uintBitsToFloat(chain_state_words[5u * c]), uintBitsToFloat(chain_state_words[5u * c + 1u]),
+                           uintBitsToFloat(chain_state_words[5u * c + 2u]),
+                           uintBitsToFloat(chain_state_words[5u * c + 3u]), flags.x, uintBitsToFloat(flags.y), flags.z,
+                           flags.w);
+}
+
+void store_chain_state(uint c, PointChainState cs) {
+    chain_state_words[5u * c] = floatBitsToUint(cs.prev_pivot);
+    chain_state_words[5u * c + 1u] = floatBitsToUint(cs.last_pivot);
+    chain_state_words[5u * c + 2u] = floatBitsToUint(cs.pivot_rate);
+    chain_state_words[5u * c + 3u] = floatBitsToUint(cs.prev_pivot_rate);
+    chain_state_words[5u * c + 4u] = uvec4(cs.flags, floatBitsToUint(cs.path_lag), cs.contact_near, cs.pad2);
+}
 
 // Segment s's tip target offset from its chain's pivot in this frame's pose.
 vec3 target_offset(uint s) {

@@ -48,7 +48,7 @@ struct OutputWalk {
 // The walk's start at the pivot (how it sped up over the last substep: its path's velocity
 // change), with this frame's colliders placed, and the pivot's joint written.
 OutputWalk begin_output(PointChainRig chain, uint c, dvec3 anchor) {
-    vec3 base_change = chain_state[c].pivot_rate.xyz - chain_state[c].prev_pivot_rate.xyz;
+    vec3 base_change = chain_held.pivot_rate.xyz - chain_held.prev_pivot_rate.xyz;
     if (COLLIDERS != 0) {  // where push_out_of_frame finds them: this frame's colliders
         place_colliders(Contact(chain.collider_mask, anchor, 1.0, PathWeights(1.0, 0.0, 0.0, 0.0), vec3(0.0), 0.0, 1.0,
                                 vec3(0.0)));

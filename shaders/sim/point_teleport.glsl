@@ -51,10 +51,10 @@ void apply_teleport(PointChainRig chain, uint c, uint flags) {
                 vec4(vec3(0.0), st.prev_velocity.w), vec4(offset, st.last_offset.w), vec4(vec3(0.0), st.offset_rate.w),
                 vec4(offset, st.target.w), joint_rotation[s]);
         }
-        chain_state[c].prev_pivot = vec4(0.0);
-        chain_state[c].last_pivot = vec4(0.0);
-        chain_state[c].pivot_rate = vec4(0.0);
-        chain_state[c].prev_pivot_rate = vec4(0.0);
+        chain_held.prev_pivot = vec4(0.0);
+        chain_held.last_pivot = vec4(0.0);
+        chain_held.pivot_rate = vec4(0.0);
+        chain_held.prev_pivot_rate = vec4(0.0);
     } else if ((flags & TELEPORT_MODE_MASK) == TELEPORT_KEEP_SHAPE) {
         // The pivot's path jumps with the body by how far this frame's pivot (the anchor, 0) is
         // from where its path would have taken it (end = last + span·m0): its own motion stays
@@ -62,12 +62,12 @@ void apply_teleport(PointChainRig chain, uint c, uint flags) {
         // velocities, last targets and target offset paths (all relative to the pivot), turn by
         // the jump's rotation.
         vec4 turn = jump_turn(chain, flags);
-        PointChainState cs = chain_state[c];
+        PointChainState cs = chain_held;
         vec3 end = cs.last_pivot.xyz + sch.span * cs.pivot_rate.xyz;
-        chain_state[c].prev_pivot = vec4(quat_rotate(turn, cs.prev_pivot.xyz - end), 0.0);
-        chain_state[c].last_pivot = vec4(quat_rotate(turn, cs.last_pivot.xyz - end), 0.0);
-        chain_state[c].pivot_rate = vec4(quat_rotate(turn, cs.pivot_rate.xyz), 0.0);
-        chain_state[c].prev_pivot_rate = vec4(quat_rotate(turn, cs.prev_pivot_rate.xyz), 0.0);
+        chain_held.prev_pivot = vec4(quat_rotate(turn, cs.prev_pivot.xyz - end), 0.0);
+        chain_held.last_pivot = vec4(quat_rotate(turn, cs.last_pivot.xyz - end), 0.0);
+        chain_held.pivot_rate = vec4(quat_rotate(turn, cs.pivot_rate.xyz), 0.0);
+        chain_held.prev_pivot_rate = vec4(quat_rotate(turn, cs.prev_pivot_rate.xyz), 0.0);
         for (uint i = 0u; i < chain.segment_count; ++i) {
             uint s = chain.first_segment + i;
             PointSegmentState st = segment_state[s];
@@ -85,6 +85,6 @@ void apply_teleport(PointChainRig chain, uint c, uint flags) {
         }
     }
     if ((flags & TELEPORT_MOVING) != 0u) {
-        chain_state[c].flags |= CHAIN_START_MOVING;
+        chain_held.flags |= CHAIN_START_MOVING;
     }
 }
