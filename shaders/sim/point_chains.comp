@@ -5,7 +5,8 @@
 // start_moving, resume_path, contact_substeps (each substep as k sub-steps, SPEC 9),
 // interpolate_pivot, follow_parent, integrate_particle, collide_near (sweep_particle,
 // collide), limit_distance, enforce_length, limit_angle (point_limits.glsl), settle_contact
-// (sweep_segment, keep_outside, collide), end_path, write_output.
+// (sweep_segment, keep_outside, collide), end_path (end_pivot_path, end_segment_path, in the
+// output's walk), write_output.
 #define LOCAL_SIZE 64
 // Feature switches (gpu_jiggle/sim/backends/gpu_point.py compiles a variant for what the chain set
 // and the frame use): a switch at 0 leaves the feature's code out, for frames that cannot use
@@ -160,19 +161,6 @@ void end_segment_path(vec3 offset, vec4 rotation, PathWeights w, float alpha, in
     st.last_offset.xyz = last + w.p * d + w.q * m;
     st.offset_rate.xyz = (w.dp * d + w.dq * m) * sch.inv_span;
     st.last_rotation = nlerp(st.last_rotation, rotation, alpha);
-}
-
-void end_path(PointChainRig chain, uint c, float alpha) {
-    PathWeights w = path_weights(alpha, target_path);
-    end_pivot_path(c, w);
-    for (uint i = 0u; i < chain.segment_count; ++i) {
-        uint s = chain.first_segment + i;
-        PointSegmentState st = segment_state[s];
-        end_segment_path(target_offset(s), joint_rotation[s], w, alpha, st);
-        segment_state[s].last_offset.xyz = st.last_offset.xyz;
-        segment_state[s].offset_rate.xyz = st.offset_rate.xyz;
-        segment_state[s].last_rotation = st.last_rotation;
-    }
 }
 
 #include "point_output.glsl"
@@ -366,7 +354,7 @@ void step_chain(uint c) {
             // that is moving (SPEC 5): back at a level that runs, it starts moving with them.
             apply_teleport(chain, c, TELEPORT_SNAP | TELEPORT_MOVING);
             chain_held.path_lag = next_path_lag(sch, chain_held.path_lag, true);
-            write_output(chain, c, anchor);
+            write_output(chain, c, anchor, false, 1.0);
             store_chain_state(c, chain_held);
             return;
         }
@@ -411,10 +399,8 @@ void step_chain(uint c) {
 #endif
     chain_held.prev_pivot_rate = vec4(prev_pivot_velocity, 0.0);
     if (range.last && !finished) {
-        if (sch.substep_count > 0u) {
-            end_path(chain, c, alphas[first_alpha + sch.substep_count - 1u]);
-        }
-        write_output(chain, c, anchor);
+        // the paths end at the last substep, in the output's walk
+        write_output(chain, c, anchor, sch.substep_count > 0u, alphas[first_alpha + max(sch.substep_count, 1u) - 1u]);
     }
     store_chain_state(c, chain_held);
 }

@@ -112,15 +112,29 @@ void output_segment(inout OutputWalk walk, PointChainRig chain, uint i, uint s, 
     walk.animated_base = animated;
 }
 
-void write_output(PointChainRig chain, uint c, dvec3 anchor) {
+// The output of a frame whose walk of the segments (walk_batches) did not write it: the paths
+// end at the frame's last substep first where `ends_path` (path fraction `alpha`; SPEC 2), each
+// segment's in the same walk (end_pivot_path, end_segment_path), so its state is read and
+// written once.
+void write_output(PointChainRig chain, uint c, dvec3 anchor, bool ends_path, float alpha) {
+    PathWeights w = path_weights(alpha, target_path);
+    if (ends_path) {
+        end_pivot_path(c, w);
+    }
     OutputWalk walk = begin_output(chain, c, anchor);
     for (uint i = 0u; i < chain.segment_count; ++i) {
         uint s = chain.first_segment + i;
         PointSegmentState st = segment_state[s];
-        output_segment(walk, chain, i, s, segment_rig[s], target_offset(s), joint_rotation[s], anchor, st);
-        segment_state[s].last_offset.w = st.last_offset.w;
-        segment_state[s].offset_rate.w = st.offset_rate.w;
-        segment_state[s].prev_position.w = st.prev_position.w;
-        segment_state[s].prev_velocity.w = st.prev_velocity.w;
+        vec3 offset = target_offset(s);
+        vec4 rotation = joint_rotation[s];
+        if (ends_path) {
+            end_segment_path(offset, rotation, w, alpha, st);
+        }
+        output_segment(walk, chain, i, s, segment_rig[s], offset, rotation, anchor, st);
+        segment_state[s].prev_position = st.prev_position;
+        segment_state[s].prev_velocity = st.prev_velocity;
+        segment_state[s].last_offset = st.last_offset;
+        segment_state[s].offset_rate = st.offset_rate;
+        segment_state[s].last_rotation = st.last_rotation;
     }
 }
