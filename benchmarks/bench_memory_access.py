@@ -71,6 +71,14 @@ void main() { uint c = gl_GlobalInvocationID.x; if (c >= CHAINS) return; float x
 WIDTH = 4096  # texels per image row
 
 
+def room(ctx) -> int:
+    """The most chains one run can hold here: its image (WIDTH texels a row, at most
+    GL_MAX_TEXTURE_SIZE rows) and its buffers (at most GL_MAX_SHADER_STORAGE_BLOCK_SIZE)."""
+    rows = int(ctx.info.get("GL_MAX_TEXTURE_SIZE") or 16384)
+    block = int(ctx.info.get("GL_MAX_SHADER_STORAGE_BLOCK_SIZE") or 2 ** 27)
+    return min(rows * WIDTH, block // 16) // (2 * SEGMENTS)
+
+
 def run(chains: int, repeats: int, names=tuple(KERNELS)) -> tuple[dict, bool]:
     """The kernels ``names`` ``repeats`` times each, taking turns (after a warm-up round:
     llvmpipe compiles at first use): ({name: [seconds]}, whether the kernels of a kind agree:
@@ -120,6 +128,10 @@ def main(argv=None) -> int:
     names = tuple(name for name in KERNELS if args.only in name)
     if not names:
         parser.error(f"--only {args.only!r}: no kernel's name holds it; the kernels: {', '.join(KERNELS)}")
+    limit = room(get_context())
+    if args.chains > limit:
+        parser.error(f"--chains {args.chains}: this context holds at most {limit} (its largest texture or storage "
+                     "block); use fewer")
     seconds, agree = run(args.chains, args.repeats, names)
     print("renderer:", describe(get_context()).get("GL_RENDERER"),
           f"| {args.chains} chains of {SEGMENTS}, 8 floats a segment")

@@ -42,3 +42,9 @@ def test_the_command_prints_each_kernel_and_refuses_an_unknown_name(bench, gl_co
     with pytest.raises(SystemExit):
         bench.main(["--only", "no such kernel"])
     assert "the kernels: load, struct of 8 floats" in capsys.readouterr().err
+
+
+def test_more_chains_than_the_context_holds_are_refused_before_anything_is_made(bench, gl_context, capsys):
+    with pytest.raises(SystemExit):
+        bench.main(["--chains", str(bench.room(gl_context) + 1)])
+    assert "this context holds at most" in capsys.readouterr().err
