@@ -48,8 +48,9 @@ def table(report: dict) -> str:
         lines += ["", "peers (the same v2 step written with numba and Warp):"] + peers
     near = [row for row in report["cases"] if row["case"].get("near_fraction") is not None]
     if near:
-        lines += ["", "chains near a collider (one can touch the ball about the pivot that holds the chain; "
-                  "GPU: run as near chains, SPEC 9):"]
+        lines += ["", "chains near a collider: in the first pose, those that can touch one within the ball about "
+                  "the pivot that holds the chain; GPU: those the timed frames ran as near chains (the median; "
+                  "strands pushed clear of a collider stop being near, SPEC 9):"]
         lines += [f"  {row['case']['label']}: {row['case']['near_fraction']:.1%}"
                   + (f"; GPU {row['gpu']['near_chains']:.1%}" if "near_chains" in row.get("gpu", {}) else "")
                   for row in near]

@@ -34,6 +34,16 @@ def test_a_kernel_that_writes_other_bytes_is_caught(bench, gl_context, monkeypat
     assert not agree
 
 
+@pytest.mark.parametrize("name", ["load, two image texels", "store, two vec4"])
+def test_a_kernel_that_writes_nothing_is_caught(bench, gl_context, monkeypatch, name):
+    idle = dict(bench.KERNELS)
+    idle[name] = idle[name].replace("if (c >= CHAINS) return;", "return;")
+    assert idle[name] != bench.KERNELS[name]
+    monkeypatch.setattr(bench, "KERNELS", idle)
+    _, agree = bench.run(chains=70, repeats=2, names=tuple(idle))
+    assert not agree
+
+
 def test_the_command_prints_each_kernel_and_refuses_an_unknown_name(bench, gl_context, capsys):
     assert bench.main(["--chains", "70", "--repeats", "1", "--only", "load"]) == 0
     out = capsys.readouterr().out
