@@ -74,7 +74,7 @@ float chain_gust_phase;
 PointChainState chain_held;
 
 // The state follows the chain's anchor, moved to this frame's pivot (SPEC 4.4).
-void shift_anchor(uint c, vec3 shift) {
+void shift_anchor(vec3 shift) {
     chain_held.prev_pivot.xyz += shift;
     chain_held.last_pivot.xyz += shift;
 }
@@ -84,7 +84,7 @@ void shift_anchor(uint c, vec3 shift) {
 // SPEC 5, moving: the path starts at the speed it is seen to have (m0 = m1), over the chain's
 // own time from its path's start to this frame's pose (resume_path then carries it to the
 // schedule's start).
-void start_moving(PointChainRig chain, uint c) {
+void start_moving(PointChainRig chain) {
     float inv_span = own_inv_span(sch, chain_held.path_lag);
     chain_held.pivot_rate = vec4(-chain_held.last_pivot.xyz * inv_span, 0.0);
     chain_held.flags &= ~CHAIN_START_MOVING;
@@ -99,7 +99,7 @@ void start_moving(PointChainRig chain, uint c) {
 // start (its start_lag), shift = path_lag - start_lag seconds: the pivot's path and p_prev
 // (so the particles, relative to the pivot, go with it) and each target offset's path,
 // x0 += shift·m0.
-void resume_path(PointChainRig chain, uint c, float shift) {
+void resume_path(PointChainRig chain, float shift) {
     vec3 moved = shift * chain_held.pivot_rate.xyz;
     chain_held.last_pivot.xyz = chain_held.last_pivot.xyz + moved;
     chain_held.prev_pivot.xyz = chain_held.prev_pivot.xyz + moved;
@@ -109,9 +109,9 @@ void resume_path(PointChainRig chain, uint c, float shift) {
     }
 }
 
-// The pivot's path velocity (length/s) at the path weights w, as interpolate_pivot and end_path
+// The pivot's path velocity (length/s) at the path weights w, as interpolate_pivot and end_pivot_path
 // work it out.
-vec3 pivot_path_velocity(uint c, PathWeights w) {
+vec3 pivot_path_velocity(PathWeights w) {
     PointChainState cs = chain_held;
     vec3 d = -cs.last_pivot.xyz;
     vec3 m = start_tangent(d, sch.span * cs.pivot_rate.xyz, target_path);
@@ -119,7 +119,7 @@ vec3 pivot_path_velocity(uint c, PathWeights w) {
 }
 
 // The pivot on its target path at the path weights w, as interpolate_pivot places it.
-vec3 pivot_on_path(uint c, PathWeights w) {
+vec3 pivot_on_path(PathWeights w) {
     PointChainState cs = chain_held;
     vec3 d = -cs.last_pivot.xyz;
     vec3 m = start_tangent(d, sch.span * cs.pivot_rate.xyz, target_path);
@@ -127,9 +127,9 @@ vec3 pivot_on_path(uint c, PathWeights w) {
 }
 
 // SPEC section 4, step 1: the pivot on its target path (this frame's pivot is the anchor, 0)
-// and its path velocity (length/s, as end_path leaves pivot_rate); returns its motion Δp this
+// and its path velocity (length/s, as end_pivot_path leaves pivot_rate); returns its motion Δp this
 // substep.
-vec3 interpolate_pivot(uint c, PathWeights w, out vec3 pivot, out vec3 velocity) {
+vec3 interpolate_pivot(PathWeights w, out vec3 pivot, out vec3 velocity) {
     PointChainState cs = chain_held;
     vec3 d = -cs.last_pivot.xyz;
     vec3 m = start_tangent(d, sch.span * cs.pivot_rate.xyz, target_path);
@@ -144,7 +144,7 @@ vec3 interpolate_pivot(uint c, PathWeights w, out vec3 pivot, out vec3 velocity)
 
 // SPEC 2: the paths end at the chain's last substep (path fraction alpha, weights w): the next
 // frame's paths start where they are there, at their velocity there. The pivot's:
-void end_pivot_path(uint c, PathWeights w) {
+void end_pivot_path(PathWeights w) {
     PointChainState cs = chain_held;
     vec3 d_pivot = -cs.last_pivot.xyz;
     vec3 m_pivot = start_tangent(d_pivot, sch.span * cs.pivot_rate.xyz, target_path);
@@ -169,7 +169,7 @@ void end_segment_path(vec3 offset, vec4 rotation, PathWeights w, float alpha, in
 // seconds into the frame at its start: the pivot on its path, and what the chain's segments
 // share in it. pivot_velocity: the pivot's path velocity at the end of the substep before, then
 // of this one; prev_pivot_velocity, a substep back, taken where a substep starts.
-SubstepMotion move_pivot(uint c, float alpha, float elapsed, bool first_moving, bool first_sub,
+SubstepMotion move_pivot(float alpha, float elapsed, bool first_moving, bool first_sub,
                          inout vec3 pivot_velocity, inout vec3 prev_pivot_velocity) {
     SubstepMotion m;
     m.alpha = alpha;
@@ -178,7 +178,7 @@ SubstepMotion move_pivot(uint c, float alpha, float elapsed, bool first_moving, 
     if (first_sub) {
         prev_pivot_velocity = pivot_velocity;
     }
-    m.moved = interpolate_pivot(c, m.w, m.pivot, pivot_velocity);
+    m.moved = interpolate_pivot(m.w, m.pivot, pivot_velocity);
     m.carry = carried * pivot_velocity;
     m.elapsed = elapsed;
     m.first_moving = first_moving;
@@ -193,7 +193,7 @@ SubstepMotion move_pivot(uint c, float alpha, float elapsed, bool first_moving, 
 // own for its child), so that a segment's state is read and written once per batch. Where
 // the batch ends the frame, the same walk ends each segment's paths and writes its output
 // (end_path, write_output); returns whether it did.
-bool walk_batches(PointChainRig chain, uint c, dvec3 anchor, SubstepRange range, uint first_alpha, bool moving,
+bool walk_batches(PointChainRig chain, dvec3 anchor, SubstepRange range, uint first_alpha, bool moving,
                   inout vec3 pivot_velocity, inout vec3 prev_pivot_velocity) {
     float h = sch.substep;
     SubstepMotion motion[FUSED_SUBSTEPS];
@@ -208,7 +208,7 @@ bool walk_batches(PointChainRig chain, uint c, dvec3 anchor, SubstepRange range,
         for (uint k = 0u; k < uint(FUSED_SUBSTEPS); ++k) {  // constant trip counts: the arrays stay in registers
             if (k < count) {
                 uint j = batch + k;
-                motion[k] = move_pivot(c, alphas[first_alpha + j], float(j) * h, moving && j == 0u, true,
+                motion[k] = move_pivot(alphas[first_alpha + j], float(j) * h, moving && j == 0u, true,
                                        pivot_velocity, prev_pivot_velocity);
                 parent[k] = pivot_parent(motion[k]);
             }
@@ -217,8 +217,8 @@ bool walk_batches(PointChainRig chain, uint c, dvec3 anchor, SubstepRange range,
         OutputWalk walk;
         if (finishing) {
             chain_held.prev_pivot_rate = vec4(prev_pivot_velocity, 0.0);
-            end_pivot_path(c, last_weights);
-            walk = begin_output(chain, c, anchor);
+            end_pivot_path(last_weights);
+            walk = begin_output(chain, anchor);
             finished = true;
         }
         for (uint i = 0u; i < chain.segment_count; ++i) {
@@ -248,7 +248,7 @@ bool walk_batches(PointChainRig chain, uint c, dvec3 anchor, SubstepRange range,
 // counts the sub-steps; where there is more than one it starts again with h/k. (One place that
 // places the colliders: a second copy of that double-precision code doubled the kernel's
 // compile time on llvmpipe.)
-void walk_substeps(PointChainRig chain, uint c, dvec3 anchor, SubstepRange range, uint first_alpha, bool moving,
+void walk_substeps(PointChainRig chain, dvec3 anchor, SubstepRange range, uint first_alpha, bool moving,
                    inout vec3 pivot_velocity, inout vec3 prev_pivot_velocity) {
     float reach, smallest_radius;  // SPEC 9, contact sub-steps
     chain_reach(chain, reach, smallest_radius);
@@ -283,7 +283,7 @@ void walk_substeps(PointChainRig chain, uint c, dvec3 anchor, SubstepRange range
             }
             Contact contact = Contact(chain.collider_mask, anchor, collider_alpha,
                                       path_weights(collider_alpha, target_path),
-                                      pivot_on_path(c, path_weights(alpha, target_path)), 0.0, sch.substep, vec3(0.0));
+                                      pivot_on_path(path_weights(alpha, target_path)), 0.0, sch.substep, vec3(0.0));
             place_colliders(contact);
             Contact start_contact = contact;
             start_contact.alpha = start_alpha;
@@ -301,7 +301,7 @@ void walk_substeps(PointChainRig chain, uint c, dvec3 anchor, SubstepRange range
                     continue;
                 }
             }
-            SubstepMotion m = move_pivot(c, alpha, elapsed, moving && j == 0u && sub == 0u, sub == 0u, pivot_velocity,
+            SubstepMotion m = move_pivot(alpha, elapsed, moving && j == 0u && sub == 0u, sub == 0u, pivot_velocity,
                                          prev_pivot_velocity);
             contact.carriage = m.carry;
             ParentStep parent = pivot_parent(m);
@@ -348,31 +348,31 @@ void step_chain(uint c) {
         chain_output[c] = PointChainOutput(vec3(anchor - dvec3(params.origin[0], params.origin[1], params.origin[2])),
                                            control.lod);
 #endif
-        shift_anchor(c, vec3(target.anchor_shift[0], target.anchor_shift[1], target.anchor_shift[2]));
+        shift_anchor(vec3(target.anchor_shift[0], target.anchor_shift[1], target.anchor_shift[2]));
         if (control.lod == LOD_FROZEN) {
             // Frozen: sits on its animated targets, as a snap teleport every frame, of a body
             // that is moving (SPEC 5): back at a level that runs, it starts moving with them.
-            apply_teleport(chain, c, TELEPORT_SNAP | TELEPORT_MOVING);
+            apply_teleport(chain, TELEPORT_SNAP | TELEPORT_MOVING);
             chain_held.path_lag = next_path_lag(sch, chain_held.path_lag, true);
-            write_output(chain, c, anchor, false, 1.0);
+            write_output(chain, anchor, false, 1.0);
             store_chain_state(c, chain_held);
             return;
         }
         if (control.teleport != TELEPORT_NONE) {
-            apply_teleport(chain, c, control.teleport);
+            apply_teleport(chain, control.teleport);
         }
         // A chain declared moving starts moving on the first frame after its snap that runs
         // substeps: on the snap frame its path starts at the pose just given and shows no speed yet.
         bool snapped_now = (control.teleport & TELEPORT_MODE_MASK) == TELEPORT_SNAP;
         moving = sch.substep_count > 0u && (chain_held.flags & CHAIN_START_MOVING) != 0u && !snapped_now;
         if (moving) {
-            start_moving(chain, c);
+            start_moving(chain);
         }
         // Back from another level (or a snap), the paths resume where the chain's own last
         // substep ended, carried to this schedule's start.
         float lag = chain_held.path_lag;
         if (sch.substep_count > 0u && !snapped_now && lag != sch.start_lag) {
-            resume_path(chain, c, lag - sch.start_lag);
+            resume_path(chain, lag - sch.start_lag);
         }
         chain_held.path_lag = next_path_lag(sch, lag, snapped_now);
     }
@@ -389,18 +389,18 @@ void step_chain(uint c) {
     chain_gust_phase = target.gust_phase;
     // The pivot's path velocity at the last substep (of this frame, where a dispatch before ran some).
     vec3 pivot_velocity = range.begin == 0u ? chain_held.pivot_rate.xyz
-                                            : pivot_path_velocity(c, path_weights(alphas[first_alpha + range.begin - 1u], target_path));
+                                            : pivot_path_velocity(path_weights(alphas[first_alpha + range.begin - 1u], target_path));
     vec3 prev_pivot_velocity = chain_held.prev_pivot_rate.xyz;  // the pivot's path velocity a substep back
 #if SEGMENT_MAJOR
-    bool finished = walk_batches(chain, c, anchor, range, first_alpha, moving, pivot_velocity, prev_pivot_velocity);
+    bool finished = walk_batches(chain, anchor, range, first_alpha, moving, pivot_velocity, prev_pivot_velocity);
 #else
     bool finished = false;
-    walk_substeps(chain, c, anchor, range, first_alpha, moving, pivot_velocity, prev_pivot_velocity);
+    walk_substeps(chain, anchor, range, first_alpha, moving, pivot_velocity, prev_pivot_velocity);
 #endif
     chain_held.prev_pivot_rate = vec4(prev_pivot_velocity, 0.0);
     if (range.last && !finished) {
         // the paths end at the last substep, in the output's walk
-        write_output(chain, c, anchor, sch.substep_count > 0u, alphas[first_alpha + max(sch.substep_count, 1u) - 1u]);
+        write_output(chain, anchor, sch.substep_count > 0u, alphas[first_alpha + max(sch.substep_count, 1u) - 1u]);
     }
     store_chain_state(c, chain_held);
 }

@@ -47,7 +47,7 @@ struct OutputWalk {
 
 // The walk's start at the pivot (how it sped up over the last substep: its path's velocity
 // change), with this frame's colliders placed, and the pivot's joint written.
-OutputWalk begin_output(PointChainRig chain, uint c, dvec3 anchor) {
+OutputWalk begin_output(PointChainRig chain, dvec3 anchor) {
     vec3 base_change = chain_held.pivot_rate.xyz - chain_held.prev_pivot_rate.xyz;
     if (COLLIDERS != 0) {  // where push_out_of_frame finds them: this frame's colliders
         place_colliders(Contact(chain.collider_mask, anchor, 1.0, PathWeights(1.0, 0.0, 0.0, 0.0), vec3(0.0), 0.0, 1.0,
@@ -116,12 +116,12 @@ void output_segment(inout OutputWalk walk, PointChainRig chain, uint i, uint s, 
 // end at the frame's last substep first where `ends_path` (path fraction `alpha`; SPEC 2), each
 // segment's in the same walk (end_pivot_path, end_segment_path), so its state is read and
 // written once.
-void write_output(PointChainRig chain, uint c, dvec3 anchor, bool ends_path, float alpha) {
+void write_output(PointChainRig chain, dvec3 anchor, bool ends_path, float alpha) {
     PathWeights w = path_weights(alpha, target_path);
     if (ends_path) {
-        end_pivot_path(c, w);
+        end_pivot_path(w);
     }
-    OutputWalk walk = begin_output(chain, c, anchor);
+    OutputWalk walk = begin_output(chain, anchor);
     for (uint i = 0u; i < chain.segment_count; ++i) {
         uint s = chain.first_segment + i;
         PointSegmentState st = segment_state[s];

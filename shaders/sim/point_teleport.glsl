@@ -40,7 +40,7 @@ vec4 jump_turn(PointChainRig chain, uint flags) {
 // the jump (positions, velocities and path velocities are relative to the pivot: they stay,
 // and the pivot's path jumps with the body); TELEPORT_MOVING marks the chain to start moving
 // with its targets.
-void apply_teleport(PointChainRig chain, uint c, uint flags) {
+void apply_teleport(PointChainRig chain, uint flags) {
     if ((flags & TELEPORT_MODE_MASK) == TELEPORT_SNAP) {
         for (uint i = 0u; i < chain.segment_count; ++i) {
             uint s = chain.first_segment + i;
