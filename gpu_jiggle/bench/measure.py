@@ -48,7 +48,7 @@ def time_solver(case, backend: str, rng, budget_seconds: float, max_frames: int,
     finished), ``dispatch_s`` (its dispatch alone), ``readback_s`` (``positions()``), with
     ``how`` (how the dispatch was timed), ``frames``, the rates ``frame_rate``,
     ``dispatch_rate``, ``frame_readback_rate`` (segment-substeps/s), and on the GPU
-    ``memory_bytes`` (all the solver's GPU buffers), ``memory_per_segment``,
+    ``memory_bytes`` (all the solver's GPU buffers and textures), ``memory_per_segment``,
     ``upload_bytes`` (per frame), ``upload_per_joint``, ``buffer_bytes`` ({name: bytes}) and,
     where frames ran as near and far chains, ``near_chains`` (the fraction run as near).
 
@@ -90,6 +90,8 @@ def time_solver(case, backend: str, rng, budget_seconds: float, max_frames: int,
         out["frame_readback_rate"] = rate(case, out["frame_s"] + out["readback_s"])
         if solver.backend == "gpu":
             sizes = {name: int(buffer.size) for name, buffer in solver.gpu_buffers().items()}
+            sizes.update({name: texture.width * texture.height * texture.components * np.dtype(texture.dtype).itemsize
+                          for name, texture in solver.gpu_textures().items()})
             out.update(buffer_bytes=sizes, memory_bytes=sum(sizes.values()),
                        memory_per_segment=sum(sizes.values()) / case.segment_count,
                        upload_bytes=int(np.median(uploads)),

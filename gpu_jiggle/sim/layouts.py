@@ -236,12 +236,17 @@ INITIAL_ALPHA_CAPACITY = 64
 
 #: Storage buffer name → binding number, per kernel (``layout(std430, binding = N)`` in
 #: angle_common.glsl and point_common.glsl; ``point_draw.glsl`` takes the point ones).
-ANGLE_BINDINGS = {"params": 0, "chain_rig": 1, "segment_rig": 2, "chain_state": 3, "segment_state": 4,
+ANGLE_BINDINGS = {"params": 0, "chain_rig": 1, "chain_state": 3, "segment_state": 4,
                   "chain_target": 5, "local_angle": 6, "joint_output": 7, "segment_output": 8, "exact_step": 9}
 POINT_BINDINGS = {"params": 0, "chain_rig": 1, "segment_rig": 2, "chain_state": 3, "segment_state": 4,
                   "chain_target": 5, "joint_offset": 6, "joint_output": 7, "segment_output": 8,
                   "spheres": 9, "capsules": 10, "planes": 11, "exact_step": 12,
                   "joint_rotation": 13, "chain_output": 14, "chain_control": 15}
+
+#: Records held in a texture (:mod:`gpu_jiggle.gl.record_texture`) → texture unit, per kernel:
+#: ``uniform usampler2D NAME_texels`` and ``uniform uint NAME_row_shift`` in angle_common.glsl.
+#: The angle segments' rig (binding 2 before) is read there in every substep (docs/PERFORMANCE.md).
+ANGLE_TEXTURES = {"segment_rig": 0}
 
 #: Struct name in GLSL → dtype, per shared GLSL file, for the layout test.
 COMMON_GLSL_STRUCTS = {"Schedule": SCHEDULE, "ExactStep": EXACT_STEP}

@@ -289,7 +289,8 @@ class Solver(SavedState, LevelsOfDetail, MeasuredDispatch, Releasable):
     # -- read-back -----------------------------------------------------------------------------
     def gpu_buffers(self) -> dict:
         """The GPU backend's storage buffers (``moderngl.Buffer``) by name, for drawing straight
-        from the solver's state without a read-back: ``chain_rig``, ``joint_output``,
+        from the solver's state without a read-back (angle chains' segment rig is a texture,
+        :meth:`gpu_textures`): ``chain_rig``, ``joint_output``,
         ``segment_output``, point chains' ``chain_output`` (each pivot relative to
         :attr:`origin`, and the level of detail) and the rest (with point chains' near pass's
         ``near_chain_state``, ``near_segment_state`` and ``near_chains`` once a frame has run
@@ -304,6 +305,17 @@ class Solver(SavedState, LevelsOfDetail, MeasuredDispatch, Releasable):
         if self.backend != "gpu":
             raise TypeError("gpu_buffers() needs the GPU backend; this solver runs on the CPU")
         return self._backend.all_buffers()
+
+    def gpu_textures(self) -> dict:
+        """The GPU backend's record textures (``moderngl.Texture``, ``RGBA32UI``) by name: the
+        read-only records a kernel reads as texels (:mod:`gpu_jiggle.gl.record_texture`,
+        ``layouts.ANGLE_TEXTURES``: angle chains' ``segment_rig``); empty for point chains.
+
+        Raises: TypeError on the CPU backend."""
+        self._require_live("gpu_textures")
+        if self.backend != "gpu":
+            raise TypeError("gpu_textures() needs the GPU backend; this solver runs on the CPU")
+        return self._backend.all_textures()
 
     def state(self) -> dict:
         """A full copy of the dynamic state, the clocks and the pending inputs (for checks)."""

@@ -20,6 +20,7 @@ layout(local_size_x = LOCAL_SIZE) in;
 
 #include "common.glsl"
 #include "dispatch.glsl"
+#include "record_texture.glsl"
 #include "angle_common.glsl"
 
 // The schedule of this invocation's chain (its level of detail) and the solver's options, set

@@ -104,7 +104,6 @@ struct AngleSegmentOutput {
 // half the instructions as vectors (docs/PERFORMANCE.md). The layout is the structs' own.
 layout(std430, binding = 0) readonly buffer FrameBuffer { AngleFrameParams params; float alphas[]; };
 layout(std430, binding = 1) readonly buffer ChainRigBuffer { uvec4 chain_rig_words[]; };
-layout(std430, binding = 2) readonly buffer SegmentRigBuffer { vec4 segment_rig_words[]; };
 layout(std430, binding = 3) buffer ChainStateBuffer { uvec4 chain_state_words[]; };
 layout(std430, binding = 4) buffer SegmentStateBuffer { vec4 segment_state_words[]; };
 layout(std430, binding = 5) readonly buffer ChainTargetBuffer { uvec4 chain_target_words[]; };
@@ -112,10 +111,15 @@ layout(std430, binding = 6) readonly buffer LocalAngleBuffer { float local_angle
 layout(std430, binding = 7) writeonly buffer JointOutputBuffer { vec4 joint_output_words[]; };
 layout(std430, binding = 8) writeonly buffer SegmentOutputBuffer { vec2 segment_output_words[]; };
 layout(std430, binding = 9) readonly buffer ExactStepBuffer { vec4 exact_step_words[]; };
+// The segments' rig, read in every substep and written by no dispatch, is held in a texture
+// (record_texture.glsl; texture unit ANGLE_TEXTURES in gpu_jiggle/sim/layouts.py): two texels
+// a record, one gather each on llvmpipe (0.9× the dispatch of a storage buffer at 1M segments).
+uniform usampler2D segment_rig_texels;
+uniform uint segment_rig_row_shift;
 
 AngleSegmentRig load_segment_rig(uint s) {
-    vec4 a = segment_rig_words[2u * s];
-    vec4 b = segment_rig_words[2u * s + 1u];
+    vec4 a = uintBitsToFloat(record_texel(segment_rig_texels, segment_rig_row_shift, 2u * s));
+    vec4 b = uintBitsToFloat(record_texel(segment_rig_texels, segment_rig_row_shift, 2u * s + 1u));
     return AngleSegmentRig(a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w);
 }
 

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from gpu_jiggle.sim import layouts
+from gpu_jiggle.gl.record_texture import MAX_ROW_TEXELS
 from gpu_jiggle.app.cli import main
 from gpu_jiggle.bench.cases import BenchCase, quick_grid
 from gpu_jiggle.bench.measure import compulsory_bytes
@@ -49,12 +50,19 @@ def test_the_quick_run_measures_every_case_on_both_paths(quick_report, capsys):
     assert picture.startswith(PNG_SIGNATURE)
 
 
+def texture_bytes(texels):
+    """Bytes of a record texture of ``texels`` 16-byte texels: rows of the smallest power of
+    two that holds them, at most MAX_ROW_TEXELS wide."""
+    width = min(1 << (texels - 1).bit_length(), MAX_ROW_TEXELS)
+    return 16 * width * -(-texels // width)
+
+
 def records_of(kind, chains, segments):
     """{buffer: bytes} a solver of this size holds, from the layouts (not from the solver)."""
     joints = segments + chains
     if kind == "angle":
         return {"chain_rig": chains * layouts.ANGLE_CHAIN_RIG.itemsize,
-                "segment_rig": segments * layouts.ANGLE_SEGMENT_RIG.itemsize,
+                "segment_rig": texture_bytes(segments * layouts.ANGLE_SEGMENT_RIG.itemsize // 16),
                 "chain_state": chains * layouts.ANGLE_CHAIN_STATE.itemsize,
                 "segment_state": segments * layouts.ANGLE_SEGMENT_STATE.itemsize,
                 "chain_target": chains * layouts.ANGLE_CHAIN_TARGET.itemsize,

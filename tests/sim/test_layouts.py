@@ -100,6 +100,14 @@ def test_bindings_match_the_shader(filename, bindings):
     assert parse_bindings(glsl.read(filename)) == bindings
 
 
+def test_textures_match_the_shader():
+    """Every record texture of ANGLE_TEXTURES is declared with its row shift, and no other."""
+    text = glsl.read("sim/angle_common.glsl")
+    assert set(re.findall(r"uniform\s+usampler2D\s+(\w+)_texels;", text)) == set(layouts.ANGLE_TEXTURES)
+    assert set(re.findall(r"uniform\s+uint\s+(\w+)_row_shift;", text)) == set(layouts.ANGLE_TEXTURES)
+    assert not set(layouts.ANGLE_TEXTURES) & set(layouts.ANGLE_BINDINGS)
+
+
 def test_drawing_reads_the_solver_buffers_at_their_bindings():
     defaults = dict(re.findall(r"#define\s+(\w+)_BINDING\s+(\d+)", glsl.read("draw/point_draw.glsl")))
     assert {name.lower(): int(n) for name, n in defaults.items()} == \

@@ -14,7 +14,8 @@ CALLS = {
               ("set_wind", lambda s: s.set_wind((1.0, 0.0, 0.0))), ("gpu_buffers", lambda s: s.gpu_buffers())],
     "angle": [("set_pose", lambda s: s.set_pose([[0.0, 0.0]], [0.0], np.zeros(3))),
               ("teleport", lambda s: s.teleport()), ("set_lod", lambda s: s.set_lod("frozen")),
-              ("set_wind", lambda s: s.set_wind((1.0, 0.0))), ("gpu_buffers", lambda s: s.gpu_buffers())],
+              ("set_wind", lambda s: s.set_wind((1.0, 0.0))), ("gpu_buffers", lambda s: s.gpu_buffers()),
+              ("gpu_textures", lambda s: s.gpu_textures())],
 }
 
 

@@ -52,6 +52,22 @@ def test_a_dropped_solver_frees_its_gpu_buffers(gl):
     assert all(released(b) for b in buffers)
 
 
+def test_a_dropped_angle_solver_frees_its_buffers_and_rig_texture(gl):
+    s = Solver(AngleChainSet([3, 2], 0.5, 2.0, 0.5), backend="gpu")
+    angle_frame(s, 0)
+    textures = s.gpu_textures()
+    assert set(textures) == {"segment_rig"} and "segment_rig" not in s.gpu_buffers()
+    held = list(s.gpu_buffers().values()) + list(textures.values())
+    del s
+    gc.collect()
+    assert all(released(b) for b in held)
+
+
+def test_gpu_textures_needs_the_gpu_backend():
+    with pytest.raises(TypeError, match=r"gpu_textures\(\) needs the GPU backend"):
+        Solver(AngleChainSet([3], 0.5, 2.0, 0.5), backend="cpu").gpu_textures()
+
+
 def test_a_solver_dropped_on_another_thread_is_freed_by_the_next_use(gl):
     holder = [point_solver("gpu")]
     buffers = list(holder[0].gpu_buffers().values())

@@ -16,6 +16,7 @@ from . import LoopLimitError
 from .variants import KernelVariants
 from ...gl.dispatch import LOCAL_SIZE, check_work_group_size, dispatch_size
 from ...gl.lifetime import GlOwner
+from ...gl.record_texture import RecordTexture, check_texture_rows
 from ...gl.timing import GpuTimer
 
 #: Buffers may not be empty: an empty one still gets this many bytes.
@@ -40,13 +41,18 @@ class _GpuBackend(KernelVariants):
     name = "gpu"
     SHADER = ""
     BINDINGS: dict = {}
+    #: Read-only records held in textures (:mod:`gpu_jiggle.gl.record_texture`), name → texture unit.
+    TEXTURES: dict = {}
     DTYPES: dict = {}
     #: Bytes written to GPU buffers so far (every upload: rig, targets, colliders, frame buffer).
     uploaded_bytes = 0
     #: A GpuTimer around every frame's dispatches while timing is on (:meth:`enable_timing`).
     timer = None
 
-    def __init__(self, chain_set, ctx, sizes, work_group_size: int | None = None):
+    def __init__(self, chain_set, ctx, sizes, work_group_size: int | None = None, texture_records=None):
+        """``sizes``: bytes of each storage buffer by name; ``texture_records``: (record bytes,
+        count) of each record texture of ``TEXTURES``."""
+        texture_records = dict(texture_records or {})
         self.ctx = ctx
         self.chain_count = chain_set.chain_count
         self.longest_chain = int(chain_set.segment_counts.max()) if chain_set.chain_count else 0
@@ -54,6 +60,9 @@ class _GpuBackend(KernelVariants):
         self.gl = GlOwner(ctx, f"this solver of {chain_set!r}")
         with self.gl.current():
             check_storage_limits(ctx, type(chain_set).__name__, chain_set, self.sizes)
+            for name, (record_bytes, count) in texture_records.items():
+                check_texture_rows(ctx, f"chain_set: {type(chain_set).__name__} of {chain_set.chain_count} chains and "
+                                        f"{chain_set.segment_count} segments", name, count * record_bytes // 16)
             #: Invocations (chains) per work group: the kernels' LOCAL_SIZE.
             self.work_group_size = check_work_group_size(ctx, work_group_size or LOCAL_SIZE)
             self.loop_limited = loop_limited(ctx)
@@ -63,6 +72,8 @@ class _GpuBackend(KernelVariants):
             self._last_written = {}  # buffer name → the records _write_changed last uploaded there
             self.buffers = {name: self.gl.track(ctx.buffer(reserve=max(size, MIN_BUFFER_BYTES)))
                             for name, size in sizes.items()}
+            self.textures = {name: RecordTexture(ctx, record_bytes, count, self.gl.track)
+                             for name, (record_bytes, count) in texture_records.items()}
             # GL leaves a reserved buffer's contents undefined: the state starts zeroed, as the
             # numpy one does (a zeroed point segment carries no turn axis yet, SPEC 9 "Swings").
             for name in ("chain_state", "segment_state"):
@@ -82,9 +93,11 @@ class _GpuBackend(KernelVariants):
 
     def upload_rig(self, chain_rig, segment_rig, exact_step):
         with self.gl.current():
-            self._write("chain_rig", chain_rig)
-            self._write("segment_rig", segment_rig)
-            self._write("exact_step", exact_step)
+            for name, records in (("chain_rig", chain_rig), ("segment_rig", segment_rig), ("exact_step", exact_step)):
+                if name in self.textures:
+                    self.uploaded_bytes += self.textures[name].write(records)
+                else:
+                    self._write(name, records)
 
     def read(self, name):
         out = np.empty(self.sizes[name] // self.DTYPES[name].itemsize, self.DTYPES[name])
@@ -115,6 +128,7 @@ class _GpuBackend(KernelVariants):
         """One dispatch of ``program`` (what :meth:`program_for` gave) over every chain, the
         frame buffer written; the context is current."""
         self.bind_buffers()
+        self.bind_textures(program)
         group_x, group_y = dispatch_size(self.chain_count, self.work_group_size)
         program.run(group_x=group_x, group_y=group_y)
         self.ctx.memory_barrier()
@@ -123,10 +137,24 @@ class _GpuBackend(KernelVariants):
         """Every GPU buffer the backend holds, by name (:meth:`gpu_jiggle.Solver.gpu_buffers`)."""
         return dict(self.buffers)
 
+    def all_textures(self) -> dict:
+        """Every record texture (``moderngl.Texture``) the backend holds, by name
+        (:meth:`gpu_jiggle.Solver.gpu_textures`)."""
+        return {name: records.texture for name, records in self.textures.items()}
+
     def bind_buffers(self) -> None:
         """Every buffer at its binding (``BINDINGS``); the context is current."""
         for name, binding in self.BINDINGS.items():
             self.buffers[name].bind_to_storage_buffer(binding)
+
+    def bind_textures(self, program) -> None:
+        """Every record texture at its unit (``TEXTURES``), and ``program``'s samplers and row
+        shifts set to them; the context is current."""
+        for name, unit in self.TEXTURES.items():
+            records = self.textures[name]
+            records.use(unit)
+            program[f"{name}_texels"] = unit
+            program[f"{name}_row_shift"] = records.row_shift
 
     def dispatch_chunk(self, header, substeps: int) -> int:
         """How many substeps each dispatch of a frame runs (all of them but on llvmpipe);

@@ -14,6 +14,7 @@ class GpuAngleBackend(_GpuBackend):
 
     SHADER = "sim/angle_chains.comp"
     BINDINGS = layouts.ANGLE_BINDINGS
+    TEXTURES = layouts.ANGLE_TEXTURES
     PARAMS = layouts.ANGLE_FRAME_PARAMS
     DTYPES = {"chain_state": layouts.ANGLE_CHAIN_STATE, "segment_state": layouts.ANGLE_SEGMENT_STATE,
               "joint_output": layouts.ANGLE_JOINT_OUTPUT, "segment_output": layouts.ANGLE_SEGMENT_OUTPUT}
@@ -23,13 +24,13 @@ class GpuAngleBackend(_GpuBackend):
         super().__init__(chain_set, ctx, {
             "params": layouts.ANGLE_FRAME_PARAMS.itemsize + 4 * layouts.INITIAL_ALPHA_CAPACITY,
             "chain_rig": c * layouts.ANGLE_CHAIN_RIG.itemsize,
-            "segment_rig": s * layouts.ANGLE_SEGMENT_RIG.itemsize,
             "chain_state": c * layouts.ANGLE_CHAIN_STATE.itemsize,
             "segment_state": s * layouts.ANGLE_SEGMENT_STATE.itemsize,
             "chain_target": c * layouts.ANGLE_CHAIN_TARGET.itemsize,
             "local_angle": s * layouts.ANGLE_LOCAL_ANGLE.itemsize,
             "joint_output": (s + c) * layouts.ANGLE_JOINT_OUTPUT.itemsize,
-            "segment_output": s * layouts.ANGLE_SEGMENT_OUTPUT.itemsize, "exact_step": 0}, work_group_size)
+            "segment_output": s * layouts.ANGLE_SEGMENT_OUTPUT.itemsize, "exact_step": 0}, work_group_size,
+            texture_records={"segment_rig": (layouts.ANGLE_SEGMENT_RIG.itemsize, s)})
 
     @staticmethod
     def loop_cost(header):
