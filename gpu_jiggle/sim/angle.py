@@ -129,7 +129,7 @@ class AngleSolver(Solver):
         return self._chain_target is not None
 
     def _upload_inputs(self, levels):
-        target = self._chain_target.copy()
+        target = packing.copy_records(self._chain_target)
         target["teleport"] = self._teleport
         target["lod"] = levels
         target["anchor_shift"] = anchor_shift(self._state_anchor, self._anchor, self._teleport)
@@ -255,8 +255,11 @@ def anchor_shift(state_anchor, anchor, teleport) -> np.ndarray:
     keep_shape jump carries the state along with the anchor) and before the first frame."""
     if state_anchor is None:
         return np.zeros(anchor.shape, np.float32)
+    shift = (state_anchor - anchor).astype(np.float32)
     jumps = (teleport & layouts.TELEPORT_MODE_MASK) != layouts.TELEPORT_NONE
-    return np.where(jumps[:, None], 0.0, state_anchor - anchor).astype(np.float32)
+    if jumps.any():
+        shift[jumps] = 0.0
+    return shift
 
 
 def angle_chain_rig(chain_set) -> np.ndarray:

@@ -12,6 +12,13 @@ import numpy as np
 from . import layouts
 
 
+def copy_records(records: np.ndarray) -> np.ndarray:
+    """A copy of the structured ``records``, made as one copy of their bytes: numpy copies a
+    structured array field by field (1.5 ms for 125,000 angle chain targets, against 0.07 ms
+    for their bytes)."""
+    return records.view(np.uint8).copy().view(records.dtype)
+
+
 def schedule(plan, substep: float, gust_phase: float = 0.0, full_plan=None, lags=(0.0, 0.0),
              frame_time: float = 0.0) -> np.ndarray:
     """One SCHEDULE record from a :class:`~gpu_jiggle.sim.clock.StepPlan` (``full_plan``: the

@@ -254,7 +254,7 @@ class PointSolver(Solver):
 
     def _upload_inputs(self, levels):
         """The targets (the offsets only when a new pose came) and the colliders on their path."""
-        target = self._target.copy()
+        target = packing.copy_records(self._target)
         control = np.empty(self._chain_set.chain_count, layouts.POINT_CHAIN_CONTROL)
         control["teleport"], control["lod"] = self._teleport, levels
         fresh = self._offsets_fresh

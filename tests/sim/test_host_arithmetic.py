@@ -1,0 +1,35 @@
+"""The host's shortcuts for per-frame arithmetic give the same bits as the plain numpy they
+replace: the wind's phase mod 2π and the copy of structured records."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from gpu_jiggle.sim import layouts
+from gpu_jiggle.sim.inputs import modulo_two_pi
+from gpu_jiggle.sim.packing import copy_records
+
+
+def test_modulo_two_pi_is_numpys_remainder_bit_for_bit():
+    rng = np.random.default_rng(3)
+    two_pi = 2.0 * math.pi
+    edges = [0.0, -0.0, two_pi, -two_pi, 3 * two_pi, -7 * two_pi, 1e-300, -1e-300, 5e-324, -5e-324, 1e300, -1e300,
+             np.nextafter(two_pi, 0.0), np.nextafter(-two_pi, 0.0), -1e-17, 1e-17, math.pi, -math.pi]
+    x = np.concatenate([rng.uniform(-1e4, 1e4, 200_000), rng.normal(0.0, 1.0, 50_000),
+                        rng.integers(-10 ** 6, 10 ** 6, 10_000) * two_pi, edges])
+    expected = x % two_pi
+    got = modulo_two_pi(x)
+    assert got.dtype == np.float64 and got.shape == x.shape
+    assert np.array_equal(got.view(np.uint64), expected.view(np.uint64))
+
+
+def test_copy_records_is_a_copy_of_every_field():
+    records = np.zeros(1000, layouts.POINT_CHAIN_TARGET)
+    raw = records.view(np.uint8)
+    raw[:] = np.random.default_rng(5).integers(0, 256, raw.size, dtype=np.uint8)
+    copied = copy_records(records)
+    assert copied.dtype == records.dtype and copied.shape == records.shape
+    assert np.array_equal(copied.view(np.uint8), records.view(np.uint8))
+    copied["gust_phase"] = 1.0
+    assert not np.array_equal(copied.view(np.uint8), records.view(np.uint8))  # a copy, not a view
