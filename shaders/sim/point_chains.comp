@@ -341,6 +341,9 @@ void step_chain(uint c) {
         return;
     }
     chain_held = load_chain_state(c);
+    if (COLLIDERS != 0) {
+        relate_colliders(anchor);
+    }
     bool moving = false;
     if (range.first) {
 #if NEAR_FAR != 2  // (the far pass wrote it)

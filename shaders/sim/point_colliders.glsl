@@ -66,32 +66,86 @@ bool in_mask(uint mask, uint group) {
     return ((mask >> group) & 1u) != 0u;
 }
 
-// Collider shapes on their path at the contact's fraction, relative to the pivot (the double
-// world coordinates taken relative to the chain's anchor, SPEC 4.4).
-vec4 sphere_on_path(uint k, Contact ct) {
+// SPEC 4.4: the colliders' double world coordinates are taken relative to the chain's anchor
+// (this frame's pivot). relate_colliders does that once per chain and dispatch for the first
+// PLACED_COLLIDERS of each shape, so that placing them in a substep is float arithmetic (no
+// double in the substep loop, where a GPU without fast doubles pays 1/32 to 1/64 of its float
+// rate): the same values as taking them relative in every substep. A plane whose normal turns
+// over the frame (its delta.xyz not zero) still takes its offset's double dot per substep.
+#define PLACED_COLLIDERS 8
+vec3 sphere_start[PLACED_COLLIDERS];     // start.xyz - anchor
+vec3 capsule_start_a[PLACED_COLLIDERS];  // start_a.xyz - anchor
+vec3 capsule_start_b[PLACED_COLLIDERS];
+vec4 plane_start[PLACED_COLLIDERS];      // the unit normal at its start, and its offset relative to the anchor
+
+void relate_colliders(dvec3 anchor) {
+    for (uint k = 0u; k < min(SPHERE_LOOP, uint(PLACED_COLLIDERS)); ++k) {
+        if (sphere_slot(k)) {
+            sphere_start[k] = vec3(spheres[k].start.xyz - anchor);
+        }
+    }
+    for (uint k = 0u; k < min(CAPSULE_LOOP, uint(PLACED_COLLIDERS)); ++k) {
+        if (capsule_slot(k)) {
+            capsule_start_a[k] = vec3(capsules[k].start_a.xyz - anchor);
+            capsule_start_b[k] = vec3(capsules[k].start_b.xyz - anchor);
+        }
+    }
+    for (uint k = 0u; k < min(PLANE_LOOP, uint(PLACED_COLLIDERS)); ++k) {
+        if (plane_slot(k)) {
+            vec3 n = normalize(vec3(planes[k].start.xyz));
+            plane_start[k] = vec4(n, float(planes[k].start.w - dot(dvec3(n), anchor)));
+        }
+    }
+}
+
+// Collider shapes on their path at the contact's fraction, relative to the pivot, from their
+// start relative to the anchor (relate_colliders; a plane: its normal at the start and its
+// offset).
+vec4 sphere_on_path(uint k, Contact ct, vec3 start) {
     SphereCollider sc = spheres[k];
-    vec3 centre = vec3(sc.start.xyz - ct.anchor) + ct.w.p * sc.delta.xyz + ct.w.q * sc.start_rate.xyz;
+    vec3 centre = start + ct.w.p * sc.delta.xyz + ct.w.q * sc.start_rate.xyz;
     return vec4(centre - ct.pivot, float(sc.start.w) + ct.alpha * sc.delta.w);
 }
 
-void capsule_on_path(uint k, Contact ct, out vec3 a, out vec3 b, out float r) {
+void capsule_on_path(uint k, Contact ct, vec3 start_a, vec3 start_b, out vec3 a, out vec3 b, out float r) {
     CapsuleCollider cap = capsules[k];
-    a = vec3(cap.start_a.xyz - ct.anchor) + ct.w.p * cap.delta_a.xyz + ct.w.q * cap.rate_a.xyz - ct.pivot;
-    b = vec3(cap.start_b.xyz - ct.anchor) + ct.w.p * cap.delta_b.xyz + ct.w.q * cap.rate_b.xyz - ct.pivot;
+    a = start_a + ct.w.p * cap.delta_a.xyz + ct.w.q * cap.rate_a.xyz - ct.pivot;
+    b = start_b + ct.w.p * cap.delta_b.xyz + ct.w.q * cap.rate_b.xyz - ct.pivot;
     r = float(cap.start_a.w) + ct.alpha * cap.delta_a.w;
 }
 
-vec4 plane_on_path(uint k, Contact ct) {
+vec4 plane_on_path(uint k, Contact ct, vec4 start) {
     PlaneCollider pl = planes[k];
-    vec3 n = normalize(vec3(pl.start.xyz) + ct.alpha * pl.delta.xyz);
-    float offset = float(pl.start.w - dot(dvec3(n), ct.anchor)) + ct.alpha * pl.delta.w;
+    vec3 n;
+    float offset;
+    if (all(equal(pl.delta.xyz, vec3(0.0)))) {  // its normal stays
+        n = start.xyz;
+        offset = start.w;
+    } else {
+        n = normalize(vec3(pl.start.xyz) + ct.alpha * pl.delta.xyz);
+        offset = float(pl.start.w - dot(dvec3(n), ct.anchor));
+    }
+    offset = offset + ct.alpha * pl.delta.w;
     return vec4(n, offset - dot(n, ct.pivot));
+}
+
+// Those past the PLACED_COLLIDERS related ones, placed in double where used.
+vec4 sphere_on_path(uint k, Contact ct) {
+    return sphere_on_path(k, ct, vec3(spheres[k].start.xyz - ct.anchor));
+}
+
+void capsule_on_path(uint k, Contact ct, out vec3 a, out vec3 b, out float r) {
+    capsule_on_path(k, ct, vec3(capsules[k].start_a.xyz - ct.anchor), vec3(capsules[k].start_b.xyz - ct.anchor), a, b, r);
+}
+
+vec4 plane_on_path(uint k, Contact ct) {
+    vec3 n = normalize(vec3(planes[k].start.xyz));
+    return plane_on_path(k, ct, vec4(n, float(planes[k].start.w - dot(dvec3(n), ct.anchor))));
 }
 
 // The first PLACED_COLLIDERS colliders of each shape, placed once per chain and substep (and
 // once for the frame-time output) by place_colliders: every contact stage of every particle
 // and pass reads them there instead of placing them again. The rest are placed where used.
-#define PLACED_COLLIDERS 8
 vec4 placed_sphere[PLACED_COLLIDERS];
 vec4 placed_capsule_a[PLACED_COLLIDERS];  // end a, radius in w
 vec3 placed_capsule_b[PLACED_COLLIDERS];
@@ -121,7 +175,7 @@ void place_colliders(Contact ct) {
         if (!sphere_slot(k)) {
             continue;
         }
-        placed_sphere[k] = sphere_on_path(k, ct);
+        placed_sphere[k] = sphere_on_path(k, ct, sphere_start[k]);
         placed_sphere_move[k] = vec3(0.0);
         bool applies = in_mask(ct.mask, spheres[k].group);
         sphere_keeps_out[k] = applies && spheres[k].inside == 0u;
@@ -133,7 +187,7 @@ void place_colliders(Contact ct) {
         }
         vec3 a, b;
         float r;
-        capsule_on_path(k, ct, a, b, r);
+        capsule_on_path(k, ct, capsule_start_a[k], capsule_start_b[k], a, b, r);
         placed_capsule_a[k] = vec4(a, r);
         placed_capsule_b[k] = b;
         placed_capsule_move_a[k] = vec3(0.0);
@@ -146,7 +200,7 @@ void place_colliders(Contact ct) {
         if (!plane_slot(k)) {
             continue;
         }
-        placed_plane[k] = plane_on_path(k, ct);
+        placed_plane[k] = plane_on_path(k, ct, plane_start[k]);
         plane_applies[k] = in_mask(ct.mask, planes[k].group);
     }
 }
@@ -160,7 +214,7 @@ void place_collider_moves(Contact start) {
         if (!sphere_slot(k)) {
             continue;
         }
-        placed_sphere_move[k] = placed_sphere[k].xyz - sphere_on_path(k, start).xyz;
+        placed_sphere_move[k] = placed_sphere[k].xyz - sphere_on_path(k, start, sphere_start[k]).xyz;
     }
     for (uint k = 0u; k < min(CAPSULE_LOOP, uint(PLACED_COLLIDERS)); ++k) {
         if (!capsule_slot(k)) {
@@ -168,7 +222,7 @@ void place_collider_moves(Contact start) {
         }
         vec3 a, b;
         float r;
-        capsule_on_path(k, start, a, b, r);
+        capsule_on_path(k, start, capsule_start_a[k], capsule_start_b[k], a, b, r);
         placed_capsule_move_a[k] = placed_capsule_a[k].xyz - a;
         placed_capsule_move_b[k] = placed_capsule_b[k] - b;
     }
