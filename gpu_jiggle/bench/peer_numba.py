@@ -4,7 +4,15 @@ it root to tip through every substep of a frame, in float32 world coordinates.
 Every float is float32 (module constants are ``np.float32``, frame scalars arrive as
 ``np.float32``), so nothing is promoted to float64 on the way. The kernels take the arrays of
 :data:`~gpu_jiggle.bench.peers.ANGLE_ARRAYS` / ``POINT_ARRAYS`` in that order, then the frame's
-scalars. Compiled on first use and cached on disk (``cache=True``).
+scalars. The point chains' vector geometry, collider paths, contact stages, limits and
+frame-time output are in :mod:`.peer_numba_geometry`, :mod:`.peer_numba_colliders`,
+:mod:`.peer_numba_contact`, :mod:`.peer_numba_limits` and :mod:`.peer_numba_output`; the point
+functions compile with ``error_model="numpy"`` (a division by zero gives inf or nan, no
+exception).
+
+Compiled on first use and cached on disk (``cache=True``). Numba keys a function's cache on
+its own source file alone: after editing one of those modules, remove the cached kernels
+(``gpu_jiggle/bench/__pycache__/peer_numba*.nb[ic]``), or the old code runs.
 """
 from __future__ import annotations
 
@@ -13,18 +21,21 @@ import math
 import numpy as np
 
 from ..extras import require
+from .peer_numba_colliders import PLACED_WIDTH, collider_paths, end_collider_paths, place
+from .peer_numba_contact import collide_near, contact_substeps, settle_contact
+from .peer_numba_geometry import (MIN_LENGTH, NINE, ONE, THREE, TWO, ZERO, add, axis_code, axis_from_code, bend,
+                                  bend_axis, div, dot, load, norm, path_weights, scale, start_tangent3, store, sub,
+                                  turn_by_bend)
+from .peer_numba_geometry import jit as point_jit
+from .peer_numba_limits import limit_angle, limit_distance
+from .peer_numba_output import write_output
 
 numba = require("numba", "the numba peer")
 
 F = np.float32
-ZERO, ONE, TWO, THREE, FOUR, NINE = F(0), F(1), F(2), F(3), F(4), F(9)
 PI = F(np.pi)
 TWO_PI = F(2.0 * np.pi)
 INV_TWO_PI = F(1.0 / (2.0 * np.pi))
-MIN_LENGTH = F(1e-6)       # below it a direction is undefined (SPEC 4)
-HALF_TURN_COSINE = F(-0.9999)  # u·w below it: the half-turn branch of R(u → w) (SPEC 4)
-NEAR_ZERO = F(1e-12)
-PERPENDICULAR_SWITCH = F(0.9)
 
 jit = numba.njit(cache=True)
 
@@ -64,15 +75,6 @@ class NumbaEngine:
 def wrap(a):
     """SPEC 0: ``a - 2π·floor((a + π)/2π)``, in [-π, π)."""
     return a - TWO_PI * np.floor((a + PI) * INV_TWO_PI)
-
-
-@jit
-def path_weights(alpha):
-    """(p, q, dp, dq) of the target path at ``alpha`` (SPEC 2): x(α) = x0 + p·d + q·m,
-    its velocity (dp·d + dq·m)/span, with d = x1 - x0 and m the start velocity × span
-    (:func:`start_tangent`)."""
-    u = ONE - alpha
-    return alpha * alpha * (TWO - alpha), alpha * u * u, alpha * (FOUR - THREE * alpha), u * (ONE - THREE * alpha)
 
 
 @jit
@@ -193,195 +195,160 @@ def angle_frame(length, stiffness, damping, air_drag, inertia, gravity,
             joint_output[joint + 1 + i, 0], joint_output[joint + 1 + i, 1] = bx, by
 
 
-# -- 3-vectors as tuples of float32 ----------------------------------------------------------
-@jit
-def load(a, i):
-    return (a[i, 0], a[i, 1], a[i, 2])
-
-
-@jit
-def store(a, i, v):
-    a[i, 0], a[i, 1], a[i, 2] = v[0], v[1], v[2]
-
-
-@jit
-def add(a, b):
-    return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
-
-
-@jit
-def sub(a, b):
-    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
-
-
-@jit
-def scale(a, s):
-    return (a[0] * s, a[1] * s, a[2] * s)
-
-
-@jit
-def div(a, s):
-    return (a[0] / s, a[1] / s, a[2] / s)
-
-
-@jit
-def dot(a, b):
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-
-
-@jit
-def cross(a, b):
-    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
-
-
-@jit
-def norm(a):
-    return math.sqrt(dot(a, a))
-
-
-@jit
-def start_tangent3(d, m):
-    """:func:`start_tangent` of a 3-vector move ``d``: the part of span·m0 ``m`` along it
-    clamped to [0, 3]·d, the part across it to the length 3|d| (SPEC 2)."""
-    dd = dot(d, d)
-    if dd == ZERO:
-        return (ZERO, ZERO, ZERO)
-    along = dot(m, d) / dd
-    across = sub(m, scale(d, along))
-    aa = dot(across, across)
-    if aa > NINE * dd:
-        across = scale(across, np.sqrt(NINE * dd / aa))
-    return add(scale(d, min(max(along, ZERO), THREE)), across)
-
-
-@jit
+# -- point chains (SPEC 4, 9) ------------------------------------------------------------------
+@point_jit
 def on_path(last, rate, pose, p, q, span):
     """SPEC 2, the monotone path: x0 + p·d + q·m, d = x1 - x0, m = span·m0 limited."""
     d = sub(pose, last)
     return add(add(last, scale(d, p)), scale(start_tangent3(d, scale(rate, span)), q))
 
 
-@jit
-def follow_parent(u, w, a):
-    """SPEC 4 step 2: ``a`` turned by the smallest rotation taking direction u onto w."""
-    lu, lw = norm(u), norm(w)
-    if lu < MIN_LENGTH or lw < MIN_LENGTH:
-        return a
-    u, w = div(u, lu), div(w, lw)
-    c = dot(u, w)
-    if c < HALF_TURN_COSINE:  # a half turn about an axis perpendicular to u
-        side = (ONE, ZERO, ZERO) if abs(u[0]) < PERPENDICULAR_SWITCH else (ZERO, ONE, ZERO)
-        axis = cross(u, side)
-        axis = div(axis, norm(axis))
-        return sub(scale(axis, TWO * dot(axis, a)), a)
-    v = cross(u, w)
-    return add(add(scale(a, c), cross(v, a)), scale(v, dot(v, a) / (ONE + c)))
+@point_jit
+def chain_substep(c, segments, p, q, span, h, inv_path_step, elapsed, first_of_substep, placed, spheres,
+                  rest_length, stiffness, damping, air_drag, particle_radius, max_distance, angle_limit, gravity,
+                  joint_target, joint_last, joint_rate, pivot, pivot_before, position, velocity, position_before,
+                  velocity_before, target, bend_code, w0, gust, kappa, gust_phase, gust_angular_frequency):
+    """One substep (or contact sub-step, SPEC 9) of h seconds of chain ``c`` at the path
+    weights (p, q), its colliders ``placed``: the pivot on its path (SPEC 4 step 1), then root
+    to tip: the target turned with the parent's bend (its half-turn axis carried as a code in
+    ``bend_code``, SPEC 4 step 2 and 9), the spring, damping relative to the target, air drag,
+    gravity and wind (SPEC 4.1) in a semi-implicit Euler step, the particle stage
+    (``collide_near``), the max distance, the length step with v += Δx/h less what contact
+    moved without velocity (SPEC 9, "Push-out velocity"), the cone angle limit (SPEC 9), then
+    ``settle_contact``. ``first_of_substep``: the first sub-step of a substep, whose start the
+    frame-time output blends from."""
+    first, first_joint = c * segments, c * (segments + 1)
+    zero = (ZERO, ZERO, ZERO)
+    g = load(gravity, c)
+    base = on_path(load(joint_last, first_joint), load(joint_rate, first_joint), load(joint_target, first_joint),
+                   p, q, span)
+    base_start = load(pivot, c)  # each segment's base at the start of the substep
+    if first_of_substep:
+        store(pivot_before, c, base_start)
+    store(pivot, c, base)
+    offset_before = zero  # the tips' targets go as offsets from the pivot on its path
+    parent, parent_axis = bend(zero, zero), zero  # the parent's bend, animated → simulated
+    pushed_base = zero  # how far contact moved the base without velocity this substep
+    for i in range(segments):
+        s, J = first + i, first_joint + 1 + i
+        offset = on_path(load(joint_last, J), load(joint_rate, J), load(joint_target, J), p, q, span)
+        animated = sub(offset, offset_before)
+        if i == 0:
+            t = add(base, animated)
+        else:
+            t = add(base, turn_by_bend(parent, animated, parent_axis))  # follow_parent
+        start, v, t_prev = load(position, s), load(velocity, s), load(target, s)
+        v_t = scale(sub(t, t_prev), inv_path_step)
+        # SPEC 4.1, at the particle at the start of the substep.
+        w = add(w0, scale(gust, math.sin(dot(kappa, start) + gust_phase - gust_angular_frequency * elapsed)))
+        acc = sub(scale(sub(start, t_prev), -stiffness[s]), scale(sub(v, v_t), damping[s]))
+        acc = add(add(sub(acc, scale(v, air_drag[s])), g), w)
+        v = add(v, scale(acc, h))
+        x = add(start, scale(v, h))
+        rho, rest = particle_radius[s], rest_length[s]
+        free_x, free_v = x, v
+        if placed.shape[0] > 0:  # (no call, whose array argument costs, without colliders)
+            x, v = collide_near(placed, spheres, rho, h, start, x, v)
+        pushed = sub(sub(x, free_x), scale(sub(v, free_v), h))  # what contact moved x without velocity
+        x, v = limit_distance(max_distance[s], t, x, v)
+        # The length step (SPEC 9): onto the rest-length sphere about the base; v += Δx/h of the
+        # same projection made without what contact moved x and its base without velocity.
+        d = sub(x, base)
+        projected = add(base, scale(div(d, max(norm(d), MIN_LENGTH)), rest))
+        moving_x, moving_base = sub(x, pushed), sub(base, pushed_base)
+        d = sub(moving_x, moving_base)
+        moving_projected = add(moving_base, scale(div(d, max(norm(d), MIN_LENGTH)), rest))
+        v = add(v, div(sub(moving_projected, moving_x), h))
+        pushed = sub(projected, moving_projected)
+        x = projected
+        x, v = limit_angle(angle_limit[s], base, t, v_t, x, v)
+        settled_x, settled_v = x, v
+        if placed.shape[0] > 0:
+            x, v = settle_contact(placed, spheres, rho, base, rest, h, base_start, start, x, v)
+        pushed_base = add(pushed, sub(sub(x, settled_x), scale(sub(v, settled_v), h)))
+        if first_of_substep:
+            store(position_before, s, start)
+            store(velocity_before, s, load(velocity, s))
+        store(position, s, x)
+        store(velocity, s, v)
+        store(target, s, t)
+        # the axis of this segment's bend, carried to the next substep (SPEC 4 step 2, 9)
+        parent = bend(animated, sub(x, base))
+        parent_axis, carried = bend_axis(parent, axis_from_code(bend_code[s, 0], bend_code[s, 1]))  # turn_axis
+        bend_code[s, 0], bend_code[s, 1] = axis_code(carried)
+        base, base_start, offset_before = x, start, offset
 
 
-@jit
-def push_out(q, r, x, v):
-    """SPEC 4 step 2, colliders: x out of the ball (q, r), the inward velocity removed."""
-    delta = sub(x, q)
-    d = norm(delta)
-    if d < r:
-        n = (ZERO, ONE, ZERO) if d < MIN_LENGTH else div(delta, d)
-        x = add(q, scale(n, r))
-        vn = dot(v, n)
-        if vn < ZERO:
-            v = sub(v, scale(n, vn))
-    return x, v
-
-
-@jit
-def collide(sphere_centre, sphere_radius, capsule_a, capsule_b, capsule_radius, rho, x, v):
-    """SPEC 4.2: spheres, then capsules (the point of the axis closest to x), one pass."""
-    for k in range(sphere_radius.shape[0]):
-        x, v = push_out(load(sphere_centre, k), sphere_radius[k] + rho, x, v)
-    for k in range(capsule_radius.shape[0]):
-        a = load(capsule_a, k)
-        ab = sub(load(capsule_b, k), a)
-        t = min(max(dot(sub(x, a), ab) / max(dot(ab, ab), NEAR_ZERO), ZERO), ONE)
-        x, v = push_out(add(a, scale(ab, t)), capsule_radius[k] + rho, x, v)
-    return x, v
-
-
-@jit
-def turn_ahead(dir_before, dir_now, change, h, ahead):
-    """SPEC 9, frame-time output: the direction at the last substep turned ``ahead`` seconds
-    further at its angular velocity extrapolated from the last two substeps, 2Ω - Ω_prev
-    (Ω = d × ḋ / |d|², ḋ = (dir_now - dir_before)/h now and ḋ - ``change`` a substep back),
-    across the direction by Rodrigues' formula, keeping its length."""
-    rate = div(sub(dir_now, dir_before), h)
-    lc = max(norm(dir_now), MIN_LENGTH)
-    lp = max(norm(dir_before), MIN_LENGTH)
-    u = div(dir_now, lc)
-    omega = div(cross(u, rate), lc)
-    omega_prev = div(cross(div(dir_before, lp), sub(rate, change)), lp)
-    turn = scale(sub(scale(omega, TWO), omega_prev), ahead)
-    turn = sub(turn, scale(u, dot(turn, u)))
-    angle = norm(turn)
-    sinc = math.sin(angle) / angle if angle > ZERO else ONE
-    return add(scale(dir_now, F(math.cos(angle))), scale(cross(turn, dir_now), F(sinc)))
-
-
-@numba.njit(parallel=True, cache=True)
-def point_frame(rest_length, stiffness, damping, air_drag, particle_radius, gravity,
+@numba.njit(parallel=True, cache=True, error_model="numpy")
+def point_frame(rest_length, stiffness, damping, air_drag, particle_radius, max_distance, angle_limit, gravity,
                 sphere_centre, sphere_radius, capsule_a, capsule_b, capsule_radius,
                 joint_target,
+                sphere_last, sphere_rate, sphere_radius_last, capsule_a_last, capsule_b_last, capsule_a_rate,
+                capsule_b_rate, capsule_radius_last,
                 joint_last, joint_rate, pivot_rate_before, pivot, pivot_before, position, velocity,
-                position_before, velocity_before, target,
-                joint_output,
+                position_before, velocity_before, target, bend_code, swing_code, world_code,
+                joint_output, swing, world_rotation,
                 alphas, substep_count, segments, h, span, inv_span, inv_path_step, blend,
                 wind, gust_amplitude, gust_direction, gust_wave_vector, gust_angular_frequency, gust_phase):
-    """One frame of point chains (SPEC 4): substeps, the path's end (SPEC 2), frame-time output."""
+    """One frame of point chains (SPEC 4, 9), the arrays of
+    :data:`~gpu_jiggle.bench.peers.POINT_ARRAYS` (shapes and units in :mod:`.peers`) changed in
+    place: this frame's collider paths (SPEC 2, 9); per chain and substep the contact sub-steps
+    the colliders' motion asks for (SPEC 9), each a :func:`chain_substep`; the joints' paths'
+    end (SPEC 2); the frame-time output (:func:`~.peer_numba_output.write_output`); then the
+    colliders' paths' end."""
     w0 = (wind[0], wind[1], wind[2])
     gust = scale((gust_direction[0], gust_direction[1], gust_direction[2]), gust_amplitude)
     kappa = (gust_wave_vector[0], gust_wave_vector[1], gust_wave_vector[2])
-    zero = (ZERO, ZERO, ZERO)
+    spheres = sphere_radius.shape[0]
+    paths = collider_paths(sphere_centre, sphere_radius, capsule_a, capsule_b, capsule_radius, sphere_last,
+                           sphere_rate, sphere_radius_last, capsule_a_last, capsule_b_last, capsule_a_rate,
+                           capsule_b_rate, capsule_radius_last, span)
+    colliders = paths.shape[0]
+    at_pose = np.empty((colliders, PLACED_WIDTH), F)  # the colliders at frame time, for the output
+    place(at_pose, paths, spheres, (ONE, ZERO), (ONE, ZERO), ONE)
     for c in numba.prange(pivot.shape[0]):
-        first = c * segments
-        first_joint = c * (segments + 1)
-        g = load(gravity, c)
+        first, first_joint = c * segments, c * (segments + 1)
+        placed = np.empty((colliders, PLACED_WIDTH), F)
+        # SPEC 9, contact sub-steps: the chain's reach and smallest particle radius.
+        reach, largest, smallest = ZERO, ZERO, np.float32(np.inf)
+        for s in range(first, first + segments):
+            reach += rest_length[s]
+            largest, smallest = max(largest, particle_radius[s]), min(smallest, particle_radius[s])
+        reach += largest
         for j in range(substep_count):
-            p, q, _, _ = path_weights(alphas[j])
-            elapsed = F(j) * h
-            # SPEC 4 step 1: the pivot on its path.
-            base = on_path(load(joint_last, first_joint), load(joint_rate, first_joint),
-                           load(joint_target, first_joint), p, q, span)
-            store(pivot_before, c, load(pivot, c))
-            store(pivot, c, base)
-            offset_before = zero  # the tips' targets go as offsets from the pivot on its path
-            parent_animated, parent_simulated = zero, zero
-            for i in range(segments):
-                s, J = first + i, first_joint + 1 + i
-                offset = on_path(load(joint_last, J), load(joint_rate, J), load(joint_target, J), p, q, span)
-                animated = sub(offset, offset_before)
-                if i == 0:
-                    t = add(base, animated)
-                else:
-                    t = add(base, follow_parent(parent_animated, parent_simulated, animated))
-                x, v, t_prev = load(position, s), load(velocity, s), load(target, s)
-                v_t = scale(sub(t, t_prev), inv_path_step)
-                # SPEC 4.1, at the particle at the start of the substep.
-                w = add(w0, scale(gust, math.sin(dot(kappa, x) + gust_phase - gust_angular_frequency * elapsed)))
-                acc = sub(scale(sub(x, t_prev), -stiffness[s]), scale(sub(v, v_t), damping[s]))
-                acc = add(add(sub(acc, scale(v, air_drag[s])), g), w)
-                v = add(v, scale(acc, h))
-                x = add(x, scale(v, h))
-                x, v = collide(sphere_centre, sphere_radius, capsule_a, capsule_b, capsule_radius,
-                               particle_radius[s], x, v)
-                # The length step (SPEC 9): onto the rest-length sphere about the base, v += Δx/h.
-                d = sub(x, base)
-                projected = add(base, scale(div(d, max(norm(d), MIN_LENGTH)), rest_length[s]))
-                v = add(v, div(sub(projected, x), h))
-                x = projected
-                store(position_before, s, load(position, s))
-                store(velocity_before, s, load(velocity, s))
-                store(position, s, x)
-                store(velocity, s, v)
-                store(target, s, t)
-                parent_animated, parent_simulated = animated, sub(x, base)
-                base, offset_before = x, offset
+            alpha = alphas[j]
+            alpha_start = alphas[j - 1] if j > 0 else ZERO
+            collider_alpha = min(max(ONE - (ONE - alpha), ZERO), ONE)
+            collider_start = min(ONE - (ONE - alpha_start), ONE)
+            p, q, _, _ = path_weights(alpha)
+            k = 1
+            if colliders > 0:
+                cp, cq, _, _ = path_weights(collider_alpha)
+                sp, sq, _, _ = path_weights(collider_start)
+                place(placed, paths, spheres, (cp, cq), (sp, sq), collider_alpha)
+                end = on_path(load(joint_last, first_joint), load(joint_rate, first_joint),
+                              load(joint_target, first_joint), p, q, span)
+                k = contact_substeps(placed, spheres, end, sub(end, load(pivot, c)), reach, smallest)
+            for part in range(k):
+                h_part, rate, elapsed = h, inv_path_step, F(j) * h
+                if k > 1:  # sub-step part of k: its path fractions, the last one's end exact
+                    a, a_collider = alpha, collider_alpha
+                    if part < k - 1:
+                        a = alpha_start + F(part + 1) / F(k) * (alpha - alpha_start)
+                        a_collider = collider_start + F(part + 1) / F(k) * (collider_alpha - collider_start)
+                    a_start = collider_start + F(part) / F(k) * (collider_alpha - collider_start)
+                    h_part, rate = h / F(k), inv_path_step * F(k)
+                    elapsed = elapsed + F(part) * h_part
+                    p, q, _, _ = path_weights(a)
+                    cp, cq, _, _ = path_weights(a_collider)
+                    sp, sq, _, _ = path_weights(a_start)
+                    place(placed, paths, spheres, (cp, cq), (sp, sq), a_collider)
+                chain_substep(c, segments, p, q, span, h_part, rate, elapsed, part == 0, placed, spheres,
+                              rest_length, stiffness, damping, air_drag, particle_radius, max_distance, angle_limit,
+                              gravity, joint_target,
+                              joint_last, joint_rate, pivot, pivot_before, position, velocity, position_before,
+                              velocity_before, target, bend_code, w0, gust, kappa, gust_phase,
+                              gust_angular_frequency)
         if substep_count > 0:  # SPEC 2: x0, m0 become the path's value and velocity at α_n
             # The pivot's path velocity a substep back (for the frame-time output).
             if substep_count > 1:
@@ -397,28 +364,10 @@ def point_frame(rest_length, stiffness, damping, air_drag, particle_radius, grav
                 m = start_tangent3(d, scale(load(joint_rate, J), span))
                 store(joint_last, J, add(add(load(joint_last, J), scale(d, p)), scale(m, q)))
                 store(joint_rate, J, scale(add(scale(d, dp), scale(m, dq)), inv_span))
-        # SPEC 2 and 9, output at frame time, σ·h after the last substep: each direction
-        # carried there at its angular velocity extrapolated from the last two substeps
-        # (turn_ahead), rebuilt with the rest lengths from this frame's pivot, pushed out of
-        # the colliders.
-        base = load(joint_target, first_joint)
-        base_before, base_now = load(pivot_before, c), load(pivot, c)
-        base_change = sub(load(joint_rate, first_joint), load(pivot_rate_before, c))
-        store(joint_output, first_joint, base)
-        for i in range(segments):
-            s = first + i
-            before, now = load(position_before, s), load(position, s)
-            dir_before, dir_now = sub(before, base_before), sub(now, base_now)
-            change = sub(sub(load(velocity, s), load(velocity_before, s)), base_change)
-            direction = turn_ahead(dir_before, dir_now, change, h, blend * h)
-            base_change = sub(load(velocity, s), load(velocity_before, s))
-            ld = norm(direction)
-            if ld < MIN_LENGTH:
-                direction = div(dir_now, max(norm(dir_now), MIN_LENGTH))
-            else:
-                direction = div(direction, ld)
-            x = add(base, scale(direction, rest_length[s]))
-            x, _ = collide(sphere_centre, sphere_radius, capsule_a, capsule_b, capsule_radius,
-                           particle_radius[s], x, zero)
-            store(joint_output, first_joint + 1 + i, x)
-            base, base_before, base_now = x, before, now
+        write_output(c, segments, h, blend * h, at_pose, spheres, rest_length, particle_radius, angle_limit,
+                     joint_target, joint_rate, pivot_rate_before, pivot, pivot_before, position, velocity,
+                     position_before, velocity_before, swing_code, world_code, joint_output, swing, world_rotation)
+    if substep_count > 0:
+        end_collider_paths(paths, spheres, alphas[substep_count - 1], inv_span, sphere_last, sphere_rate,
+                           sphere_radius_last, capsule_a_last, capsule_b_last, capsule_a_rate, capsule_b_rate,
+                           capsule_radius_last)

@@ -48,7 +48,7 @@ class WarpEngine:
         arrays already there; the first call gives them all."""
         for name in names:
             value = np.ascontiguousarray(values[name], np.float32)
-            dtype = {2: wp.vec2, 3: wp.vec3}[value.shape[1]] if value.ndim == 2 else wp.float32
+            dtype = {2: wp.vec2, 3: wp.vec3, 4: wp.vec4}[value.shape[1]] if value.ndim == 2 else wp.float32
             held = self.arrays.get(name)
             if held is not None and held.shape == value.shape[:1]:
                 held.assign(value)
@@ -301,23 +301,34 @@ def turn_ahead(dir_before: wp.vec3, dir_now: wp.vec3, change: wp.vec3, h: float,
 @wp.kernel
 def point_frame(rest_length: wp.array(dtype=float), stiffness: wp.array(dtype=float),
                 damping: wp.array(dtype=float), air_drag: wp.array(dtype=float), particle_radius: wp.array(dtype=float),
+                max_distance: wp.array(dtype=float), angle_limit: wp.array(dtype=float),
                 gravity: wp.array(dtype=wp.vec3),
                 sphere_centre: wp.array(dtype=wp.vec3), sphere_radius: wp.array(dtype=float),
                 capsule_a: wp.array(dtype=wp.vec3), capsule_b: wp.array(dtype=wp.vec3),
                 capsule_radius: wp.array(dtype=float),
                 joint_target: wp.array(dtype=wp.vec3),
+                sphere_last: wp.array(dtype=wp.vec3), sphere_rate: wp.array(dtype=wp.vec3),
+                sphere_radius_last: wp.array(dtype=float), capsule_a_last: wp.array(dtype=wp.vec3),
+                capsule_b_last: wp.array(dtype=wp.vec3), capsule_a_rate: wp.array(dtype=wp.vec3),
+                capsule_b_rate: wp.array(dtype=wp.vec3), capsule_radius_last: wp.array(dtype=float),
                 joint_last: wp.array(dtype=wp.vec3), joint_rate: wp.array(dtype=wp.vec3),
                 pivot_rate_before: wp.array(dtype=wp.vec3),
                 pivot: wp.array(dtype=wp.vec3), pivot_before: wp.array(dtype=wp.vec3),
                 position: wp.array(dtype=wp.vec3), velocity: wp.array(dtype=wp.vec3),
                 position_before: wp.array(dtype=wp.vec3), velocity_before: wp.array(dtype=wp.vec3),
-                target: wp.array(dtype=wp.vec3),
-                joint_output: wp.array(dtype=wp.vec3),
+                target: wp.array(dtype=wp.vec3), bend_code: wp.array(dtype=wp.vec2),
+                swing_code: wp.array(dtype=wp.vec2), world_code: wp.array(dtype=wp.vec2),
+                joint_output: wp.array(dtype=wp.vec3), swing: wp.array(dtype=wp.vec4),
+                world_rotation: wp.array(dtype=wp.vec4),
                 alphas: wp.array(dtype=float), substep_count: int, segments: int, h: float, span: float,
                 inv_span: float, inv_path_step: float, blend: float,
                 wind: wp.vec3, gust_amplitude: float, gust_direction: wp.vec3, gust_wave_vector: wp.vec3,
                 gust_angular_frequency: float, gust_phase: float):
-    """One frame of point chains (SPEC 4): substeps, the path's end (SPEC 2), frame-time output."""
+    """One frame of point chains (SPEC 4): substeps, the path's end (SPEC 2), frame-time output.
+    The colliders stay at this frame's pose (``sphere_centre`` ...); the limits
+    (``max_distance``, ``angle_limit``: none, the peer refuses others), the collider paths
+    (``*_last``, ``*_rate``), the axis codes and the rotations (``swing``, ``world_rotation``)
+    are the numba peer's, taken and left as they are."""
     c = wp.tid()
     first = c * segments
     first_joint = c * (segments + 1)

@@ -8,26 +8,51 @@ Each chain is one thread (a ``prange`` iteration, a Warp thread) that walks it r
 through every substep of a frame, in float32 and in world coordinates: no per-chain anchor
 (SPEC 3.4, 4.4), so they agree with the solver for chains near the origin only.
 
-What they implement: the fixed-step accumulator with its cap and path step (SPEC 2); the
+What both implement: the fixed-step accumulator with its cap and path step (SPEC 2); the
 monotone target path (the v2 default, SPEC 2: the Hermite C1 cubic with its start velocity
 limited along and across each frame's move) of roots, headings, local angles, pivots and the
 tips' offsets from their pivot (as the solver takes them, SPEC 4); the first pose's
 snap onto the targets (SPEC 5); semi-implicit Euler, velocity first, with damping relative to
 the target and air drag (SPEC 1, 3, 4); the root's acceleration from the interpolated root
 (SPEC 3 step 1); angle wrap (SPEC 0); the wind of SPEC 4.1 (angle chains: its 2D form at each
-segment's tip from the last substep, SPEC 3 and 9); for point chains, the push-out of each
-particle from the spheres, then the capsules (SPEC 4.2, one pass), then the radial,
-position-based length step (SPEC 9); and the frame-time output of SPEC 2 and 9 (angle chains:
-each angle carried σ·h past the last substep at the angular velocity extrapolated from the
-last two substeps, 2ω - ω_prev, then laid out from this frame's root; point chains: each
-segment direction turned σ·h past the last substep at its angular velocity extrapolated from
-the last two substeps, 2Ω - Ω_prev, rebuilt with the rest lengths from this frame's pivot and
-pushed out of the colliders).
-What they leave out: angle limits, max distance, world influence (always 1), collider masks
-and groups, planes, inside colliders, moving colliders, swept contact, the second contact
-pass, crevices between overlapping colliders, ``keep_outside`` and segment collisions (SPEC 4,
-9), teleports after the first pose, level of detail, the exact integrator, the other target
-paths ("hermite", "linear") and the v1 options, joint rotations and their limits.
+segment's tip from the last substep, SPEC 3 and 9); and the frame-time output of SPEC 2 and 9
+(angle chains: each angle carried σ·h past the last substep at the angular velocity
+extrapolated from the last two substeps, 2ω - ω_prev, then laid out from this frame's root;
+point chains: each segment direction turned σ·h past the last substep at its angular velocity
+extrapolated from the last two substeps, 2Ω - Ω_prev, rebuilt with the rest lengths from this
+frame's pivot and taken out of the colliders).
+
+What the numba peer also implements, for point chains (every stage the solver runs for the
+benchmark's v2 cases with colliders): spheres and capsules moving from where they were at the
+last substep toward each frame's (``PointPeer.set_colliders``) on the monotone path (SPEC 2,
+9); the contact sub-steps a substep takes where a collider moves fast relative to the chain's
+pivot (SPEC 9, ``contact_substeps``, at most 256); the particle stage, behind the broad phase
+(``contact_possible``): ``sweep_particle`` (SPEC 9, swept contact), then ``collide`` (spheres,
+then capsules, twice, then the crevices between overlapping colliders, ``leave_crevice``,
+SPEC 4.2); the length step with v += Δx/h less what contact moved without velocity (SPEC 9,
+"Push-out velocity"); then ``settle_contact``: ``sweep_segment``, ``keep_outside``
+(``slide_out`` and ``segment_out_of_sphere`` per collider, twice, then
+``turn_out_of_crevice``) and ``collide`` again (SPEC 4, 9); at frame time the same
+``keep_outside`` and ``collide`` on each rebuilt tip (``push_out_of_frame``); the targets turned
+with the parent's bend whose half turn near antiparallel leans on the axis carried in state as
+a two-float code (``bend_code``, SPEC 4 step 2, SPEC 9 "Swings"); and the rotation outputs:
+each segment's swing, the smallest rotation taking its animated direction onto its output one,
+and its world rotation, its target frame (identity joint rotations turned with the parent's
+output bend) turned onto its output direction, each with its carried axis code
+(``swing_code``, ``world_code``; SPEC 9, "Swings", "Joint frames"); the max distance from the
+target (SPEC 4 step 2) and the cone angle limit about the target direction (SPEC 9, "Angle
+limits"; also at frame time), which the benchmark's "limits" and "all" feature sets use.
+What the Warp peer does instead, for point chains: colliders at each frame's pose (not moving
+between frames), one pass of push-outs of each particle, spheres then capsules, before the
+length step, whose v += Δx/h takes the whole Δx, and the same push-out at frame time; the
+bend's half turn about a fixed perpendicular; no rotation outputs (``segment_swings`` and
+``segment_world_rotations`` read the identity); no contact sub-steps, swept contact,
+``settle_contact`` or crevices; no max distance or angle limits (it refuses them).
+What both leave out: hinge and spherical limits (which need animated joint rotations:
+``set_pose`` takes joint positions only), the angle chains' angle limits, world influence
+(always 1), collider masks and groups, planes, inside colliders (SPEC 4, 9), teleports after
+the first pose, level of detail, the exact integrator, the other target paths ("hermite",
+"linear") and the v1 options.
 
 The case dict (:func:`case_from_chain_set` builds one from a project chain set and, optionally,
 what gives a solver its wind and colliders); values are numpy arrays or numbers, float64 on
@@ -43,8 +68,11 @@ the way in, float32 inside:
   "gust_wave_vector": κ (dim,) rad/length, "gust_frequency": f_w Hz} (SPEC 4.1).
 - angle chains: ``"lengths"`` (S,) length units, ``"inertia"`` (S,) μ (default 1).
 - point chains: ``"rest_lengths"`` (S,) length units (None: from the first pose),
+  ``"max_distance"`` (S,) length units and ``"angle_limit"`` (S,) the cone's half-angle in
+  rad (default inf: none; π or more is none),
   ``"particle_radius"`` (S,) length units (default 0), ``"spheres"`` (K, 4) world centre
-  and radius, ``"capsules"`` (M, 7) world end a, end b and radius (static; default none).
+  and radius, ``"capsules"`` (M, 7) world end a, end b and radius (the first frame's; later
+  frames' through ``PointPeer.set_colliders``; default none).
 Per-segment and per-chain values may also be given as scalars.
 
 The peer (:func:`make_peer`): ``set_pose(...)`` with the arguments of the project's
@@ -52,7 +80,21 @@ The peer (:func:`make_peer`): ``set_pose(...)`` with the arguments of the projec
 ``PointSolver.set_pose(joint_positions (J, 3))``; ``advance(frame_dt)`` (seconds; returns
 the substeps run); ``positions(raw=False)`` (J, dim) float64 world joints (per chain its
 pivot, then its tips; ``raw``: the last substep's state); ``synchronize()``; attributes
-``name``, ``library``, ``kind``, ``chain_count``, ``segment_count``.
+``name``, ``library``, ``kind``, ``chain_count``, ``segment_count``. Point peers also:
+``set_colliders(spheres (K, 4), capsules (M, 7))`` (this frame's, the case's counts),
+``segment_swings()`` and ``segment_world_rotations()`` (S, 4) float64 quaternions (x, y, z, w)
+at frame time, as the solver's ``segment_swings()`` and, given joint rotations,
+``segment_rotations()``.
+
+The point arrays (:data:`POINT_ARRAYS`, float32): the rig; this frame's colliders
+(``sphere_centre`` (K, 3), ``sphere_radius`` (K,), ``capsule_a``, ``capsule_b`` (M, 3),
+``capsule_radius`` (M,)) and joint targets (``joint_target`` (J, 3), each tip as its offset
+from its pivot); the colliders' paths: where they were at the last substep and their path
+velocity there (``sphere_last``, ``sphere_rate`` (K, 3), ``sphere_radius_last`` (K,), the same
+per capsule end), length units and length/s; the chains' state; the carried turn-axis codes
+``bend_code``, ``swing_code``, ``world_code`` (S, 2) (SPEC 9, "Swings": octahedral, its first
+component plus 2; (0, 0): none carried); the output: ``joint_output`` (J, 3), ``swing`` and
+``world_rotation`` (S, 4).
 """
 from __future__ import annotations
 
@@ -76,12 +118,17 @@ ANGLE_ARRAYS = ("length", "stiffness", "damping", "air_drag", "inertia", "gravit
                 "angle", "angular_velocity", "angular_velocity_before", "target_angle", "local_last",
                 "local_rate",
                 "joint_output")
-POINT_ARRAYS = ("rest_length", "stiffness", "damping", "air_drag", "particle_radius", "gravity",
+POINT_ARRAYS = ("rest_length", "stiffness", "damping", "air_drag", "particle_radius", "max_distance", "angle_limit",
+                "gravity",
                 "sphere_centre", "sphere_radius", "capsule_a", "capsule_b", "capsule_radius",
                 "joint_target",
+                "sphere_last", "sphere_rate", "sphere_radius_last", "capsule_a_last", "capsule_b_last",
+                "capsule_a_rate", "capsule_b_rate", "capsule_radius_last",
                 "joint_last", "joint_rate", "pivot_rate_before", "pivot", "pivot_before", "position", "velocity",
-                "position_before", "velocity_before", "target",
-                "joint_output")
+                "position_before", "velocity_before", "target", "bend_code", "swing_code", "world_code",
+                "joint_output", "swing", "world_rotation")
+#: The point arrays of this frame's colliders (``PointPeer.set_colliders``).
+COLLIDER_ARRAYS = ("sphere_centre", "sphere_radius", "capsule_a", "capsule_b", "capsule_radius")
 
 
 def make_peer(library: str, kind: str, case: dict, device: str | None = None):
@@ -114,16 +161,17 @@ def case_from_chain_set(chain_set, inputs=None, substep: float = 1.0 / 120.0, ma
         wind, spheres, capsules: as in the case dict (or wind as ``set_wind``'s four
             arguments), when not given through ``inputs``.
 
-    Raises: ValueError for unequal chains or a feature the peers leave out.
+    Raises: ValueError for unequal chains or a feature both peers leave out (the Warp peer
+    also refuses a case with limits, at :func:`make_peer`).
     """
     counts = np.asarray(chain_set.segment_counts)
     if counts.size == 0 or np.any(counts != counts[0]):
         raise ValueError("the peers take chains of equal segment counts")
-    unused = {"angle_limit": np.any(np.isfinite(chain_set.angle_limit))}
-    if chain_set.kind == "point":
-        unused.update(max_distance=np.any(np.isfinite(chain_set.max_distance)),
-                      world_influence=np.any(chain_set.world_influence != 1),
-                      hinge_or_spherical_limit=np.any(chain_set.needs_rotations))
+    if chain_set.kind == "angle":
+        unused = {"angle_limit": np.any(np.isfinite(chain_set.angle_limit))}
+    else:
+        unused = {"world_influence": np.any(chain_set.world_influence != 1),
+                  "hinge_or_spherical_limit": np.any(chain_set.needs_rotations)}
     for name, used in unused.items():
         if used:
             raise ValueError(f"the peers do not implement {name}")
@@ -141,7 +189,8 @@ def case_from_chain_set(chain_set, inputs=None, substep: float = 1.0 / 120.0, ma
     else:
         case.update(rest_lengths=None if chain_set.rest_lengths is None else np.array(chain_set.rest_lengths),
                     particle_radius=np.array(chain_set.particle_radius), spheres=recorded.spheres,
-                    capsules=recorded.capsules)
+                    capsules=recorded.capsules, max_distance=np.array(chain_set.max_distance),
+                    angle_limit=np.array(chain_set.angle_limit))
     return case
 
 
@@ -347,11 +396,32 @@ class PointPeer(_Peer):
         rest = case.get("rest_lengths")
         self.rig["rest_length"] = None if rest is None else _array("rest_lengths", rest, (S,))
         self.rig["particle_radius"] = _array("particle_radius", case.get("particle_radius", 0.0), (S,))
-        spheres = np.asarray(case.get("spheres", np.zeros((0, 4))), np.float64).reshape(-1, 4)
-        capsules = np.asarray(case.get("capsules", np.zeros((0, 7))), np.float64).reshape(-1, 7)
-        self.rig.update(sphere_centre=spheres[:, :3].astype(F), sphere_radius=spheres[:, 3].astype(F),
-                        capsule_a=capsules[:, 0:3].astype(F), capsule_b=capsules[:, 3:6].astype(F),
-                        capsule_radius=capsules[:, 6].astype(F))
+        self.rig["max_distance"] = _array("max_distance", case.get("max_distance", np.inf), (S,))
+        cone = _array("angle_limit", case.get("angle_limit", np.inf), (S,), np.float64)
+        self.rig["angle_limit"] = np.where(cone < np.pi, cone, np.inf).astype(F)  # π or more: none
+        if engine.library != "numba" and np.isfinite(self.rig["max_distance"] + self.rig["angle_limit"]).any():
+            raise ValueError(f"the {engine.library} peer does not implement max distance or angle limits")
+        self.collider_counts = None
+        self.set_colliders(case.get("spheres"), case.get("capsules"))
+
+    def set_colliders(self, spheres=None, capsules=None) -> None:
+        """This frame's colliders, world space (SPEC 4.2): spheres (K, 4) centre and radius,
+        capsules (M, 7) end a, end b and radius; None for none. After the first frame they move
+        there from where they were at the last substep along the monotone path, as the solver's
+        (SPEC 2, 9); the counts stay those of the case. Raises ValueError for a wrong shape or
+        a changed count."""
+        spheres = np.zeros((0, 4)) if spheres is None else np.asarray(spheres, np.float64).reshape(-1, 4)
+        capsules = np.zeros((0, 7)) if capsules is None else np.asarray(capsules, np.float64).reshape(-1, 7)
+        counts = (len(spheres), len(capsules))
+        if self.collider_counts is not None and counts != self.collider_counts:
+            raise ValueError(f"{counts} spheres and capsules: the peer keeps the case's {self.collider_counts}")
+        self.collider_counts = counts
+        colliders = {"sphere_centre": spheres[:, :3].astype(F), "sphere_radius": spheres[:, 3].astype(F),
+                     "capsule_a": capsules[:, 0:3].astype(F), "capsule_b": capsules[:, 3:6].astype(F),
+                     "capsule_radius": capsules[:, 6].astype(F)}
+        self.rig.update(colliders)
+        if self._started:
+            self.engine.load(COLLIDER_ARRAYS, colliders)
 
     def set_pose(self, joint_positions) -> None:
         """Joint targets (J, 3) world: per chain its pivot, then one per segment tip (SPEC 4).
@@ -373,10 +443,39 @@ class PointPeer(_Peer):
         joints = self._joints
         tips, pivots = joints[self.tip_joint], joints[self.first_joint]
         target = self._pose["joint_target"]
-        return {**self.rig, **self._pose, "joint_last": target.copy(), "joint_rate": np.zeros_like(target),
+        rig, S = self.rig, self.segment_count
+        colliders = {"sphere_last": rig["sphere_centre"].copy(), "sphere_rate": np.zeros_like(rig["sphere_centre"]),
+                     "sphere_radius_last": rig["sphere_radius"].copy(), "capsule_a_last": rig["capsule_a"].copy(),
+                     "capsule_b_last": rig["capsule_b"].copy(), "capsule_a_rate": np.zeros_like(rig["capsule_a"]),
+                     "capsule_b_rate": np.zeros_like(rig["capsule_b"]),
+                     "capsule_radius_last": rig["capsule_radius"].copy()}  # at rest where they are
+        identity = np.tile(np.array([0, 0, 0, 1], F), (S, 1))
+        return {**rig, **self._pose, **colliders, "joint_last": target.copy(), "joint_rate": np.zeros_like(target),
                 "pivot_rate_before": np.zeros_like(pivots), "pivot": pivots.copy(), "pivot_before": pivots.copy(),
                 "position": tips.copy(), "velocity": np.zeros_like(tips), "position_before": tips.copy(),
-                "velocity_before": np.zeros_like(tips), "target": tips.copy(), "joint_output": joints.copy()}
+                "velocity_before": np.zeros_like(tips), "target": tips.copy(), "bend_code": np.zeros((S, 2), F),
+                "swing_code": np.zeros((S, 2), F), "world_code": np.zeros((S, 2), F), "joint_output": joints.copy(),
+                "swing": identity, "world_rotation": identity.copy()}
+
+    def segment_swings(self) -> np.ndarray:
+        """(S, 4) float64 quaternions (x, y, z, w), at frame time: each segment's smallest
+        rotation from its animated direction (this frame's pose) onto its output one (SPEC 9,
+        "Swings"; numba peer only, identity on the Warp peer). Raises RuntimeError before the
+        first advance."""
+        return self._read_output("swing")
+
+    def segment_world_rotations(self) -> np.ndarray:
+        """(S, 4) float64 quaternions (x, y, z, w), at frame time: each segment's world rotation,
+        its target frame (identity joint rotations turned with its parent's output bend) turned
+        onto its output direction (SPEC 9, "Joint frames"; numba peer only, identity on the
+        Warp peer). Raises RuntimeError before the first advance."""
+        return self._read_output("world_rotation")
+
+    def _read_output(self, name):
+        if not self._started:
+            raise RuntimeError(f"{name} before the first advance()")
+        self.engine.synchronize()
+        return self.engine.read(name).astype(np.float64)
 
     def _raw(self):
         """The last substep's particles after the pivot on its path (p_prev)."""

@@ -45,7 +45,7 @@ def table(report: dict) -> str:
                 peers.append(f"  {row['case']['label']}: {peer['name']}: {rate_text(peer['frame_rate'])}/s whole "
                              f"frame{versus}")
     if peers:
-        lines += ["", "peers (the same v2 step written with numba and Warp):"] + peers
+        lines += ["", "peers (the same step written with numba and Warp; what each writes: bench/peers.py):"] + peers
     near = [row for row in report["cases"] if row["case"].get("near_fraction") is not None]
     if near:
         lines += ["", "chains near a collider: in the first pose, those that can touch one within the ball about "

@@ -25,14 +25,36 @@ numbers on both libraries):
   (2e-4). The springs are 3-6 Hz, ζ 0.7: at the benchmark's 1-5 Hz, ζ 0.5 gravity outweighs
   the springs and these hanging chains amplify rounding (the solver against itself with the
   pose moved by 1e-8: 1e-5 apart after 40 frames), and the peers measured 2.9e-4 from it.
-- Point chains in contact: the peers push a particle out of each collider once and then take
-  the length step; the solver also slides it back out along its length sphere, turns
-  segments off colliders, resolves crevices and pushes out again (SPEC 4, 9). Against the
-  full solver the 19 touching chains of the contact case differ by 3.9e-4 to 0.20 (half
-  their length: segments cross a collider where the solver turns them away), the one
-  chain that never touches by 1.6e-6. So contact is checked against the solver's numpy
-  reference with those stages switched off: measured worst 1.8e-5 over all chains,
-  tolerance 5e-4 of the chain length (2e-4).
+- Point chains in contact, the Warp peer: it pushes a particle out of each collider once and
+  then takes the length step; the solver also sweeps, slides it back out along its length
+  sphere, turns segments off colliders, resolves crevices and pushes out again (SPEC 4, 9).
+  Against the full solver the 19 touching chains of the contact case differed by 3.9e-4 to
+  0.20 (half their length: segments cross a collider where the solver turns them away). So
+  the Warp peer is checked against the solver's numpy reference with those stages switched
+  off: measured worst 1.8e-5 over all chains, tolerance 5e-4 of the chain length (2e-4).
+- Point chains with limits, the numba peer, against the full solver: a cone of 0.3 rad and a
+  max distance of 0.015 on every segment (the solver's limits move 129 and 644 particles in
+  60 frames at 60 fps, 681 and 2075 with the uneven frames), wind, no colliders: measured
+  worst 1.7e-5 (60 fps) and 1.4e-5 (uneven), tolerance 5e-4 of the chain length (2e-4);
+  rotations measured 9.2e-5, tolerance 1e-3. With the peer's cone switched off (in the
+  substeps): 0.041 (60 fps) and 0.14 (uneven) apart; its max distance off: 0.029 and 0.085.
+- Point chains in contact, the numba peer, against the full solver (its defaults): a sphere
+  under the chains, a smaller one overlapping it (a crevice), a capsule, and a sphere
+  sweeping through the chains at up to 19 m/s (the solver takes up to 4 contact sub-steps
+  a substep at 60 fps, 6 with the uneven frames). Contact is where rounding grows: a tip
+  resting on a collider or in a crevice takes one branch or the other of a stage on a
+  difference of 1e-8 (the solver against itself, a collider moved by 3e-8 in a case with its
+  chains at the origin: 6.6e-5 apart with static colliders, 1.9e-3 with the fast one), and the
+  peer's world coordinates round otherwise than the solver's pivot-relative ones (the same
+  stages with every chain's pivot at the origin, where both round alike, agreed to 5e-8 for
+  half the chains). Measured worst, joints at frame time and raw: 2.35e-3 (60 fps, chain 15,
+  the last frame) and 1.0e-3 (uneven), median over chains 3.5e-4; tolerance 1e-2 (a fifth of
+  a segment), the median 2e-3. Rotations (unit quaternions, q and -q alike), the swing and the
+  world rotation: measured worst 0.025 and 0.018 (60 fps), 0.029 and 0.016 (uneven); tolerance
+  0.1. With one stage of the peer switched off the same case measured (60 fps, uneven):
+  settle_contact 0.41 and 0.46 apart, contact sub-steps 0.43 and 0.39, leave_crevice 0.085
+  and 0.10 (rotations 1.2-1.4), sweep_particle 3.8e-3 (at 60 fps the sub-steps leave it little
+  to catch) and 0.15.
 """
 from __future__ import annotations
 
@@ -162,7 +184,9 @@ def particle_contact_only(monkeypatch):
                         lambda ct, rho, base, rest_length, x: one_pass(ct, rho, x, np.zeros_like(x))[0])
 
 
-def test_point_peer_contact_follows_the_solver_particle_stage(library, particle_contact_only):
+def test_warp_point_peer_contact_follows_the_solver_particle_stage(particle_contact_only):
+    pytest.importorskip("warp")
+    library = "warp"
     chain_set, pose = point_rig()
     solver = Solver(chain_set, backend="cpu")
     solver.set_wind(**WIND)
@@ -182,6 +206,132 @@ def test_point_peer_contact_follows_the_solver_particle_stage(library, particle_
     assert gap.min() > -1e-5
 
 
+#: A smaller sphere on the big one's top (a crevice where they meet) and a sphere sweeping
+#: along x through the chains, at up to 1.5·4π ≈ 19 m/s.
+OVERLAPPING = np.array([[0.25, -0.33, 0.0, 0.1]])
+
+
+def sweeping(t):
+    return np.array([[1.5 * np.sin(2 * np.pi * 2 * t), -0.25, 0.0, 0.1]])
+
+
+def colliders_at(t):
+    return np.concatenate([SPHERES, OVERLAPPING, sweeping(t)]), CAPSULES
+
+
+def quaternions_apart(a, b):
+    """(S,) the distance between unit quaternions, q and -q alike."""
+    return np.minimum(np.linalg.norm(a - b, axis=1), np.linalg.norm(a + b, axis=1))
+
+
+@pytest.mark.parametrize("frame_times", [SIXTY_FPS[:60], UNEVEN], ids=["60fps", "uneven"])
+def test_numba_point_peer_contact_follows_the_full_solver(monkeypatch, frame_times):
+    pytest.importorskip("numba")
+    from gpu_jiggle.sim.backends import reference_point
+
+    most_substeps = [1]  # the most contact sub-steps the solver took (observed, not changed)
+    count = reference_point.contact_substeps
+
+    def counted(*args, **kwargs):
+        need, capped = count(*args, **kwargs)
+        most_substeps[0] = max(most_substeps[0], int(need.max()))
+        return need, capped
+    monkeypatch.setattr(reference_point, "contact_substeps", counted)
+
+    chain_set, pose = point_rig()
+    solver = Solver(chain_set, backend="cpu")
+    solver.set_wind(**WIND)
+    spheres, capsules = colliders_at(0.0)
+    solver.set_colliders(spheres=spheres, capsules=capsules)
+    peer = make_peer("numba", "point", case_from_chain_set(chain_set, wind=WIND, spheres=spheres, capsules=capsules))
+    identity = np.tile([0.0, 0.0, 0.0, 1.0], (CHAINS * (SEGMENTS + 1), 1))  # so the solver gives world rotations
+    joints, rotations, t = np.zeros(CHAINS), np.zeros(CHAINS), 0.0
+    touched, deepest = np.zeros(CHAINS, bool), np.inf
+    for dt in frame_times:
+        t += dt
+        spheres, capsules = colliders_at(t)
+        solver.set_colliders(spheres=spheres, capsules=capsules)
+        peer.set_colliders(spheres, capsules)
+        solver.set_pose(joint_rotations=identity, **pose(t))
+        peer.set_pose(**pose(t))
+        solver.advance(dt)
+        peer.advance(dt)
+        for raw in (False, True):
+            apart = np.linalg.norm(solver.positions(raw=raw) - peer.positions(raw=raw), axis=1)
+            joints = np.maximum(joints, apart.reshape(CHAINS, -1).max(1))
+        for ours, theirs in ((solver.segment_swings(), peer.segment_swings()),
+                             (solver.segment_rotations(), peer.segment_world_rotations())):
+            rotations = np.maximum(rotations, quaternions_apart(ours, theirs).reshape(CHAINS, -1).max(1))
+        gap = gaps(peer.positions().reshape(CHAINS, -1, 3)[:, 1:], spheres, capsules)
+        touched |= gap < 1e-3
+        deepest = min(deepest, gap.min())
+    assert most_substeps[0] >= 3  # the sweeping sphere made the solver take contact sub-steps
+    assert joints.max() < 1e-2 and np.median(joints) < 2e-3, joints
+    assert rotations.max() < 0.1, rotations
+    # The chains touch the colliders; the peer's particles end each frame outside them.
+    assert touched.sum() >= 16, touched
+    assert deepest > -1e-5, deepest
+
+
+def gaps(tips, spheres, capsules):
+    """(C,) each chain's smallest distance of a tip (particle radius 0.01) from a collider."""
+    gap = np.full(tips.shape[:2], np.inf)
+    for x, y, z, r in spheres:
+        gap = np.minimum(gap, np.linalg.norm(tips - [x, y, z], axis=2) - r - 0.01)
+    for row in capsules:
+        a, b = row[:3], row[3:6]
+        along = np.clip((tips - a) @ (b - a) / ((b - a) @ (b - a)), 0, 1)
+        gap = np.minimum(gap, np.linalg.norm(tips - (a + along[..., None] * (b - a)), axis=2) - row[6] - 0.01)
+    return gap.min(axis=1)
+
+
+@pytest.mark.parametrize("frame_times", [SIXTY_FPS[:60], UNEVEN], ids=["60fps", "uneven"])
+def test_numba_point_peer_limits_follow_the_full_solver(monkeypatch, frame_times):
+    pytest.importorskip("numba")
+    from gpu_jiggle.sim.backends import reference_limits, reference_point
+
+    acted = {"cone": 0, "max distance": 0}  # rows the solver's limits moved (observed, not changed)
+    cone, distance = reference_limits.limit_cone, reference_point.ReferencePointBackend.limit_distance
+
+    def counted_cone(beta, base, a, un, lu, v_t, x, v, rows):
+        new_x, new_v = cone(beta, base, a, un, lu, v_t, x, v, rows)
+        acted["cone"] += int((new_x != x).any(axis=1).sum())
+        return new_x, new_v
+
+    def counted_distance(max_distance, t, x, v):
+        new_x, new_v = distance(max_distance, t, x, v)
+        acted["max distance"] += int((new_x != x).any(axis=1).sum())
+        return new_x, new_v
+    monkeypatch.setattr(reference_limits, "limit_cone", counted_cone)
+    monkeypatch.setattr(reference_point.ReferencePointBackend, "limit_distance", staticmethod(counted_distance))
+
+    _, pose = point_rig()
+    rng = np.random.default_rng(3)
+    chain_set = PointChainSet(np.full(CHAINS, SEGMENTS), rng.uniform(3, 6, CHAINS), 0.7, rest_lengths=0.05,
+                              particle_radius=0.01, gravity=(0, -9.8, 0), air_drag=0.5, angle_limit=0.3,
+                              max_distance=0.015)
+    solver = Solver(chain_set, backend="cpu")
+    solver.set_wind(**WIND)
+    peer = make_peer("numba", "point", case_from_chain_set(chain_set, wind=WIND))
+    identity = np.tile([0.0, 0.0, 0.0, 1.0], (CHAINS * (SEGMENTS + 1), 1))
+    joints, rotations, t = np.zeros(CHAINS), np.zeros(CHAINS), 0.0
+    for dt in frame_times:
+        t += dt
+        solver.set_pose(joint_rotations=identity, **pose(t))
+        peer.set_pose(**pose(t))
+        solver.advance(dt)
+        peer.advance(dt)
+        for raw in (False, True):
+            apart = np.linalg.norm(solver.positions(raw=raw) - peer.positions(raw=raw), axis=1)
+            joints = np.maximum(joints, apart.reshape(CHAINS, -1).max(1))
+        for ours, theirs in ((solver.segment_swings(), peer.segment_swings()),
+                             (solver.segment_rotations(), peer.segment_world_rotations())):
+            rotations = np.maximum(rotations, quaternions_apart(ours, theirs).reshape(CHAINS, -1).max(1))
+    assert acted["cone"] > 100 and acted["max distance"] > 500, acted
+    assert joints.max() < 5e-4 * SEGMENTS * 0.05, joints
+    assert rotations.max() < 1e-3, rotations
+
+
 def test_interface(library):
     chain_set, pose = point_rig()
     peer = make_peer(library, "point", case_from_chain_set(chain_set), device="cpu")
@@ -193,6 +343,11 @@ def test_interface(library):
     peer.synchronize()
     out = peer.positions()
     assert out.shape == (CHAINS * (SEGMENTS + 1), 3) and out.dtype == np.float64
+    for rotations in (peer.segment_swings(), peer.segment_world_rotations()):
+        assert rotations.shape == (CHAINS * SEGMENTS, 4) and rotations.dtype == np.float64
+        assert np.allclose(np.linalg.norm(rotations, axis=1), 1, atol=1e-6)
+    with pytest.raises(ValueError, match="spheres and capsules"):
+        peer.set_colliders(spheres=SPHERES)
     with pytest.raises(ValueError):
         make_peer(library, "angle", case_from_chain_set(chain_set))
 
@@ -204,3 +359,12 @@ def test_case_from_chain_set_refuses_what_the_peers_leave_out():
         case_from_chain_set(PointChainSet([3, 4], 2.0, 0.5))
     with pytest.raises(ValueError, match="world_influence"):
         case_from_chain_set(PointChainSet([3, 3], 2.0, 0.5, world_influence=0.5))
+    with pytest.raises(ValueError, match="hinge_or_spherical_limit"):
+        case_from_chain_set(PointChainSet([3, 3], 2.0, 0.5, hinge_limit=(-0.5, 0.5)))
+
+
+def test_the_warp_peer_refuses_limits():
+    pytest.importorskip("warp")
+    limited = case_from_chain_set(PointChainSet([3, 3], 2.0, 0.5, angle_limit=0.5, max_distance=0.1))
+    with pytest.raises(ValueError, match="max distance or angle limits"):
+        make_peer("warp", "point", limited, device="cpu")
