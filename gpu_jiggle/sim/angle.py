@@ -63,7 +63,7 @@ class AngleSolver(Solver):
         cs = self._chain_set
         position = validation.coordinates("root_position", root_position, (cs.chain_count, 2))
         angle = validation.float_array("root_angle", root_angle, (cs.chain_count,))
-        local = validation.float_array("local_angle", local_angle, (cs.segment_count,))
+        local = validation.float_array("local_angle", local_angle, (cs.segment_count,), copy=False)  # only read
         target = np.zeros(cs.chain_count, layouts.ANGLE_CHAIN_TARGET)
         target["root_angle"] = wrap_angle64(angle)  # root_position: 0, the anchor is this root
         self._chain_target, self._local_angle = target, wrap_angle64(local).astype(np.float32)
@@ -132,7 +132,7 @@ class AngleSolver(Solver):
         target = packing.copy_records(self._chain_target)
         target["teleport"] = self._teleport
         target["lod"] = levels
-        target["anchor_shift"] = anchor_shift(self._state_anchor, self._anchor, self._teleport)
+        anchor_shift(self._state_anchor, self._anchor, self._teleport, out=target["anchor_shift"])
         target["gust_phase"] = self._wind.space_phase(self._anchor)
         self._state_anchor = self._anchor
         self._levels = levels
@@ -249,13 +249,16 @@ class AngleSolver(Solver):
                 "wind": self._wind}
 
 
-def anchor_shift(state_anchor, anchor, teleport) -> np.ndarray:
+def anchor_shift(state_anchor, anchor, teleport, out=None) -> np.ndarray:
     """(C, dim) float32: how far each chain's anchor moved since its state was last relative to
     it (old - new, float64 then rounded), zero for chains that jump (a snap resets them; a
-    keep_shape jump carries the state along with the anchor) and before the first frame."""
+    keep_shape jump carries the state along with the anchor) and before the first frame.
+    ``out``: a (C, dim) float32 array to write it into (e.g. a record field), returned."""
+    shift = np.empty(anchor.shape, np.float32) if out is None else out
     if state_anchor is None:
-        return np.zeros(anchor.shape, np.float32)
-    shift = (state_anchor - anchor).astype(np.float32)
+        shift[...] = 0.0
+        return shift
+    np.subtract(state_anchor, anchor, out=shift, casting="same_kind")  # float64, each rounded once
     jumps = (teleport & layouts.TELEPORT_MODE_MASK) != layouts.TELEPORT_NONE
     if jumps.any():
         shift[jumps] = 0.0

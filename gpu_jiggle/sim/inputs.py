@@ -120,14 +120,14 @@ def _rows(name, value, width):
 
 
 def modulo_two_pi(x: np.ndarray) -> np.ndarray:
-    """``x % 2π`` of a float64 array, the same bits as numpy's (and Python's) ``%`` at about
-    half its cost: numpy's floating remainder is ``fmod`` (exact), then 2π added where its
-    sign is not 2π's, and a zero made +0; it also works out the quotient, which costs the rest."""
+    """``x % 2π`` of a float64 array (a new one), the same bits as numpy's (and Python's) ``%``
+    at about half its cost: numpy's floating remainder is ``fmod`` (exact), then 2π added
+    where its sign is not 2π's, and a zero made +0; it also works out the quotient, which
+    costs the rest."""
     two_pi = 2.0 * math.pi
     out = np.fmod(x, two_pi)
-    negative = out < 0.0
-    out[negative] += two_pi
-    out[out == 0.0] = 0.0  # fmod keeps the sign of x: -0 where x is a negative multiple
+    np.add(out, two_pi, out=out, where=out < 0.0)
+    out += 0.0  # fmod keeps the sign of x, -0 where x is a negative multiple: -0 + 0 is +0
     return out
 
 

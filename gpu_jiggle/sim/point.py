@@ -262,7 +262,7 @@ class PointSolver(Solver):
         if rotations_now and not self._identity_on_backend:  # the jump's turn from the joints (SPEC 5)
             keep = (control["teleport"] & layouts.TELEPORT_MODE_MASK) == layouts.TELEPORT_KEEP_SHAPE
             control["teleport"] |= np.where(keep, np.uint32(layouts.TELEPORT_TURN_FROM_JOINTS), np.uint32(0))
-        target["anchor_shift"] = anchor_shift(self._state_anchor, self._anchor, self._teleport)
+        anchor_shift(self._state_anchor, self._anchor, self._teleport, out=target["anchor_shift"])
         target["gust_phase"] = self._wind.space_phase(self._anchor)
         self._state_anchor = self._anchor
         rotation = self._joint_rotation if fresh else None

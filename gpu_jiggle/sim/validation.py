@@ -51,15 +51,16 @@ def _index_text(flat_index: int, shape: tuple) -> str:
     return "[" + ", ".join(str(int(i)) for i in np.unravel_index(flat_index, shape)) + "]"
 
 
-def _numbers(name: str, value) -> np.ndarray:
-    """``value`` as a new float64 array; TypeError unless it holds only real numbers."""
+def _numbers(name: str, value, copy: bool = True) -> np.ndarray:
+    """``value`` as a float64 array (a new one, or with ``copy`` False ``value`` itself where it
+    is one already); TypeError unless it holds only real numbers."""
     try:
         raw = np.asarray(value)
     except (TypeError, ValueError) as exc:  # ragged nesting
         raise TypeError(f"{name}: expected numbers, got {type(value).__name__} ({exc})") from None
     if raw.dtype.kind not in "iuf" and not (raw.dtype.kind == "O" and raw.size == 0):
         raise TypeError(f"{name}: expected real numbers, got {type(value).__name__} of dtype {raw.dtype}")
-    return np.array(raw, dtype=np.float64)
+    return np.array(raw, dtype=np.float64) if copy else np.asarray(raw, dtype=np.float64)
 
 
 def closest_name(name, known, cutoff: float = 0.6) -> str | None:
@@ -124,13 +125,16 @@ def flag(name: str, value) -> bool:
     return bool(value)
 
 
-def float_array(name: str, value, shape: tuple | None = None, *, finite: bool = True) -> np.ndarray:
-    """``value`` as a float64 array, checked for type, shape and (by default) finiteness.
+def float_array(name: str, value, shape: tuple | None = None, *, finite: bool = True,
+                copy: bool = True) -> np.ndarray:
+    """``value`` as a float64 array, checked for type, shape and (by default) finiteness: a new
+    array, or with ``copy`` False ``value`` itself where it is a float64 array already (for a
+    caller that only reads it before it returns: 1M local angles copied cost a frame 1 ms).
 
     ``shape`` may contain ``None`` for a free axis. Raises ``TypeError`` for non-numeric
     input, ``ValueError`` for a wrong shape or a non-finite entry.
     """
-    a = _numbers(name, value)
+    a = _numbers(name, value, copy)
     if shape is not None:
         ok = a.ndim == len(shape) and all(s is None or s == d for s, d in zip(shape, a.shape))
         if not ok:

@@ -33,3 +33,20 @@ def test_copy_records_is_a_copy_of_every_field():
     assert np.array_equal(copied.view(np.uint8), records.view(np.uint8))
     copied["gust_phase"] = 1.0
     assert not np.array_equal(copied.view(np.uint8), records.view(np.uint8))  # a copy, not a view
+
+
+def test_set_pose_keeps_nothing_of_the_callers_arrays(backend):
+    """The pose is validated without a copy where only read: changing the caller's arrays after
+    set_pose changes nothing of the frame."""
+    from gpu_jiggle import AngleChainSet, Solver
+
+    chain_set = AngleChainSet([3, 2], 0.5, 2.0, 0.5, gravity=(0.0, -9.8))
+    given, untouched = (Solver(chain_set, backend=backend) for _ in range(2))
+    for f in range(5):
+        root, heading, local = np.array([[0.1 * f, 0.0], [1.0, 0.0]]), np.array([0.0, 0.3]), np.full(5, 0.1 * f)
+        untouched.set_pose(root.copy(), heading.copy(), local.copy())
+        given.set_pose(root, heading, local)
+        root[:], heading[:], local[:] = 7.0, 7.0, 7.0
+        for solver in (given, untouched):
+            solver.advance(1 / 60)
+        assert np.array_equal(given.positions(), untouched.positions())
