@@ -22,12 +22,14 @@ point chains: each segment direction turned σ·h past the last substep at its a
 extrapolated from the last two substeps, 2Ω - Ω_prev, rebuilt with the rest lengths from this
 frame's pivot and taken out of the colliders).
 
-What the numba peer also implements, for point chains (every stage the solver runs for the
-benchmark's v2 cases with colliders): spheres and capsules moving from where they were at the
-last substep toward each frame's (``PointPeer.set_colliders``) on the monotone path (SPEC 2,
-9); the contact sub-steps a substep takes where a collider moves fast relative to the chain's
-pivot (SPEC 9, ``contact_substeps``, at most 256); the particle stage, behind the broad phase
-(``contact_possible``): ``sweep_particle`` (SPEC 9, swept contact), then ``collide`` (spheres,
+What both also implement, for point chains (every stage the solver runs for the benchmark's
+v2, "limits" and "all" cases; the Warp peer's stages are a port of the numba peer's, the same
+float32 operations in the same order, its colliders' paths laid out and ended by a kernel of
+their own before and after the chains' each frame): spheres and capsules moving from where
+they were at the last substep toward each frame's (``PointPeer.set_colliders``) on the
+monotone path (SPEC 2, 9); the contact sub-steps a substep takes where a collider moves fast
+relative to the chain's pivot (SPEC 9, ``contact_substeps``, at most 256); the particle stage,
+behind the broad phase (``contact_possible``): ``sweep_particle`` (SPEC 9, swept contact), then ``collide`` (spheres,
 then capsules, twice, then the crevices between overlapping colliders, ``leave_crevice``,
 SPEC 4.2); the length step with v += Δx/h less what contact moved without velocity (SPEC 9,
 "Push-out velocity"); then ``settle_contact``: ``sweep_segment``, ``keep_outside``
@@ -42,12 +44,6 @@ output bend) turned onto its output direction, each with its carried axis code
 (``swing_code``, ``world_code``; SPEC 9, "Swings", "Joint frames"); the max distance from the
 target (SPEC 4 step 2) and the cone angle limit about the target direction (SPEC 9, "Angle
 limits"; also at frame time), which the benchmark's "limits" and "all" feature sets use.
-What the Warp peer does instead, for point chains: colliders at each frame's pose (not moving
-between frames), one pass of push-outs of each particle, spheres then capsules, before the
-length step, whose v += Δx/h takes the whole Δx, and the same push-out at frame time; the
-bend's half turn about a fixed perpendicular; no rotation outputs (``segment_swings`` and
-``segment_world_rotations`` read the identity); no contact sub-steps, swept contact,
-``settle_contact`` or crevices; no max distance or angle limits (it refuses them).
 What both leave out: hinge and spherical limits (which need animated joint rotations:
 ``set_pose`` takes joint positions only), the angle chains' angle limits, world influence
 (always 1), collider masks and groups, planes, inside colliders (SPEC 4, 9), teleports after
@@ -161,8 +157,7 @@ def case_from_chain_set(chain_set, inputs=None, substep: float = 1.0 / 120.0, ma
         wind, spheres, capsules: as in the case dict (or wind as ``set_wind``'s four
             arguments), when not given through ``inputs``.
 
-    Raises: ValueError for unequal chains or a feature both peers leave out (the Warp peer
-    also refuses a case with limits, at :func:`make_peer`).
+    Raises: ValueError for unequal chains or a feature both peers leave out.
     """
     counts = np.asarray(chain_set.segment_counts)
     if counts.size == 0 or np.any(counts != counts[0]):
@@ -399,8 +394,6 @@ class PointPeer(_Peer):
         self.rig["max_distance"] = _array("max_distance", case.get("max_distance", np.inf), (S,))
         cone = _array("angle_limit", case.get("angle_limit", np.inf), (S,), np.float64)
         self.rig["angle_limit"] = np.where(cone < np.pi, cone, np.inf).astype(F)  # π or more: none
-        if engine.library != "numba" and np.isfinite(self.rig["max_distance"] + self.rig["angle_limit"]).any():
-            raise ValueError(f"the {engine.library} peer does not implement max distance or angle limits")
         self.collider_counts = None
         self.set_colliders(case.get("spheres"), case.get("capsules"))
 
@@ -460,15 +453,14 @@ class PointPeer(_Peer):
     def segment_swings(self) -> np.ndarray:
         """(S, 4) float64 quaternions (x, y, z, w), at frame time: each segment's smallest
         rotation from its animated direction (this frame's pose) onto its output one (SPEC 9,
-        "Swings"; numba peer only, identity on the Warp peer). Raises RuntimeError before the
-        first advance."""
+        "Swings"). Raises RuntimeError before the first advance."""
         return self._read_output("swing")
 
     def segment_world_rotations(self) -> np.ndarray:
         """(S, 4) float64 quaternions (x, y, z, w), at frame time: each segment's world rotation,
         its target frame (identity joint rotations turned with its parent's output bend) turned
-        onto its output direction (SPEC 9, "Joint frames"; numba peer only, identity on the
-        Warp peer). Raises RuntimeError before the first advance."""
+        onto its output direction (SPEC 9, "Joint frames"). Raises RuntimeError before the
+        first advance."""
         return self._read_output("world_rotation")
 
     def _read_output(self, name):

@@ -18,10 +18,10 @@ from .measure import time_peer, time_solver
 
 #: The segment range over which the cost exponent is fitted (the issue's 100k to 4M).
 FIT_RANGE = (100_000, 4_000_000)
-#: The feature sets (:data:`~.cases.FEATURES`) each peer writes, per chain kind: the numba
-#: peer's point chains also have the cone angle limit and max distance (:mod:`.peers`).
+#: The feature sets (:data:`~.cases.FEATURES`) each peer writes, per chain kind: both peers'
+#: point chains also have the cone angle limit and max distance (:mod:`.peers`).
 PEER_FEATURES = {"numba": {"angle": ("v2",), "point": ("v2", "limits", "all")},
-                 "warp": {"angle": ("v2",), "point": ("v2",)}}
+                 "warp": {"angle": ("v2",), "point": ("v2", "limits", "all")}}
 
 
 @dataclass
@@ -100,9 +100,6 @@ def measure_case(case, options: BenchOptions, ctx, progress=None, gpu_off: str |
         if case.features not in features:
             row["peers"][library] = {"skipped": f"the {library} peer writes the {' and '.join(features)} step of "
                                                 f"{case.kind} chains"}
-            continue
-        if library == "warp" and case.collider_count > 2:  # no crevices between overlapping colliders
-            row["peers"][library] = {"skipped": "the warp peer writes the v2 step with at most a sphere and a capsule"}
             continue
         row["peers"][library] = guarded(lambda: time_peer(case, library, np.random.default_rng(rng_seed),
                                                           options.budget_seconds, options.max_frames,
