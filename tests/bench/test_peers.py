@@ -192,14 +192,38 @@ def test_point_peer_contact_follows_the_full_solver(monkeypatch, library, frame_
     solver.set_colliders(spheres=spheres, capsules=capsules)
     peer = make_peer(library, "point", case_from_chain_set(chain_set, wind=WIND, spheres=spheres, capsules=capsules),
                      device="cpu")
-    identity = np.tile([0.0, 0.0, 0.0, 1.0], (CHAINS * (SEGMENTS + 1), 1))  # so the solver gives world rotations
-    joints, rotations, t = np.zeros(CHAINS), np.zeros(CHAINS), 0.0
-    touched, deepest = np.zeros(CHAINS, bool), np.inf
-    for dt in frame_times:
-        t += dt
+    touched, deepest = np.zeros(CHAINS, bool), [np.inf]
+
+    def move_colliders(t):
         spheres, capsules = colliders_at(t)
         solver.set_colliders(spheres=spheres, capsules=capsules)
         peer.set_colliders(spheres, capsules)
+        return spheres, capsules
+
+    def look(spheres, capsules):
+        gap = gaps(peer.positions().reshape(CHAINS, -1, 3)[:, 1:], spheres, capsules)
+        touched[:] |= gap < 1e-3
+        deepest[0] = min(deepest[0], gap.min())
+    joints, rotations = frames_apart(solver, peer, pose, frame_times, move_colliders, look)
+    deepest = deepest[0]
+    assert most_substeps[0] >= 3  # the sweeping sphere made the solver take contact sub-steps
+    assert joints.max() < 1e-2 and np.median(joints) < 2e-3, joints
+    assert rotations.max() < 0.1, rotations
+    # The chains touch the colliders; the peer's particles end each frame outside them.
+    assert touched.sum() >= 16, touched
+    assert deepest > -1e-5, deepest
+
+
+def frames_apart(solver, peer, pose, frame_times, before=lambda t: None, after=lambda *ahead: None):
+    """Run the solver and the peer through ``frame_times`` on the poses ``pose(t)``; returns
+    (C,) each chain's largest joint distance (frame-time and raw positions) and (C,) its
+    largest rotation distance (swings and world rotations) over the frames. ``before(t)``
+    runs first in each frame (its result goes to ``after`` once the frame has run)."""
+    identity = np.tile([0.0, 0.0, 0.0, 1.0], (CHAINS * (SEGMENTS + 1), 1))  # so the solver gives world rotations
+    joints, rotations, t = np.zeros(CHAINS), np.zeros(CHAINS), 0.0
+    for dt in frame_times:
+        t += dt
+        ahead = before(t)
         solver.set_pose(joint_rotations=identity, **pose(t))
         peer.set_pose(**pose(t))
         solver.advance(dt)
@@ -210,15 +234,9 @@ def test_point_peer_contact_follows_the_full_solver(monkeypatch, library, frame_
         for ours, theirs in ((solver.segment_swings(), peer.segment_swings()),
                              (solver.segment_rotations(), peer.segment_world_rotations())):
             rotations = np.maximum(rotations, quaternions_apart(ours, theirs).reshape(CHAINS, -1).max(1))
-        gap = gaps(peer.positions().reshape(CHAINS, -1, 3)[:, 1:], spheres, capsules)
-        touched |= gap < 1e-3
-        deepest = min(deepest, gap.min())
-    assert most_substeps[0] >= 3  # the sweeping sphere made the solver take contact sub-steps
-    assert joints.max() < 1e-2 and np.median(joints) < 2e-3, joints
-    assert rotations.max() < 0.1, rotations
-    # The chains touch the colliders; the peer's particles end each frame outside them.
-    assert touched.sum() >= 16, touched
-    assert deepest > -1e-5, deepest
+        if ahead is not None:
+            after(*ahead)
+    return joints, rotations
 
 
 def gaps(tips, spheres, capsules):
@@ -260,20 +278,7 @@ def test_point_peer_limits_follow_the_full_solver(monkeypatch, library, frame_ti
     solver = Solver(chain_set, backend="cpu")
     solver.set_wind(**WIND)
     peer = make_peer(library, "point", case_from_chain_set(chain_set, wind=WIND), device="cpu")
-    identity = np.tile([0.0, 0.0, 0.0, 1.0], (CHAINS * (SEGMENTS + 1), 1))
-    joints, rotations, t = np.zeros(CHAINS), np.zeros(CHAINS), 0.0
-    for dt in frame_times:
-        t += dt
-        solver.set_pose(joint_rotations=identity, **pose(t))
-        peer.set_pose(**pose(t))
-        solver.advance(dt)
-        peer.advance(dt)
-        for raw in (False, True):
-            apart = np.linalg.norm(solver.positions(raw=raw) - peer.positions(raw=raw), axis=1)
-            joints = np.maximum(joints, apart.reshape(CHAINS, -1).max(1))
-        for ours, theirs in ((solver.segment_swings(), peer.segment_swings()),
-                             (solver.segment_rotations(), peer.segment_world_rotations())):
-            rotations = np.maximum(rotations, quaternions_apart(ours, theirs).reshape(CHAINS, -1).max(1))
+    joints, rotations = frames_apart(solver, peer, pose, frame_times)
     assert acted["cone"] > 100 and acted["max distance"] > 500, acted
     assert joints.max() < 5e-4 * SEGMENTS * 0.05, joints
     assert rotations.max() < 1e-3, rotations
