@@ -21,8 +21,8 @@ import numpy as np
 
 from .peer_numba_colliders import capsule_at, sphere_at
 from .peer_numba_geometry import (HALF, MIN_LENGTH, ONE, TWO, UP, ZERO, add, closest_on_segment,
-                                  closest_to_segment, div, dot, inline_jit, jit, norm, perpendicular, safe_divide,
-                                  scale, segment_fraction, sub, unit)
+                                  closest_to_segment, div, dot, inline_jit, jit, norm, perpendicular, ring_point,
+                                  safe_divide, scale, segment_fraction, sub, unit)
 
 F = np.float32
 #: Each contact stage runs over all the colliders this many times (SPEC 4.2).
@@ -134,12 +134,7 @@ def leave_crevice(placed, spheres, rho, x, v):
         return out_a, sub(v, scale(na, min(dot(v, na), ZERO)))
     axis = div(ab, d)
     h = (d * d + ra * ra - rb * rb) / (TWO * d)
-    centre = add(qa, scale(axis, h))
-    xc = sub(x, centre)
-    radial = sub(xc, scale(axis, dot(xc, axis)))
-    lr = norm(radial)
-    direction = perpendicular(axis) if lr < MIN_LENGTH else safe_divide(radial, lr)
-    ring_x = add(centre, scale(direction, math.sqrt(max(ra * ra - h * h, ZERO))))
+    ring_x = ring_point(add(qa, scale(axis, h)), axis, math.sqrt(max(ra * ra - h * h, ZERO)), x)
     n1, n2 = unit(sub(ring_x, qa)), unit(sub(ring_x, qb))
     v = sub(v, scale(n1, min(dot(v, n1), ZERO)))
     v = sub(v, scale(n2, min(dot(v, n2), ZERO)))
@@ -273,12 +268,7 @@ def slide_out(base, rest_length, q, r, x, v):
     ring2 = rest_length * rest_length - h * h
     if not ring2 > ZERO:
         return x, v
-    centre = add(base, scale(axis, h))
-    xc = sub(x, centre)
-    radial = sub(xc, scale(axis, dot(xc, axis)))
-    lr = norm(radial)
-    direction = perpendicular(axis) if lr < MIN_LENGTH else safe_divide(radial, lr)
-    x = add(centre, scale(direction, math.sqrt(ring2)))
+    x = ring_point(add(base, scale(axis, h)), axis, math.sqrt(ring2), x)
     n = unit(sub(x, q))
     return x, sub(v, scale(n, min(dot(v, n), ZERO)))
 

@@ -98,6 +98,17 @@ def unit(a):
 
 
 @jit
+def ring_point(centre, axis, radius, x):
+    """The point nearest x on the circle of ``radius`` about ``centre`` square to the unit
+    ``axis`` (any point of it where x is on the axis): where a sphere meets a sphere."""
+    xc = sub(x, centre)
+    radial = sub(xc, scale(axis, dot(xc, axis)))
+    lr = norm(radial)
+    direction = perpendicular(axis) if lr < MIN_LENGTH else safe_divide(radial, lr)
+    return add(centre, scale(direction, radius))
+
+
+@jit
 def clamp01(s):
     return min(max(s, ZERO), ONE)
 

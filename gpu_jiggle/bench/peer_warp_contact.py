@@ -14,7 +14,7 @@ colliders, masks or groups (every chain collides with every collider).
 from __future__ import annotations
 
 from .peer_warp_colliders import ColliderPath, Placement, capsule_at, round_collider, sphere_at
-from .peer_warp_geometry import (MIN_LENGTH, closest_on_segment, closest_to_segment, perpendicular, safe_divide,
+from .peer_warp_geometry import (MIN_LENGTH, closest_on_segment, closest_to_segment, ring_point, safe_divide,
                                  segment_fraction, unit, wp)
 
 #: Each contact stage runs over all the colliders this many times (SPEC 4.2).
@@ -115,16 +115,7 @@ def leave_crevice(paths: Paths, spheres: int, colliders: int, w: Placement, rho:
         return out_a, v - na * wp.min(wp.dot(v, na), 0.0)
     axis = ab / d
     h = (d * d + ra * ra - rb * rb) / (2.0 * d)
-    centre = qa + axis * h
-    xc = x - centre
-    radial = xc - axis * wp.dot(xc, axis)
-    lr = wp.length(radial)
-    direction = wp.vec3(0.0)
-    if lr < MIN_LENGTH:
-        direction = perpendicular(axis)
-    else:
-        direction = safe_divide(radial, lr)
-    ring_x = centre + direction * wp.sqrt(wp.max(ra * ra - h * h, 0.0))
+    ring_x = ring_point(qa + axis * h, axis, wp.sqrt(wp.max(ra * ra - h * h, 0.0)), x)
     n1 = unit(ring_x - qa)
     n2 = unit(ring_x - qb)
     v1 = v - n1 * wp.min(wp.dot(v, n1), 0.0)

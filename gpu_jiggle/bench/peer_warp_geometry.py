@@ -137,6 +137,21 @@ def perpendicular(u: wp.vec3):
 
 
 @wp.func
+def ring_point(centre: wp.vec3, axis: wp.vec3, radius: float, x: wp.vec3):
+    """The point nearest x on the circle of ``radius`` about ``centre`` square to the unit
+    ``axis`` (any point of it where x is on the axis): where a sphere meets a sphere."""
+    xc = x - centre
+    radial = xc - axis * wp.dot(xc, axis)
+    lr = wp.length(radial)
+    direction = wp.vec3(0.0)
+    if lr < MIN_LENGTH:
+        direction = perpendicular(axis)
+    else:
+        direction = safe_divide(radial, lr)
+    return centre + direction * radius
+
+
+@wp.func
 def segment_fraction(a: wp.vec3, b: wp.vec3, x: wp.vec3):
     """Where on the segment [a, b] the point closest to x lies, in [0, 1]."""
     ab = b - a

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from .peer_warp_colliders import Placement, capsule_at, round_collider, sphere_at
 from .peer_warp_contact import CONTACT_PASSES, Paths, collide, contact_possible, deepest_round, sweep_past
-from .peer_warp_geometry import (MIN_LENGTH, closest_on_segment, closest_to_segment, perpendicular, safe_divide,
-                                 segment_fraction, unit, wp)
+from .peer_warp_geometry import (MIN_LENGTH, closest_on_segment, closest_to_segment, perpendicular, ring_point,
+                                 safe_divide, segment_fraction, unit, wp)
 
 #: A tip left deeper than this fraction of r + ρ inside a collider after the segment passes
 #: turns out of the crevice (SPEC 9, overlapping colliders).
@@ -79,16 +79,7 @@ def slide_out(base: wp.vec3, rest_length: float, q: wp.vec3, r: float, x: wp.vec
     ring2 = rest_length * rest_length - h * h
     if not (ring2 > 0.0):
         return x, v
-    centre = base + axis * h
-    xc = x - centre
-    radial = xc - axis * wp.dot(xc, axis)
-    lr = wp.length(radial)
-    direction = wp.vec3(0.0)
-    if lr < MIN_LENGTH:
-        direction = perpendicular(axis)
-    else:
-        direction = safe_divide(radial, lr)
-    out = centre + direction * wp.sqrt(ring2)
+    out = ring_point(base + axis * h, axis, wp.sqrt(ring2), x)
     n = unit(out - q)
     return out, v - n * wp.min(wp.dot(v, n), 0.0)
 
