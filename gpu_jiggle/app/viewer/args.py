@@ -102,7 +102,7 @@ def add_arguments(parser, default_frames=DEFAULT_FRAMES, size=DEFAULT_SIZE, stri
                              "them)")
     parser.add_argument("--size", type=argument_type(parse_size), default=tuple(size),
                         help=f"{'window' if strip else 'image or window'} size (default {size[0]}x{size[1]})")
-    parser.add_argument("--out", default="out/demo", help=f"headless: folder for the {what} (default out/demo)")
+    parser.add_argument("--out", default="out/demo", help=f"headless: folder for {what} (default out/demo)")
     if not strip:
         parser.add_argument("--png-every", type=int, default=DEFAULT_PNG_EVERY,
                             help=f"headless: write every Nth frame as a PNG (default {DEFAULT_PNG_EVERY}; the last "
