@@ -3,7 +3,7 @@ it root to tip through every substep of a frame, in float32 world coordinates.
 
 Every float is float32 (module constants are ``np.float32``, frame scalars arrive as
 ``np.float32``), so nothing is promoted to float64 on the way. The kernels take the arrays of
-:data:`~gpu_jiggle.bench.peers.ANGLE_ARRAYS` / ``POINT_ARRAYS`` in that order, then the frame's
+:data:`~gpu_jiggle.bench.peer_host.ANGLE_ARRAYS` / ``POINT_ARRAYS`` in that order, then the frame's
 scalars. The point chains' vector geometry, collider paths, contact stages, limits and
 frame-time output are in :mod:`.peer_numba_geometry`, :mod:`.peer_numba_colliders`,
 :mod:`.peer_numba_contact`, :mod:`.peer_numba_limits` and :mod:`.peer_numba_output`; the point
@@ -291,7 +291,7 @@ def point_frame(rest_length, stiffness, damping, air_drag, particle_radius, max_
                 alphas, substep_count, segments, h, span, inv_span, inv_path_step, blend,
                 wind, gust_amplitude, gust_direction, gust_wave_vector, gust_angular_frequency, gust_phase):
     """One frame of point chains (SPEC 4, 9), the arrays of
-    :data:`~gpu_jiggle.bench.peers.POINT_ARRAYS` (shapes and units in :mod:`.peers`) changed in
+    :data:`~gpu_jiggle.bench.peer_host.POINT_ARRAYS` (shapes and units in :mod:`.peer_host`) changed in
     place: this frame's collider paths (SPEC 2, 9); per chain and substep the contact sub-steps
     the colliders' motion asks for (SPEC 9), each a :func:`chain_substep`; the joints' paths'
     end (SPEC 2); the frame-time output (:func:`~.peer_numba_output.write_output`); then the

@@ -2,7 +2,7 @@
 root to tip through every substep of a frame, in float32 world coordinates, on device "cpu"
 or "cuda".
 
-The kernels take the arrays of :data:`~gpu_jiggle.bench.peers.ANGLE_ARRAYS` / ``POINT_ARRAYS``
+The kernels take the arrays of :data:`~gpu_jiggle.bench.peer_host.ANGLE_ARRAYS` / ``POINT_ARRAYS``
 in that order ((N, 2), (N, 3) and (N, 4) float32 as ``wp.vec2`` / ``wp.vec3`` / ``wp.vec4``
 arrays, (N,) as ``float`` arrays), then the frame's scalars. The angle kernel is here; the
 point chains' kernel is :func:`.peer_warp_point.point_frame`, its stages in

@@ -4,9 +4,9 @@ frame, in float32 world coordinates. The contact stages, collider paths, limits 
 output are in :mod:`.peer_warp_contact`, :mod:`.peer_warp_segment_contact`,
 :mod:`.peer_warp_colliders`, :mod:`.peer_warp_limits` and :mod:`.peer_warp_output`.
 
-:func:`point_frame` takes the arrays of :data:`~gpu_jiggle.bench.peers.POINT_ARRAYS` in that
+:func:`point_frame` takes the arrays of :data:`~gpu_jiggle.bench.peer_host.POINT_ARRAYS` in that
 order ((N, 3) float32 as ``wp.vec3``, (S, 2) as ``wp.vec2``, (S, 4) as ``wp.vec4``, (N,) as
-``float``), the frame's scalars (:meth:`~gpu_jiggle.bench.peers._Peer.frame_scalars`), then
+``float``), the frame's scalars (:meth:`~gpu_jiggle.bench.peer_host._Peer.frame_scalars`), then
 this frame's collider paths (:func:`~.peer_warp_colliders.collider_paths`, run before it).
 """
 from __future__ import annotations
