@@ -128,7 +128,7 @@ class _GpuBackend(KernelVariants):
         """One dispatch of ``program`` (what :meth:`program_for` gave) over every chain, the
         frame buffer written; the context is current."""
         self.bind_buffers()
-        self.bind_textures(program)
+        self.bind_textures()
         group_x, group_y = dispatch_size(self.chain_count, self.work_group_size)
         program.run(group_x=group_x, group_y=group_y)
         self.ctx.memory_barrier()
@@ -147,14 +147,17 @@ class _GpuBackend(KernelVariants):
         for name, binding in self.BINDINGS.items():
             self.buffers[name].bind_to_storage_buffer(binding)
 
-    def bind_textures(self, program) -> None:
-        """Every record texture at its unit (``TEXTURES``), and ``program``'s samplers and row
-        shifts set to them; the context is current."""
+    def bind_textures(self) -> None:
+        """Every record texture at its unit (``TEXTURES``); the context is current."""
         for name, unit in self.TEXTURES.items():
-            records = self.textures[name]
-            records.use(unit)
+            self.textures[name].use(unit)
+
+    def set_samplers(self, program) -> None:
+        """Set ``program``'s samplers and row shifts to the record textures, once where it is
+        compiled (a texture's unit and shape stay the backend's); the context is current."""
+        for name, unit in self.TEXTURES.items():
             program[f"{name}_texels"] = unit
-            program[f"{name}_row_shift"] = records.row_shift
+            program[f"{name}_row_shift"] = self.textures[name].row_shift
 
     def dispatch_chunk(self, header, substeps: int) -> int:
         """How many substeps each dispatch of a frame runs (all of them but on llvmpipe);

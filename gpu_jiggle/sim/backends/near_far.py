@@ -92,6 +92,7 @@ class NearFarPasses:
         for name, (copy, _) in NEAR_STATE.items():
             b.ctx.copy_buffer(self.buffers[copy], b.buffers[name], size=b.sizes[name])
         b.bind_buffers()
+        b.bind_textures()
         programs.far.run(group_x=group_x, group_y=group_y)
         b.ctx.memory_barrier()
         self._bind(b.buffers["params"])

@@ -19,7 +19,8 @@ class KernelVariants:
     """The compiled variants of a backend's ``SHADER`` by their switches (``programs``, made by
     the backend's constructor), for a class that also has ``ctx``, ``gl`` (a
     :class:`~gpu_jiggle.gl.lifetime.GlOwner`), ``work_group_size``, ``buffers``,
-    ``BINDINGS``, ``PARAMS`` and ``bind_textures(program)``, and says its ``switches(header)``."""
+    ``BINDINGS``, ``PARAMS``, ``set_samplers(program)`` and ``bind_textures()``, and says its
+    ``switches(header)``."""
 
     programs: dict
 
@@ -55,7 +56,8 @@ class KernelVariants:
                 for name, binding in self.BINDINGS.items():  # every block backed by a buffer, as GL asks
                     self.buffers[name].bind_to_storage_buffer(binding)
                 self.no_chains().bind_to_storage_buffer(self.BINDINGS["params"])
-                self.bind_textures(program)
+                self.set_samplers(program)
+                self.bind_textures()
                 program.run(group_x=1)
                 self.ctx.memory_barrier()
                 self.programs[key] = program
