@@ -35,7 +35,8 @@
 // picks 2, 4 or 8 by the frame's substeps, variants.py fused_substeps); the others one substep at a
 // time (walk_substeps). Either gives the same operations in the same order.
 #define FUSED_SUBSTEPS 2
-#define SEGMENT_MAJOR (SPHERE_SLOTS == 0 && CAPSULE_SLOTS == 0 && PLANE_SLOTS == 0)
+// The far pass walks them so too, its broad phase a box per substep (point_far.glsl).
+#define SEGMENT_MAJOR ((SPHERE_SLOTS == 0 && CAPSULE_SLOTS == 0 && PLANE_SLOTS == 0) || NEAR_FAR == 1)
 
 layout(local_size_x = LOCAL_SIZE) in;
 
@@ -80,89 +81,11 @@ void shift_anchor(vec3 shift) {
 }
 
 #include "point_teleport.glsl"
-
-// SPEC 5, moving: the path starts at the speed it is seen to have (m0 = m1), over the chain's
-// own time from its path's start to this frame's pose (resume_path then carries it to the
-// schedule's start).
-void start_moving(PointChainRig chain) {
-    float inv_span = own_inv_span(sch, chain_held.path_lag);
-    chain_held.pivot_rate = vec4(-chain_held.last_pivot.xyz * inv_span, 0.0);
-    chain_held.flags &= ~CHAIN_START_MOVING;
-    for (uint i = 0u; i < chain.segment_count; ++i) {
-        uint s = chain.first_segment + i;
-        segment_state[s].offset_rate.xyz = (target_offset(s) - segment_state[s].last_offset.xyz) * inv_span;
-    }
-}
-
-// SPEC 2, "Levels of detail": the paths, which start at the chain's own last substep (its
-// path_lag before the last frame's time), carried along their velocity to the schedule's
-// start (its start_lag), shift = path_lag - start_lag seconds: the pivot's path and p_prev
-// (so the particles, relative to the pivot, go with it) and each target offset's path,
-// x0 += shift·m0.
-void resume_path(PointChainRig chain, float shift) {
-    vec3 moved = shift * chain_held.pivot_rate.xyz;
-    chain_held.last_pivot.xyz = chain_held.last_pivot.xyz + moved;
-    chain_held.prev_pivot.xyz = chain_held.prev_pivot.xyz + moved;
-    for (uint i = 0u; i < chain.segment_count; ++i) {
-        uint s = chain.first_segment + i;
-        segment_state[s].last_offset.xyz = segment_state[s].last_offset.xyz + shift * segment_state[s].offset_rate.xyz;
-    }
-}
-
-// The pivot's path velocity (length/s) at the path weights w, as interpolate_pivot and end_pivot_path
-// work it out.
-vec3 pivot_path_velocity(PathWeights w) {
-    PointChainState cs = chain_held;
-    vec3 d = -cs.last_pivot.xyz;
-    vec3 m = start_tangent(d, sch.span * cs.pivot_rate.xyz, target_path);
-    return (w.dp * d + w.dq * m) * sch.inv_span;
-}
-
-// The pivot on its target path at the path weights w, as interpolate_pivot places it.
-vec3 pivot_on_path(PathWeights w) {
-    PointChainState cs = chain_held;
-    vec3 d = -cs.last_pivot.xyz;
-    vec3 m = start_tangent(d, sch.span * cs.pivot_rate.xyz, target_path);
-    return cs.last_pivot.xyz + w.p * d + w.q * m;
-}
-
-// SPEC section 4, step 1: the pivot on its target path (this frame's pivot is the anchor, 0)
-// and its path velocity (length/s, as end_pivot_path leaves pivot_rate); returns its motion Δp this
-// substep.
-vec3 interpolate_pivot(PathWeights w, out vec3 pivot, out vec3 velocity) {
-    PointChainState cs = chain_held;
-    vec3 d = -cs.last_pivot.xyz;
-    vec3 m = start_tangent(d, sch.span * cs.pivot_rate.xyz, target_path);
-    pivot = cs.last_pivot.xyz + w.p * d + w.q * m;
-    velocity = (w.dp * d + w.dq * m) * sch.inv_span;
-    vec3 moved = pivot - cs.prev_pivot.xyz;
-    chain_held.prev_pivot = vec4(pivot, 0.0);
-    return moved;
-}
-
+#include "point_paths.glsl"
+#if NEAR_FAR == 1
+#include "point_far.glsl"
+#endif
 #include "point_step.glsl"
-
-// SPEC 2: the paths end at the chain's last substep (path fraction alpha, weights w): the next
-// frame's paths start where they are there, at their velocity there. The pivot's:
-void end_pivot_path(PathWeights w) {
-    PointChainState cs = chain_held;
-    vec3 d_pivot = -cs.last_pivot.xyz;
-    vec3 m_pivot = start_tangent(d_pivot, sch.span * cs.pivot_rate.xyz, target_path);
-    chain_held.last_pivot = vec4(cs.last_pivot.xyz + w.p * d_pivot + w.q * m_pivot, 0.0);
-    chain_held.pivot_rate = vec4((w.dp * d_pivot + w.dq * m_pivot) * sch.inv_span, 0.0);
-}
-
-// A segment's target offset path (its tip's `offset` in this frame's pose) and its base
-// joint's rotation (`rotation`), likewise.
-void end_segment_path(vec3 offset, vec4 rotation, PathWeights w, float alpha, inout PointSegmentState st) {
-    vec3 last = st.last_offset.xyz;
-    vec3 d = offset - last;
-    vec3 m = start_tangent(d, sch.span * st.offset_rate.xyz, target_path);
-    st.last_offset.xyz = last + w.p * d + w.q * m;
-    st.offset_rate.xyz = (w.dp * d + w.dq * m) * sch.inv_span;
-    st.last_rotation = nlerp(st.last_rotation, rotation, alpha);
-}
-
 #include "point_output.glsl"
 
 // SPEC 4, step 1 for a substep (or contact sub-step) ending at path fraction alpha, `elapsed`
@@ -203,14 +126,25 @@ bool walk_batches(PointChainRig chain, dvec3 anchor, SubstepRange range, uint fi
     float last_alpha = alphas[first_alpha + max(sch.substep_count, 1u) - 1u];
     PathWeights last_weights = path_weights(last_alpha, target_path);
     bool finished = false;
+#if NEAR_FAR == 1
+    float reach, smallest_radius;
+    chain_reach(chain, reach, smallest_radius);
+    ContactBox boxes[FUSED_SUBSTEPS];
+#endif
     for (uint batch = range.begin; batch < range.end; batch += uint(FUSED_SUBSTEPS)) {
         uint count = min(uint(FUSED_SUBSTEPS), range.end - batch);
+#if NEAR_FAR == 1
+
+#endif
         for (uint k = 0u; k < uint(FUSED_SUBSTEPS); ++k) {  // constant trip counts: the arrays stay in registers
             if (k < count) {
                 uint j = batch + k;
                 motion[k] = move_pivot(alphas[first_alpha + j], float(j) * h, moving && j == 0u, true,
                                        pivot_velocity, prev_pivot_velocity);
                 parent[k] = pivot_parent(motion[k]);
+#if NEAR_FAR == 1
+                boxes[k] = empty_box(motion[k].moved);
+#endif
             }
         }
         bool finishing = ends_frame && batch + count >= range.end;
@@ -228,7 +162,13 @@ bool walk_batches(PointChainRig chain, dvec3 anchor, SubstepRange range, uint fi
             vec3 offset = target_offset(s);
             for (uint k = 0u; k < uint(FUSED_SUBSTEPS); ++k) {
                 if (k < count) {
+#if NEAR_FAR == 1
+                    far_box = boxes[k];
                     step_segment(s, i, rig, offset, motion[k], none, st, parent[k]);
+                    boxes[k] = far_box;
+#else
+                    step_segment(s, i, rig, offset, motion[k], none, st, parent[k]);
+#endif
                 }
             }
             if (finishing) {
@@ -238,6 +178,24 @@ bool walk_batches(PointChainRig chain, dvec3 anchor, SubstepRange range, uint fi
             }
             segment_state[s] = st;  // whole: llvmpipe would store both sides of an if
         }
+#if NEAR_FAR == 1
+        if (finishing) {  // the colliders begin_output placed, before the substeps' are
+            contact_near = contact_near || box_near(output_box);
+        }
+        // a loop that is not unrolled: one copy of the colliders' placement (compile time)
+        for (uint j = 0u; j < count; ++j) {
+            SubstepMotion m = motion[0];
+            ContactBox box = boxes[0];
+            for (uint k = 1u; k < uint(FUSED_SUBSTEPS); ++k) {
+                if (k == j) {
+                    m = motion[k];
+                    box = boxes[k];
+                }
+            }
+            contact_near = contact_near || near_in_substep(chain, anchor, first_alpha, batch + j, m.pivot, m.moved, box,
+                                                           reach, smallest_radius);
+        }
+#endif
     }
     return finished;
 }
@@ -255,14 +213,8 @@ void walk_substeps(PointChainRig chain, dvec3 anchor, SubstepRange range, uint f
     float h = sch.substep;
     float inv_path_step = sch.inv_path_step;
     for (uint j = range.begin; j < range.end; ++j) {
-        float alpha_end = alphas[first_alpha + j];
-        float alpha_start = j > 0u ? alphas[first_alpha + j - 1u] : 0.0;
-        // The colliders' path covers the full-rate span; map this substep's time onto it. Where
-        // they were at the start of the substep, for the swept contact (SPEC 9): before this
-        // frame's path (a half-rate substep started a frame earlier) the path is extended
-        // backwards, not held at its start, so the sweep sees the whole move.
-        float collider_end = clamp(1.0 - (1.0 - alpha_end) * sch.collider_time_scale, 0.0, 1.0);
-        float collider_begin = min(1.0 - (1.0 - alpha_start) * sch.collider_time_scale, 1.0);
+        float alpha_start, alpha_end, collider_begin, collider_end;
+        substep_fractions(first_alpha, j, alpha_start, alpha_end, collider_begin, collider_end);
         uint k = 1u;
         bool counted = false;
         for (uint sub = 0u; sub < k; ++sub) {

@@ -53,6 +53,9 @@ OutputWalk begin_output(PointChainRig chain, dvec3 anchor) {
         place_colliders(Contact(chain.collider_mask, anchor, 1.0, PathWeights(1.0, 0.0, 0.0, 0.0), vec3(0.0), 0.0, 1.0,
                                 vec3(0.0)));
     }
+#if NEAR_FAR == 1
+    output_box = empty_box(vec3(0.0));
+#endif
     joint_output[chain.first_joint] = PointJointOutput(vec4(0.0), vec4(0.0));
     vec3 none = vec3(0.0);
     return OutputWalk(none, none, none, none, none, none, none, base_change);
@@ -82,9 +85,13 @@ void output_segment(inout OutputWalk walk, PointChainRig chain, uint i, uint s, 
     if (ANGLE_LIMITS != 0) {
         limit_angle(rig, frame, base, target, vec3(0.0), x, unused);
     }
+#if NEAR_FAR == 1  // the far pass: the broad phase's ball in the output's box (point_far.glsl)
+    bound_output(base, x, rig.particle_radius);
+#else
     if (COLLIDERS != 0) {
         push_out_of_frame(chain.collider_mask, rig.particle_radius, anchor, base, rig.rest_length, x);
     }
+#endif
     vec3 v = st.prev_velocity.xyz + sigma * (st.velocity.xyz - st.prev_velocity.xyz);
     vec3 animated = offset;
     // the swing and the world rotation's turn, each leaning on the axis of its last frame
@@ -137,4 +144,7 @@ void write_output(PointChainRig chain, dvec3 anchor, bool ends_path, float alpha
         segment_state[s].offset_rate = st.offset_rate;
         segment_state[s].last_rotation = st.last_rotation;
     }
+#if NEAR_FAR == 1
+    contact_near = contact_near || box_near(output_box);  // the colliders begin_output placed
+#endif
 }

@@ -148,12 +148,16 @@ void step_segment(uint s, uint i, PointSegmentRig rig, vec3 offset, SubstepMotio
     integrate_particle(s, rig, t, t_prev, v_t, m.carry, chain_gravity, wind, x, v);
     contact.radius = rig.particle_radius;
     vec3 pushed = vec3(0.0);  // what contact moved x without velocity
+#if NEAR_FAR == 1  // the far pass: the broad phase's balls in the substep's box (point_far.glsl)
+    bound_particle(start, x);
+#else
     if (COLLIDERS != 0) {
         vec3 free_x = x;
         vec3 free_v = v;
         collide_near(contact, start, x, v);
         pushed = (x - free_x) - (v - free_v) * sch.substep;
     }
+#endif
     if (MAX_DISTANCE != 0) {
         limit_distance(rig.max_distance, t, x, v);
     }
@@ -167,12 +171,16 @@ void step_segment(uint s, uint i, PointSegmentRig rig, vec3 offset, SubstepMotio
         }
         limit_angle(rig, frame, base, t, v_t, x, v);
     }
+#if NEAR_FAR == 1
+    bound_segment(start, base, x, rig.particle_radius);
+#else
     if (COLLIDERS != 0) {
         vec3 settled_x = x;
         vec3 settled_v = v;
         settle_contact(contact, parent.base_start, start, base, rig.rest_length, x, v);
         pushed += (x - settled_x) - (v - settled_v) * sch.substep;
     }
+#endif
     // the axis of this segment's bend, carried to the next substep (SPEC 4, step 2)
     vec3 bend_carried = carried_axis(st.position, st.velocity);
     vec3 axis = turn_axis(animated, x - base, bend_carried);

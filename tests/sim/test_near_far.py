@@ -25,6 +25,7 @@ def scene(split: bool, integrator: str, limits: bool):
     solver.set_wind((0.5, 0, 0), 1.0, (2.0, 0, 1.0), 0.7)
     counts = chain_set.segment_counts
     pivots = ANCHOR + np.stack([np.arange(chains) % 6 * 0.06, np.zeros(chains), np.arange(chains) // 6 * 0.06], 1)
+    pivots[-4:, 0] += 2.0  # the last four chains 2 m to the side, far from every collider
     return solver, counts, pivots
 
 

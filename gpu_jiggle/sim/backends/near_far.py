@@ -6,8 +6,10 @@ of every branch; a GPU spends registers on it).
 Per dispatch (a frame's range of substeps):
 
 1. the state (``chain_state``, ``segment_state``) is copied to the near pass's own buffers;
-2. the far pass (``NEAR_FAR`` 1) runs every chain without the contact stages. Where one could
-   act on a chain (the stages' own broad phase, ``contact_possible``, or contact sub-steps
+2. the far pass (``NEAR_FAR`` 1) runs every chain without the contact stages, each segment
+   through a batch of substeps with its state in registers. Where one could act on a chain
+   (a collider within reach of the box holding the balls of the stages' own broad phase,
+   ``contact_possible``, in a substep: ``shaders/sim/point_far.glsl``; or contact sub-steps
    needed), it marks the chain near (``contact_near`` of its state);
 3. ``list_near`` (``shaders/sim/near_chains.comp``) lists the near chains and sizes the
    indirect dispatch of the next two steps, on the GPU: nothing is read back;
