@@ -14,13 +14,13 @@ from gpu_jiggle.sim.backends.near_far import splits_near_far
 ANCHOR = np.array([1234.5, 6.7, -890.1])  # far from the origin: the colliders' double path
 
 
-def scene(split: bool, integrator: str, limits: bool):
+def scene(split: bool, integrator: str, limits: bool, max_substeps: int = 8):
     rng = np.random.default_rng(7)
     chains = 24
     chain_set = PointChainSet(rng.integers(2, 7, chains), rng.uniform(1.0, 5.0, chains), 0.4, rest_lengths=0.05,
                               particle_radius=0.01, gravity=(0, -9.8, 0), air_drag=0.3,
                               angle_limit=0.6 if limits else np.inf, max_distance=0.2 if limits else np.inf)
-    solver = Solver(chain_set, backend="gpu", integrator=integrator)
+    solver = Solver(chain_set, backend="gpu", integrator=integrator, max_substeps=max_substeps)
     solver._backend.split_near_far = split
     solver.set_wind((0.5, 0, 0), 1.0, (2.0, 0, 1.0), 0.7)
     counts = chain_set.segment_counts
@@ -29,9 +29,10 @@ def scene(split: bool, integrator: str, limits: bool):
     return solver, counts, pivots
 
 
-def run(split: bool, integrator: str = "semi-implicit", limits: bool = False, frames: int = 75):
+def run(split: bool, integrator: str = "semi-implicit", limits: bool = False, frames: int = 75,
+        frame_seconds=lambda frame: 1 / 60 if frame % 5 else 1 / 30, max_substeps: int = 8):
     """Its outputs and saved state after each frame, and how many chains each frame ran near."""
-    solver, counts, pivots = scene(split, integrator, limits)
+    solver, counts, pivots = scene(split, integrator, limits, max_substeps)
     lod = np.where(np.arange(len(counts)) % 4 == 0, "half", "full")
     solver.measure_dispatch()
     frames_out, near = [], []
@@ -52,7 +53,7 @@ def run(split: bool, integrator: str = "semi-implicit", limits: bool = False, fr
                                        [*(ANCHOR + [-0.1, -0.2 + 0.1 * np.sin(9 * t), 0.3]),
                                         *(ANCHOR + [0.4, -0.2, 0.0]), 0.02]],
                              planes=[[0, 1, 0, ANCHOR[1] - 0.28]])
-        solver.advance(1 / 60 if frame % 5 else 1 / 30)
+        solver.advance(frame_seconds(frame))
         frames_out.append(np.concatenate([solver.positions().ravel(), solver.velocities().ravel(),
                                           solver.segment_rotations().ravel(), solver.segment_swings().ravel()]))
         near.append(solver.dispatch_timing.near_chains)
@@ -65,6 +66,18 @@ def test_near_and_far_chains_give_the_bits_of_one_pass(gl, integrator, limits):
     one_frames, one_state, one_near, _ = run(False, integrator, limits)
     assert set(one_near) == {None}  # one pass: nothing listed
     assert 0 < min(near) and max(near) < len(solver.chain_set.segment_counts)  # both passes had chains
+    assert split_frames.view(np.uint32).tolist() == one_frames.view(np.uint32).tolist()
+    assert split_state == one_state
+
+
+def test_long_frames_split_into_batches_give_the_bits_of_one_pass(gl):
+    """Frames of 12 substeps: the far pass walks each segment through a batch of 8 and one of 4
+    (its boxes per substep, point_far.glsl), a frame of 3 through one of 4 with one unused."""
+    def seconds(frame):
+        return 0.1 if frame % 3 else 0.025
+    split_frames, split_state, near, solver = run(True, frames=24, frame_seconds=seconds, max_substeps=12)
+    one_frames, one_state, _, _ = run(False, frames=24, frame_seconds=seconds, max_substeps=12)
+    assert 0 < max(near) < len(solver.chain_set.segment_counts)  # both passes had chains
     assert split_frames.view(np.uint32).tolist() == one_frames.view(np.uint32).tolist()
     assert split_state == one_state
 
