@@ -133,9 +133,6 @@ bool walk_batches(PointChainRig chain, dvec3 anchor, SubstepRange range, uint fi
 #endif
     for (uint batch = range.begin; batch < range.end; batch += uint(FUSED_SUBSTEPS)) {
         uint count = min(uint(FUSED_SUBSTEPS), range.end - batch);
-#if NEAR_FAR == 1
-
-#endif
         for (uint k = 0u; k < uint(FUSED_SUBSTEPS); ++k) {  // constant trip counts: the arrays stay in registers
             if (k < count) {
                 uint j = batch + k;
@@ -163,11 +160,11 @@ bool walk_batches(PointChainRig chain, dvec3 anchor, SubstepRange range, uint fi
             for (uint k = 0u; k < uint(FUSED_SUBSTEPS); ++k) {
                 if (k < count) {
 #if NEAR_FAR == 1
-                    far_box = boxes[k];
+                    far_box = boxes[k];  // step_segment adds the segment's balls to it
+#endif
                     step_segment(s, i, rig, offset, motion[k], none, st, parent[k]);
+#if NEAR_FAR == 1
                     boxes[k] = far_box;
-#else
-                    step_segment(s, i, rig, offset, motion[k], none, st, parent[k]);
 #endif
                 }
             }
@@ -244,10 +241,6 @@ void walk_substeps(PointChainRig chain, dvec3 anchor, SubstepRange range, uint f
             if (!counted) {
                 counted = true;
                 k = contact_substeps(contact, contact.pivot - chain_held.prev_pivot.xyz, reach, smallest_radius);
-#if NEAR_FAR == 1  // sub-steps are for colliders near: the near pass's
-                contact_near = contact_near || k > 1u;
-                k = 1u;
-#endif
                 if (k > 1u) {
                     sub = 0xFFFFFFFFu;  // again from the first, now of h/k
                     continue;

@@ -355,27 +355,19 @@ void keep_outside(Contact ct, vec3 base, float rest_length, inout vec3 x, inout 
 // overlapping colliders leave no room on the length sphere, no penetration wins over the exact
 // length: the particle ends outside, the segment stretched). Far ones are left as they are.
 // In a substep (`start`: where the particle was at its start), sweep_particle runs first.
-// The far pass (NEAR_FAR 1, SPEC 9 "Near and far chains") runs no contact stage: where one
-// could act, it marks the chain near (contact_near) for the near pass to run again.
+// The far pass (NEAR_FAR 1, SPEC 9 "Near and far chains") runs none of them: it adds the
+// balls contact_possible tests to a box instead (point_far.glsl).
 void collide_near(Contact ct, vec3 start, inout vec3 x, inout vec3 v) {
     if (contact_possible(ct, x, x, length(x - start))) {
-#if NEAR_FAR == 1
-        contact_near = true;
-#else
         sweep_particle(ct, start, x, v);
         collide(ct, x, v);
-#endif
     }
 }
 
 void settle_contact(Contact ct, vec3 base, float rest_length, inout vec3 x, inout vec3 v) {
     if (contact_possible(ct, base, x)) {
-#if NEAR_FAR == 1
-        contact_near = true;
-#else
         keep_outside(ct, base, rest_length, x, v);
         collide(ct, x, v);
-#endif
     }
 }
 
@@ -385,13 +377,9 @@ void settle_contact(Contact ct, vec3 base_start, vec3 start, vec3 base, float re
                     inout vec3 v) {
     float travel = max(length(base - base_start), length(x - start));
     if (contact_possible(ct, base, x, travel)) {
-#if NEAR_FAR == 1
-        contact_near = true;
-#else
         sweep_segment(ct, base_start, start, base, x, v);
         keep_outside(ct, base, rest_length, x, v);
         collide(ct, x, v);
-#endif
     }
 }
 

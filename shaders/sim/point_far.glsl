@@ -1,13 +1,13 @@
 // SPEC 9, "Near and far chains": the far pass's broad phase (NEAR_FAR 1). The far pass walks
 // each segment through a batch of substeps with its state in registers (walk_batches), so it
 // does not place the colliders for every particle. Each segment instead adds the balls that
-// the contact broad phase (contact_possible) tests for it in each substep to that substep's box
-// (ContactBox). After the batch the colliders are placed for
-// each substep as the near pass places them, and the chain is near where a box comes within
-// reach of one (box_near) or the colliders' motion asks for contact sub-steps. A box holds every
-// ball the broad phase would test, so a chain the box finds clear of every collider is one the
-// broad phase finds clear everywhere: its contact stages are no-ops. Included by
-// point_chains.comp after its globals and point_paths.glsl.
+// the contact broad phase (contact_possible) tests for it in each substep to that substep's
+// box (ContactBox). After the batch the colliders are placed for each substep as the near pass
+// places them, and the chain is near where a box comes within reach of one (box_near) or the
+// colliders' motion asks for contact sub-steps. A box holds every ball the broad phase would
+// test, so a chain the box finds clear of every collider is one the broad phase finds clear
+// everywhere: its contact stages are no-ops. Included by point_chains.comp after its globals
+// and point_paths.glsl.
 
 // A chain in one substep, relative to the pivot: the box (`lo`, `hi`) of the broad phase's
 // balls: collide_near's about each particle after the spring, of its travel over the substep
@@ -33,7 +33,7 @@ ContactBox empty_box(vec3 moved) {
     return ContactBox(far, -far, far, -far, 0.0, length(moved));
 }
 
-// The frame-time output's box (output_segment adds its segments, push_out_of_frame's balls).
+// The frame-time output's box (output_segment adds push_out_of_frame's balls to it).
 ContactBox output_box;
 
 void box_ball(inout ContactBox box, vec3 centre, float radius) {
@@ -101,9 +101,10 @@ float cross_gap(vec3 a, vec3 b, vec3 centre, vec3 half_size) {
 }
 
 // Whether the placed colliders (place_colliders, place_collider_moves) come near the box of
-// one substep: a sphere within reach of the balls' box; a capsule within reach of its own box, of the ball about that box's centre and
-// of the capsule about its longest axis (each holds the box);
-// a plane within ρ of the particles' box (the plane stages look at the particle alone).
+// one substep: a sphere within reach of the balls' box; a capsule within reach by every lower
+// bound of its distance from the box (their boxes' gap, cross_gap, the ball about the box's
+// centre, the capsule about its longest axis, the box's side facing it); a plane within ρ of
+// the particles' box (the plane stages look at the particle alone).
 bool box_near(ContactBox box) {
     if (always_near) {
         return true;
