@@ -1,10 +1,12 @@
 #version 430
+#extension GL_ARB_gpu_shader_int64 : enable
 // One frame of angle chains (SPEC sections 2, 3 and 5): one invocation per chain walks its
 // segments root to tip, for every substep of the frame, inside this one dispatch.
 // Stages, named as in gpu_jiggle/sim/backends/reference_angle.py: shift_anchor,
 // apply_teleport, start_moving, resume_path, interpolate_root, wind_at, integrate_segment, limit_angle,
 // end_path (end_segment_path), write_output (begin_output, output_segment).
 #define LOCAL_SIZE 64
+#define WORDS_AS_DOUBLES 0  // 1: the 64-bit words as doubles (words64.glsl)
 // Feature switches (gpu_jiggle/sim/backends/gpu_angle.py compiles a variant per frame's needs): a
 // switch at 0 leaves the feature's code out, for frames that cannot use it (no exact
 // integrator, no wind); the results are the same bits. Mesa's llvmpipe runs both sides of a
@@ -19,6 +21,7 @@
 layout(local_size_x = LOCAL_SIZE) in;
 
 #include "common.glsl"
+#include "words64.glsl"
 #include "dispatch.glsl"
 #include "record_texture.glsl"
 #include "angle_common.glsl"
@@ -268,7 +271,7 @@ struct OutputWalk {
 
 OutputWalk begin_output(AngleChainRig chain, AngleChainState cs, AngleChainTarget target) {
     OutputWalk walk = OutputWalk(sch.blend, target.root_position, cs.prev_root_position);
-    joint_output_words[chain.first_joint] = vec4(walk.base, walk.raw_base);
+    joint_output_words[chain.first_joint] = vec4_words(vec4(walk.base, walk.raw_base));
     return walk;
 }
 
@@ -277,8 +280,8 @@ void output_segment(inout OutputWalk walk, AngleChainRig chain, uint i, AngleSeg
     float omega = st.prev_angular_velocity + walk.sigma * (st.angular_velocity - st.prev_angular_velocity);
     walk.base = walk.base + seg_length * vec2(cos(angle), sin(angle));
     walk.raw_base = walk.raw_base + seg_length * vec2(cos(st.angle), sin(st.angle));
-    joint_output_words[chain.first_joint + 1u + i] = vec4(walk.base, walk.raw_base);
-    segment_output_words[chain.first_segment + i] = vec2(angle, omega);
+    joint_output_words[chain.first_joint + 1u + i] = vec4_words(vec4(walk.base, walk.raw_base));
+    segment_output_words[chain.first_segment + i] = vec2_word(vec2(angle, omega));
 }
 
 // The output of a frame without substeps for the chain (frozen, or a frame too short).

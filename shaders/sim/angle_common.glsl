@@ -96,21 +96,23 @@ struct AngleSegmentOutput {
     float angular_velocity;
 };
 
-// The buffers hold the structs above, but are declared as arrays of vec4 (uvec4 where a record
-// holds uints, so that no flag passes through a float, where a small one would be a denormal
-// GLSL lets a GPU flush; the segment outputs as vec2) and read and written through the load_/
-// store_ functions below: Mesa's llvmpipe moves one vector per invocation at once, but every
-// float field of a struct apart (per field, a loop over the lanes): the same bytes take about
-// half the instructions as vectors (docs/PERFORMANCE.md). The layout is the structs' own.
+// The buffers hold the structs above, but are declared as arrays of vectors and read and
+// written through the load_/store_ functions below: Mesa's llvmpipe moves a storage buffer one
+// invocation and one component at a time (per component, a loop over the lanes), so the same
+// bytes take fewer instructions as fewer, wider components (docs/PERFORMANCE.md). The buffers
+// read or written per segment are 64-bit words (words64.glsl: a segment's state is one
+// word64x4, its joint output a word64x2, its output a word64); the per-chain records uvec4s
+// (uints, so that no flag passes through a float, where a small one would be a denormal GLSL
+// lets a GPU flush). The layout is the structs' own.
 layout(std430, binding = 0) readonly buffer FrameBuffer { AngleFrameParams params; float alphas[]; };
 layout(std430, binding = 1) readonly buffer ChainRigBuffer { uvec4 chain_rig_words[]; };
 layout(std430, binding = 3) buffer ChainStateBuffer { uvec4 chain_state_words[]; };
-layout(std430, binding = 4) buffer SegmentStateBuffer { vec4 segment_state_words[]; };
+layout(std430, binding = 4) buffer SegmentStateBuffer { word64x4 segment_state_words[]; };
 layout(std430, binding = 5) readonly buffer ChainTargetBuffer { uvec4 chain_target_words[]; };
 layout(std430, binding = 6) readonly buffer LocalAngleBuffer { float local_angle[]; };
-layout(std430, binding = 7) writeonly buffer JointOutputBuffer { vec4 joint_output_words[]; };
-layout(std430, binding = 8) writeonly buffer SegmentOutputBuffer { vec2 segment_output_words[]; };
-layout(std430, binding = 9) readonly buffer ExactStepBuffer { vec4 exact_step_words[]; };
+layout(std430, binding = 7) writeonly buffer JointOutputBuffer { word64x2 joint_output_words[]; };
+layout(std430, binding = 8) writeonly buffer SegmentOutputBuffer { word64 segment_output_words[]; };
+layout(std430, binding = 9) readonly buffer ExactStepBuffer { word64x4 exact_step_words[]; };
 // The segments' rig, read in every substep and written by no dispatch, is held in a texture
 // (record_texture.glsl; texture unit ANGLE_TEXTURES in gpu_jiggle/sim/layouts.py): two texels
 // a record, one gather each on llvmpipe (0.9× the dispatch of a storage buffer at 1M segments).
@@ -124,14 +126,15 @@ AngleSegmentRig load_segment_rig(uint s) {
 }
 
 AngleSegmentState load_segment_state(uint s) {
-    vec4 a = segment_state_words[2u * s];
-    vec4 b = segment_state_words[2u * s + 1u];
+    word64x4 w = segment_state_words[s];
+    vec4 a = words_vec4(w.x, w.y);
+    vec4 b = words_vec4(w.z, w.w);
     return AngleSegmentState(a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w);
 }
 
 void store_segment_state(uint s, AngleSegmentState st) {
-    segment_state_words[2u * s] = vec4(st.angle, st.angular_velocity, st.prev_angle, st.prev_angular_velocity);
-    segment_state_words[2u * s + 1u] = vec4(st.last_local_angle, st.local_angle_rate, st.target_angle, st.pad0);
+    segment_state_words[s] = word64x4(vec4_words(vec4(st.angle, st.angular_velocity, st.prev_angle, st.prev_angular_velocity)),
+                                      vec4_words(vec4(st.last_local_angle, st.local_angle_rate, st.target_angle, st.pad0)));
 }
 
 AngleChainState load_chain_state(uint c) {
@@ -162,5 +165,6 @@ AngleChainTarget load_chain_target(uint c) {
 
 // Exact step i (2·segment + schedule index: SPEC 1).
 ExactStep load_exact_step(uint i) {
-    return exact_step_of(exact_step_words[2u * i], exact_step_words[2u * i + 1u]);
+    word64x4 w = exact_step_words[i];
+    return exact_step_of(words_vec4(w.x, w.y), words_vec4(w.z, w.w));
 }

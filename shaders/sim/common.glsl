@@ -190,7 +190,7 @@ struct ExactStep {
     float pad1;
 };
 
-// An ExactStep from its two vec4s (a kind's exact_step_words view of the buffer).
+// An ExactStep from its two vec4s (as a kind's load_exact_step reads them).
 ExactStep exact_step_of(vec4 a, vec4 b) {
     return ExactStep(a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w);
 }

@@ -1,4 +1,5 @@
 #version 430
+#extension GL_ARB_gpu_shader_int64 : enable
 // The near and far chains of a point-chain frame (SPEC 9, "Near and far chains"), around the
 // passes of point_chains.comp: list_near lists the chains the far pass marked near
 // (contact_near) and sizes the near pass's indirect dispatch; keep_near, after the near pass
@@ -11,6 +12,7 @@ layout(local_size_x = LOCAL_SIZE) in;
 
 #define POINT_DRAW_ONLY  // point_common.glsl's structs, without its buffers
 #include "common.glsl"
+#include "words64.glsl"
 #include "dispatch.glsl"
 #include "point_common.glsl"
 #include "near_chains.glsl"
@@ -18,9 +20,9 @@ layout(local_size_x = LOCAL_SIZE) in;
 layout(std430, binding = 0) readonly buffer FrameBuffer { PointFrameParams params; float alphas[]; };
 layout(std430, binding = 1) readonly buffer ChainRigBuffer { PointChainRig chain_rig[]; };
 layout(std430, binding = 3) buffer ChainStateBuffer { PointChainState chain_state[]; };
-layout(std430, binding = 4) buffer SegmentStateBuffer { PointSegmentState segment_state[]; };
+layout(std430, binding = 4) buffer SegmentStateBuffer { word64x4 segment_state_words[]; };  // four a segment
 layout(std430, binding = 5) readonly buffer NearChainStateBuffer { PointChainState near_chain_state[]; };
-layout(std430, binding = 6) readonly buffer NearSegmentStateBuffer { PointSegmentState near_segment_state[]; };
+layout(std430, binding = 6) readonly buffer NearSegmentStateBuffer { word64x4 near_segment_state_words[]; };
 
 // Chain c in the list where the far pass marked it near; the work groups cover the list (rows
 // of at most 65535 groups, as gpu_jiggle/gl/dispatch.py's dispatch_size).
@@ -41,7 +43,10 @@ void keep_near(uint c) {
     PointChainRig chain = chain_rig[c];
     for (uint i = 0u; i < chain.segment_count; ++i) {
         uint s = chain.first_segment + i;
-        segment_state[s] = near_segment_state[s];
+        segment_state_words[4u * s] = near_segment_state_words[4u * s];
+        segment_state_words[4u * s + 1u] = near_segment_state_words[4u * s + 1u];
+        segment_state_words[4u * s + 2u] = near_segment_state_words[4u * s + 2u];
+        segment_state_words[4u * s + 3u] = near_segment_state_words[4u * s + 3u];
     }
 }
 

@@ -1,4 +1,5 @@
 #version 430
+#extension GL_ARB_gpu_shader_int64 : enable
 // One frame of point chains (SPEC sections 2, 4 and 5): one invocation per chain walks its
 // particles root to tip, for every substep of the frame, inside this one dispatch.
 // Stages, named as in gpu_jiggle/sim/backends/reference_point.py: shift_anchor, apply_teleport,
@@ -8,6 +9,7 @@
 // (sweep_segment, keep_outside, collide), end_path (end_pivot_path, end_segment_path, in the
 // output's walk), write_output.
 #define LOCAL_SIZE 64
+#define WORDS_AS_DOUBLES 0  // 1: the 64-bit words as doubles (words64.glsl)
 // Feature switches (gpu_jiggle/sim/backends/gpu_point.py compiles a variant for what the chain set
 // and the frame use): a switch at 0 leaves the feature's code out, for frames that cannot use
 // it (no collider that keeps particles inside, no exact integrator, no wind, no segment with
@@ -41,6 +43,7 @@
 layout(local_size_x = LOCAL_SIZE) in;
 
 #include "common.glsl"
+#include "words64.glsl"
 #include "dispatch.glsl"
 #include "point_common.glsl"
 #if NEAR_FAR == 2
@@ -155,7 +158,7 @@ bool walk_batches(PointChainRig chain, dvec3 anchor, SubstepRange range, uint fi
         for (uint i = 0u; i < chain.segment_count; ++i) {
             uint s = chain.first_segment + i;
             PointSegmentRig rig = segment_rig[s];
-            PointSegmentState st = segment_state[s];
+            PointSegmentState st = load_segment_state(s);
             vec3 offset = target_offset(s);
             for (uint k = 0u; k < uint(FUSED_SUBSTEPS); ++k) {
                 if (k < count) {
@@ -169,11 +172,11 @@ bool walk_batches(PointChainRig chain, dvec3 anchor, SubstepRange range, uint fi
                 }
             }
             if (finishing) {
-                vec4 rotation = joint_rotation[s];
+                vec4 rotation = joint_rotation(s);
                 end_segment_path(offset, rotation, last_weights, last_alpha, st);
                 output_segment(walk, chain, i, s, rig, offset, rotation, anchor, st);
             }
-            segment_state[s] = st;  // whole: llvmpipe would store both sides of an if
+            store_segment_state(s, st);  // whole: llvmpipe would store both sides of an if
         }
 #if NEAR_FAR == 1
         if (finishing) {  // the colliders begin_output placed, before the substeps' are
@@ -252,15 +255,9 @@ void walk_substeps(PointChainRig chain, dvec3 anchor, SubstepRange range, uint f
             ParentStep parent = pivot_parent(m);
             for (uint i = 0u; i < chain.segment_count; ++i) {
                 uint s = chain.first_segment + i;
-                PointSegmentState st = segment_state[s];
+                PointSegmentState st = load_segment_state(s);
                 step_segment(s, i, segment_rig[s], target_offset(s), m, contact, st, parent);
-                if (sub == 0u) {
-                    segment_state[s].prev_position.xyz = st.prev_position.xyz;
-                    segment_state[s].prev_velocity.xyz = st.prev_velocity.xyz;
-                }
-                segment_state[s].position = st.position;
-                segment_state[s].velocity = st.velocity;
-                segment_state[s].target.xyz = st.target.xyz;
+                store_segment_state(s, st);  // whole: what the step left alone as it was
             }
         }
         sch.substep = h;

@@ -197,16 +197,20 @@ layout(std430, binding = 2) readonly buffer SegmentRigBuffer { PointSegmentRig s
 // once but each field of a struct apart (docs/PERFORMANCE.md); uints, so that no flag passes
 // through a float.
 layout(std430, binding = 3) buffer ChainStateBuffer { uvec4 chain_state_words[]; };
-layout(std430, binding = 4) buffer SegmentStateBuffer { PointSegmentState segment_state[]; };
+// The buffers a frame reads or writes per segment, as 64-bit words (words64.glsl; include it
+// first), through the load_/store_ functions below: the segment state (a record four
+// word64x4s), the outputs, the exact steps and the joint rotations. The layout is the structs'
+// own.
+layout(std430, binding = 4) buffer SegmentStateBuffer { word64x4 segment_state_words[]; };
 layout(std430, binding = 5) readonly buffer ChainTargetBuffer { PointChainTarget chain_target[]; };
 layout(std430, binding = 6) readonly buffer JointOffsetBuffer { float joint_offset[]; };  // xyz per segment
-layout(std430, binding = 7) writeonly buffer JointOutputBuffer { PointJointOutput joint_output[]; };
-layout(std430, binding = 8) writeonly buffer SegmentOutputBuffer { PointSegmentOutput segment_output[]; };
+layout(std430, binding = 7) writeonly buffer JointOutputBuffer { word64x4 joint_output_words[]; };
+layout(std430, binding = 8) writeonly buffer SegmentOutputBuffer { word64x2 segment_output_words[]; };
 layout(std430, binding = 9) readonly buffer SphereBuffer { SphereCollider spheres[]; };
 layout(std430, binding = 10) readonly buffer CapsuleBuffer { CapsuleCollider capsules[]; };
 layout(std430, binding = 11) readonly buffer PlaneBuffer { PlaneCollider planes[]; };
-layout(std430, binding = 12) readonly buffer ExactStepBuffer { ExactStep exact_step[]; };
-layout(std430, binding = 13) readonly buffer JointRotationBuffer { vec4 joint_rotation[]; };
+layout(std430, binding = 12) readonly buffer ExactStepBuffer { word64x4 exact_step_words[]; };
+layout(std430, binding = 13) readonly buffer JointRotationBuffer { word64x2 joint_rotation_words[]; };
 #if !defined(NEAR_FAR) || NEAR_FAR != 2  // the near pass has the near chains' list there (near_chains.glsl)
 layout(std430, binding = 14) writeonly buffer ChainOutputBuffer { PointChainOutput chain_output[]; };
 #endif
@@ -226,6 +230,44 @@ void store_chain_state(uint c, PointChainState cs) {
     chain_state_words[5u * c + 2u] = floatBitsToUint(cs.pivot_rate);
     chain_state_words[5u * c + 3u] = floatBitsToUint(cs.prev_pivot_rate);
     chain_state_words[5u * c + 4u] = uvec4(cs.flags, floatBitsToUint(cs.path_lag), cs.contact_near, cs.pad2);
+}
+
+PointSegmentState load_segment_state(uint s) {
+    word64x4 a = segment_state_words[4u * s];
+    word64x4 b = segment_state_words[4u * s + 1u];
+    word64x4 c = segment_state_words[4u * s + 2u];
+    word64x4 d = segment_state_words[4u * s + 3u];
+    return PointSegmentState(words_vec4(a.x, a.y), words_vec4(a.z, a.w), words_vec4(b.x, b.y), words_vec4(b.z, b.w),
+                             words_vec4(c.x, c.y), words_vec4(c.z, c.w), words_vec4(d.x, d.y), words_vec4(d.z, d.w));
+}
+
+void store_segment_state(uint s, PointSegmentState st) {
+    segment_state_words[4u * s] = word64x4(vec4_words(st.position), vec4_words(st.velocity));
+    segment_state_words[4u * s + 1u] = word64x4(vec4_words(st.prev_position), vec4_words(st.prev_velocity));
+    segment_state_words[4u * s + 2u] = word64x4(vec4_words(st.last_offset), vec4_words(st.offset_rate));
+    segment_state_words[4u * s + 3u] = word64x4(vec4_words(st.target), vec4_words(st.last_rotation));
+}
+
+void store_joint_output(uint j, PointJointOutput out_joint) {
+    joint_output_words[j] = word64x4(vec4_words(out_joint.position), vec4_words(out_joint.raw_position));
+}
+
+void store_segment_output(uint s, PointSegmentOutput out_segment) {
+    segment_output_words[3u * s] = vec4_words(out_segment.velocity);
+    segment_output_words[3u * s + 1u] = vec4_words(out_segment.rotation);
+    segment_output_words[3u * s + 2u] = vec4_words(out_segment.world_rotation);
+}
+
+// Exact step i (2·segment + schedule index: SPEC 1).
+ExactStep load_exact_step(uint i) {
+    word64x4 w = exact_step_words[i];
+    return exact_step_of(words_vec4(w.x, w.y), words_vec4(w.z, w.w));
+}
+
+// Segment s's base joint rotation (x, y, z, w, world) in this frame's pose.
+vec4 joint_rotation(uint s) {
+    word64x2 w = joint_rotation_words[s];
+    return words_vec4(w.x, w.y);
 }
 
 // Segment s's tip target offset from its chain's pivot in this frame's pose.

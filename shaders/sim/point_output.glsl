@@ -56,7 +56,7 @@ OutputWalk begin_output(PointChainRig chain, dvec3 anchor) {
 #if NEAR_FAR == 1
     output_box = empty_box(vec3(0.0));
 #endif
-    joint_output[chain.first_joint] = PointJointOutput(vec4(0.0), vec4(0.0));
+    store_joint_output(chain.first_joint, PointJointOutput(vec4(0.0), vec4(0.0)));
     vec3 none = vec3(0.0);
     return OutputWalk(none, none, none, none, none, none, none, base_change);
 }
@@ -98,11 +98,11 @@ void output_segment(inout OutputWalk walk, PointChainRig chain, uint i, uint s, 
     vec3 swing_carried = carried_axis(st.last_offset, st.offset_rate);
     vec3 swing_axis = turn_axis(animated - walk.animated_base, x - base, swing_carried);
     vec4 q = rotation_between(animated - walk.animated_base, x - base, swing_axis);
-    joint_output[chain.first_joint + 1u + i] = PointJointOutput(vec4(x, 0.0), vec4(st.position.xyz, 0.0));
+    store_joint_output(chain.first_joint + 1u + i, PointJointOutput(vec4(x, 0.0), vec4(st.position.xyz, 0.0)));
     vec3 world_carried = carried_axis(st.prev_position, st.prev_velocity);
     vec3 world_axis = turn_axis(target - base, x - base, world_carried);
     vec4 world = quat_multiply(rotation_between(target - base, x - base, world_axis), frame);
-    segment_output[s] = PointSegmentOutput(vec4(v, 0.0), q, world);
+    store_segment_output(s, PointSegmentOutput(vec4(v, 0.0), q, world));
     vec2 swing_code = axis_code(swing_carried);
     vec2 world_code = axis_code(world_carried);
     st.last_offset.w = swing_code.x;
@@ -131,18 +131,14 @@ void write_output(PointChainRig chain, dvec3 anchor, bool ends_path, float alpha
     OutputWalk walk = begin_output(chain, anchor);
     for (uint i = 0u; i < chain.segment_count; ++i) {
         uint s = chain.first_segment + i;
-        PointSegmentState st = segment_state[s];
+        PointSegmentState st = load_segment_state(s);
         vec3 offset = target_offset(s);
-        vec4 rotation = joint_rotation[s];
+        vec4 rotation = joint_rotation(s);
         if (ends_path) {
             end_segment_path(offset, rotation, w, alpha, st);
         }
         output_segment(walk, chain, i, s, segment_rig[s], offset, rotation, anchor, st);
-        segment_state[s].prev_position = st.prev_position;
-        segment_state[s].prev_velocity = st.prev_velocity;
-        segment_state[s].last_offset = st.last_offset;
-        segment_state[s].offset_rate = st.offset_rate;
-        segment_state[s].last_rotation = st.last_rotation;
+        store_segment_state(s, st);  // whole: its position, velocity and target as they were
     }
 #if NEAR_FAR == 1
     contact_near = contact_near || box_near(output_box);  // the colliders begin_output placed

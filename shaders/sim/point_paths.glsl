@@ -13,7 +13,9 @@ void start_moving(PointChainRig chain) {
     chain_held.flags &= ~CHAIN_START_MOVING;
     for (uint i = 0u; i < chain.segment_count; ++i) {
         uint s = chain.first_segment + i;
-        segment_state[s].offset_rate.xyz = (target_offset(s) - segment_state[s].last_offset.xyz) * inv_span;
+        PointSegmentState st = load_segment_state(s);
+        st.offset_rate.xyz = (target_offset(s) - st.last_offset.xyz) * inv_span;
+        store_segment_state(s, st);
     }
 }
 
@@ -28,7 +30,9 @@ void resume_path(PointChainRig chain, float shift) {
     chain_held.prev_pivot.xyz = chain_held.prev_pivot.xyz + moved;
     for (uint i = 0u; i < chain.segment_count; ++i) {
         uint s = chain.first_segment + i;
-        segment_state[s].last_offset.xyz = segment_state[s].last_offset.xyz + shift * segment_state[s].offset_rate.xyz;
+        PointSegmentState st = load_segment_state(s);
+        st.last_offset.xyz = st.last_offset.xyz + shift * st.offset_rate.xyz;
+        store_segment_state(s, st);
     }
 }
 

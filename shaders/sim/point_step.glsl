@@ -27,7 +27,7 @@ void integrate_particle(uint s, PointSegmentRig rig, vec3 t, vec3 t_prev, vec3 v
     vec3 reference = relative_damping ? t_prev : t;
     vec3 rate = relative_damping ? v_t : vec3(0.0);
     if (exact_integrator) {
-        ExactStep step = exact_step[2u * s + schedule_index];
+        ExactStep step = load_exact_step(2u * s + schedule_index);
         vec3 d = x - reference;
         vec3 d_rate = v - rate;
         vec3 b = gravity + wind - rig.air_drag * (rate + carry);
@@ -166,7 +166,7 @@ void step_segment(uint s, uint i, PointSegmentRig rig, vec3 offset, SubstepMotio
         vec4 frame = vec4(0.0, 0.0, 0.0, 1.0);
         if ((HAS_ANGLE_LIMIT(LIMIT_HINGE) || HAS_ANGLE_LIMIT(LIMIT_SPHERICAL))
             && rig.limit_kind >= LIMIT_HINGE) {  // the base joint's rotation on its path (nlerp)
-            frame = target_frame(parent.animated, parent.simulated, nlerp(st.last_rotation, joint_rotation[s], m.alpha),
+            frame = target_frame(parent.animated, parent.simulated, nlerp(st.last_rotation, joint_rotation(s), m.alpha),
                                  parent.axis);
         }
         limit_angle(rig, frame, base, t, v_t, x, v);

@@ -11,16 +11,16 @@
 // (none where the chain has one segment, or its second is parallel).
 vec4 jump_turn(PointChainRig chain, uint flags) {
     uint s = chain.first_segment;
-    PointSegmentState st = segment_state[s];
+    PointSegmentState st = load_segment_state(s);
     if ((flags & TELEPORT_TURN_FROM_JOINTS) != 0u) {
-        return quat_multiply(joint_rotation[s], st.last_rotation * vec4(-1.0, -1.0, -1.0, 1.0));
+        return quat_multiply(joint_rotation(s), st.last_rotation * vec4(-1.0, -1.0, -1.0, 1.0));
     }
     vec3 expected_first = st.last_offset.xyz + sch.span * st.offset_rate.xyz;
     vec3 first_now = target_offset(s);
     vec3 none = vec3(0.0);
     vec4 turn = rotation_between(expected_first, first_now, turn_axis(expected_first, first_now, none));
     if (chain.segment_count > 1u) {
-        PointSegmentState second = segment_state[s + 1u];
+        PointSegmentState second = load_segment_state(s + 1u);
         vec3 expected = second.last_offset.xyz + sch.span * second.offset_rate.xyz - expected_first;
         vec3 now = target_offset(s + 1u) - first_now;
         float la = length(first_now);
@@ -45,11 +45,11 @@ void apply_teleport(PointChainRig chain, uint flags) {
         for (uint i = 0u; i < chain.segment_count; ++i) {
             uint s = chain.first_segment + i;
             vec3 offset = target_offset(s);
-            PointSegmentState st = segment_state[s];  // the carried turn axes (the w) stay
-            segment_state[s] = PointSegmentState(
+            PointSegmentState st = load_segment_state(s);  // the carried turn axes (the w) stay
+            store_segment_state(s, PointSegmentState(
                 vec4(offset, st.position.w), vec4(vec3(0.0), st.velocity.w), vec4(offset, st.prev_position.w),
                 vec4(vec3(0.0), st.prev_velocity.w), vec4(offset, st.last_offset.w), vec4(vec3(0.0), st.offset_rate.w),
-                vec4(offset, st.target.w), joint_rotation[s]);
+                vec4(offset, st.target.w), joint_rotation(s)));
         }
         chain_held.prev_pivot = vec4(0.0);
         chain_held.last_pivot = vec4(0.0);
@@ -70,18 +70,18 @@ void apply_teleport(PointChainRig chain, uint flags) {
         chain_held.prev_pivot_rate = vec4(quat_rotate(turn, cs.prev_pivot_rate.xyz), 0.0);
         for (uint i = 0u; i < chain.segment_count; ++i) {
             uint s = chain.first_segment + i;
-            PointSegmentState st = segment_state[s];
+            PointSegmentState st = load_segment_state(s);
             // the carried turn axes turn too (none carried stays none)
             vec2 bend = axis_code(quat_rotate(turn, carried_axis(st.position, st.velocity)));
             vec2 swing = axis_code(quat_rotate(turn, carried_axis(st.last_offset, st.offset_rate)));
             vec2 world = axis_code(quat_rotate(turn, carried_axis(st.prev_position, st.prev_velocity)));
             // The joints' rotations jump with the body too: their path starts at this frame's.
-            segment_state[s] = PointSegmentState(
+            store_segment_state(s, PointSegmentState(
                 vec4(quat_rotate(turn, st.position.xyz), bend.x), vec4(quat_rotate(turn, st.velocity.xyz), bend.y),
                 vec4(quat_rotate(turn, st.prev_position.xyz), world.x),
                 vec4(quat_rotate(turn, st.prev_velocity.xyz), world.y),
                 vec4(quat_rotate(turn, st.last_offset.xyz), swing.x), vec4(quat_rotate(turn, st.offset_rate.xyz), swing.y),
-                vec4(quat_rotate(turn, st.target.xyz), st.target.w), joint_rotation[s]);
+                vec4(quat_rotate(turn, st.target.xyz), st.target.w), joint_rotation(s)));
         }
     }
     if ((flags & TELEPORT_MOVING) != 0u) {

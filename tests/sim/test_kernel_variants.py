@@ -121,6 +121,27 @@ def test_angle_variants_give_the_bits_of_the_full_kernel(gl, monkeypatch, integr
     assert np.abs(run_angle(integrator, wind) - specialised).max() <= 1e-4
 
 
+def words_as_doubles(monkeypatch, backend_class):
+    """Make ``backend_class`` compile its kernel with the 64-bit words of its buffers as doubles
+    (shaders/sim/words64.glsl: the fallback for a context without 64-bit integers)."""
+    switches = backend_class.__dict__["switches"]  # a function or a staticmethod
+    monkeypatch.setattr(backend_class, "switches",
+                        lambda self, header: {**switches.__get__(self, type(self))(header), "WORDS_AS_DOUBLES": 1})
+
+
+def test_words_as_doubles_move_the_same_bits(gl, monkeypatch):
+    """The buffers read and written per segment are moved as 64-bit words, integers where the
+    context has them (llvmpipe does), else doubles: either moves the floats bit for bit, so the
+    two kernels give the same results. Every stage that reads or writes a segment's state runs:
+    colliders (near and far chains), limits, the exact steps, wind."""
+    point = run_point("exact", True, True, False, True)
+    angle = run_angle("exact", True)
+    words_as_doubles(monkeypatch, gpu_point.GpuPointBackend)
+    words_as_doubles(monkeypatch, gpu_angle.GpuAngleBackend)
+    np.testing.assert_array_equal(run_point("exact", True, True, False, True), point)
+    np.testing.assert_array_equal(run_angle("exact", True), angle)
+
+
 def test_a_frame_compiles_only_what_it_uses_and_advance_compiles_nothing(gl):
     solver = Solver(PointChainSet([3], 2.0, 0.5, rest_lengths=0.1), backend="gpu")
     programs = solver._backend.programs
