@@ -17,23 +17,23 @@
 #define word64 uint64_t
 #define word64x2 u64vec2
 #define word64x4 u64vec4
-uvec2 word_bits(uint64_t w) {
-    return unpackUint2x32(w);
-}
-uint64_t bits_word(uvec2 b) {
-    return packUint2x32(b);
-}
+#define UNPACK_WORD unpackUint2x32
+#define PACK_WORD packUint2x32
 #else
 #define word64 double
 #define word64x2 dvec2
 #define word64x4 dvec4
-uvec2 word_bits(double w) {
-    return unpackDouble2x32(w);
-}
-double bits_word(uvec2 b) {
-    return packDouble2x32(b);
-}
+#define UNPACK_WORD unpackDouble2x32
+#define PACK_WORD packDouble2x32
 #endif
+
+// A word's two 32-bit halves (x the low), and back.
+uvec2 word_bits(word64 w) {
+    return UNPACK_WORD(w);
+}
+word64 bits_word(uvec2 b) {
+    return PACK_WORD(b);
+}
 
 // Two floats in one word, and back.
 vec2 word_vec2(word64 w) {
