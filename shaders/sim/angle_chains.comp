@@ -17,6 +17,10 @@
 // per-substep arrays have this many entries): the host picks 2, 4 or 8 by the frame's
 // substeps (variants.py fused_substeps); any size gives the same bits.
 #define FUSED_SUBSTEPS 8
+// 1 where a dispatch's substeps fit in one batch (the host's FUSED_SUBSTEPS holds the frame's):
+// the batch then runs without a loop around it, which llvmpipe would run once more than it
+// goes round (docs/PERFORMANCE.md). 0: a loop over as many batches as the dispatch needs.
+#define ONE_BATCH 0
 
 layout(local_size_x = LOCAL_SIZE) in;
 
@@ -356,14 +360,23 @@ void main() {
     vec2 root_acceleration[FUSED_SUBSTEPS];
     float parent_angle[FUSED_SUBSTEPS];  // after each substep of the batch
     vec2 parent_tip[FUSED_SUBSTEPS];     // at the start of each substep: the wind's sample point
+#if ONE_BATCH
+    {
+        uint batch = range.begin;
+        uint count = range.end > batch ? min(uint(FUSED_SUBSTEPS), range.end - batch) : 0u;
+#else
     for (uint batch = range.begin; batch < range.end; batch += uint(FUSED_SUBSTEPS)) {
         uint count = min(uint(FUSED_SUBSTEPS), range.end - batch);
-        for (uint k = 0u; k < count; ++k) {
-            weights[k] = path_weights(alphas[first_alpha + batch + k], target_path);
-            parent_tip[k] = cs.prev_root_position;  // the root at the last substep
-            root_acceleration[k] = interpolate_root(cs, target, weights[k], moving && batch + k == 0u, root_position,
-                                                    root_angle);
-            parent_angle[k] = root_angle;
+#endif
+        // (loops of a constant trip count, unrolled, the arrays' indices constants)
+        for (uint k = 0u; k < uint(FUSED_SUBSTEPS); ++k) {
+            if (k < count) {
+                weights[k] = path_weights(alphas[first_alpha + batch + k], target_path);
+                parent_tip[k] = cs.prev_root_position;  // the root at the last substep
+                root_acceleration[k] = interpolate_root(cs, target, weights[k], moving && batch + k == 0u,
+                                                        root_position, root_angle);
+                parent_angle[k] = root_angle;
+            }
         }
         bool finishing = ends_frame && batch + count >= range.end;
         OutputWalk walk;
@@ -380,15 +393,17 @@ void main() {
             if (exact_integrator) {
                 step = load_exact_step(2u * s + schedule_index);
             }
-            for (uint k = 0u; k < count; ++k) {
-                vec2 wind = vec2(0.0);
-                if (windy) {
-                    parent_tip[k] += rig.length * vec2(cos(st.angle), sin(st.angle));
-                    wind = wind_at(parent_tip[k], target.gust_phase, float(batch + k) * sch.substep);
+            for (uint k = 0u; k < uint(FUSED_SUBSTEPS); ++k) {
+                if (k < count) {
+                    vec2 wind = vec2(0.0);
+                    if (windy) {
+                        parent_tip[k] += rig.length * vec2(cos(st.angle), sin(st.angle));
+                        wind = wind_at(parent_tip[k], target.gust_phase, float(batch + k) * sch.substep);
+                    }
+                    parent_angle[k] = integrate_segment(rig, step, local_target, st, parent_angle[k], weights[k],
+                                                        root_acceleration[k], chain.gravity, wind,
+                                                        moving && batch + k == 0u);
                 }
-                parent_angle[k] = integrate_segment(rig, step, local_target, st, parent_angle[k], weights[k],
-                                                    root_acceleration[k], chain.gravity, wind,
-                                                    moving && batch + k == 0u);
             }
             if (finishing) {
                 end_segment_path(st, local_target, last_weights);

@@ -38,6 +38,10 @@
 // time (walk_substeps). Either gives the same operations in the same order.
 #define FUSED_SUBSTEPS 2
 // The far pass walks them so too, its broad phase a box per substep (point_far.glsl).
+// ONE_BATCH 1 where a dispatch's substeps fit in one batch (the host's FUSED_SUBSTEPS holds the
+// frame's): the batch then runs without a loop around it, which llvmpipe would run once more
+// than it goes round (docs/PERFORMANCE.md). 0: a loop over as many batches as the dispatch needs.
+#define ONE_BATCH 0
 #define SEGMENT_MAJOR ((SPHERE_SLOTS == 0 && CAPSULE_SLOTS == 0 && PLANE_SLOTS == 0) || NEAR_FAR == 1)
 
 layout(local_size_x = LOCAL_SIZE) in;
@@ -134,8 +138,14 @@ bool walk_batches(PointChainRig chain, dvec3 anchor, SubstepRange range, uint fi
     chain_reach(chain, reach, smallest_radius);
     ContactBox boxes[FUSED_SUBSTEPS];
 #endif
+#if ONE_BATCH
+    {
+        uint batch = range.begin;
+        uint count = range.end > batch ? min(uint(FUSED_SUBSTEPS), range.end - batch) : 0u;
+#else
     for (uint batch = range.begin; batch < range.end; batch += uint(FUSED_SUBSTEPS)) {
         uint count = min(uint(FUSED_SUBSTEPS), range.end - batch);
+#endif
         for (uint k = 0u; k < uint(FUSED_SUBSTEPS); ++k) {  // constant trip counts: the arrays stay in registers
             if (k < count) {
                 uint j = batch + k;

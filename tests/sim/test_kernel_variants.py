@@ -50,8 +50,9 @@ def test_collider_counts_round_up_to_their_bucket():
 
 
 @pytest.mark.parametrize("fused", [1, 2, 4, 8])
-def test_every_batch_of_fused_substeps_compiles(gl, fused):
-    glsl.compute_shader(gl, "sim/angle_chains.comp", {"FUSED_SUBSTEPS": fused}).release()
+@pytest.mark.parametrize("one_batch", [0, 1])
+def test_every_batch_of_fused_substeps_compiles(gl, fused, one_batch):
+    glsl.compute_shader(gl, "sim/angle_chains.comp", {"FUSED_SUBSTEPS": fused, "ONE_BATCH": one_batch}).release()
 
 
 def all_features(monkeypatch, backend_class, switches):
@@ -148,15 +149,15 @@ def test_a_frame_compiles_only_what_it_uses_and_advance_compiles_nothing(gl):
     lean = {"SPHERE_SLOTS": 0, "CAPSULE_SLOTS": 0, "PLANE_SLOTS": 0, "INSIDE_COLLIDERS": 0, "EXACT_STEPS": 0,
             "WIND": 0, "ANGLE_LIMITS": 0, "MAX_DISTANCE": 0, "NEAR_FAR": 0}
     # compiled by the constructor: without colliders, a batch of 2, 4 and 8 fused substeps
-    # (frames of up to max_substeps, 8)
-    assert [dict(key) for key in programs] == [{**lean, "FUSED_SUBSTEPS": n} for n in (2, 4, 8)]
+    # (frames of up to max_substeps, 8), each frame's substeps in one batch
+    assert [dict(key) for key in programs] == [{**lean, "FUSED_SUBSTEPS": n, "ONE_BATCH": 1} for n in (2, 4, 8)]
     solver.set_pose(np.array([[0.0, -0.1 * k, 0.0] for k in range(4)]))
     solver.advance(1 / 60)
     assert len(programs) == 3
     solver.set_colliders(spheres=[[0.0, -1.0, 0.0, 0.1]] * 3)
     # compiled by set_colliders: the far and near passes (SPEC 9, "Near and far chains"),
     # one substep at a time
-    lean["FUSED_SUBSTEPS"] = 2
+    lean.update(FUSED_SUBSTEPS=2, ONE_BATCH=0)
     assert [dict(key) for key in list(programs)[-2:]] == [{**lean, "SPHERE_SLOTS": 4, "NEAR_FAR": 1},
                                                           {**lean, "SPHERE_SLOTS": 4, "NEAR_FAR": 2}]
     solver.set_parameters(max_distance=0.5)
@@ -174,6 +175,17 @@ def test_an_angle_solver_compiles_each_batch_of_fused_substeps_at_set_up(gl):
     solver.set_pose(root_position=[[0.0, 0.0]], root_angle=[0.0], local_angle=np.zeros(3))
     made = list(solver._backend.programs)
     for dt in (1 / 120, 3 / 120, 5 / 120):
+        solver.advance(dt)
+    assert list(solver._backend.programs) == made
+
+
+def test_frames_past_the_largest_batch_run_a_loop_of_batches_compiled_at_set_up(gl):
+    solver = Solver(AngleChainSet([3], 0.1, 2.0, 0.3), backend="gpu", max_substeps=12)
+    batches = sorted((dict(key)["FUSED_SUBSTEPS"], dict(key)["ONE_BATCH"]) for key in solver._backend.programs)
+    assert batches == [(2, 1), (4, 1), (8, 0), (8, 1)]
+    solver.set_pose(root_position=[[0.0, 0.0]], root_angle=[0.0], local_angle=np.zeros(3))
+    made = list(solver._backend.programs)
+    for dt in (12 / 120, 1 / 120, 9 / 120):
         solver.advance(dt)
     assert list(solver._backend.programs) == made
 

@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import layouts
 from .gpu import _GpuBackend
-from .variants import each_batch, fused_substeps
+from .variants import batch_switches, each_batch, fused_substeps
 
 
 class GpuAngleBackend(_GpuBackend):
@@ -43,14 +43,16 @@ class GpuAngleBackend(_GpuBackend):
         """EXACT_STEPS: the exact integrator is on; WIND: w0 or the gust amplitude is not zero
         (the kernel's own test of ``params.wind``); FUSED_SUBSTEPS: the batch of substeps a
         segment runs with its state in registers, the frame's substeps rounded up to 2, 4 or 8
-        (:func:`fused_substeps`)."""
+        (:func:`fused_substeps`); ONE_BATCH: the frame's substeps fit in one batch
+        (:func:`batch_switches`)."""
         substeps = max(int(header["full_rate"]["substep_count"]), int(header["half_rate"]["substep_count"]))
         return {"EXACT_STEPS": int(bool(int(header["options"]) & layouts.OPTION_EXACT_INTEGRATOR)),
-                "WIND": int(bool((header["wind"][:3] != 0).any())), "FUSED_SUBSTEPS": fused_substeps(substeps)}
+                "WIND": int(bool((header["wind"][:3] != 0).any())),
+                **batch_switches(fused_substeps(substeps), substeps)}
 
     def likely_switches(self, header) -> list:
         """One variant per batch of fused substeps that a frame of up to the header's
-        substeps may take (frames of 1 to 8 substeps: 2, 4 and 8)."""
+        substeps may take (frames of 1 to 8 substeps: 2, 4 and 8, each in one batch)."""
         return each_batch(self.switches(header), int(header["full_rate"]["substep_count"]))
 
     def upload_targets(self, chain_target, local_angle):

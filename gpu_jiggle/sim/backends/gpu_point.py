@@ -10,7 +10,7 @@ from .. import layouts
 from . import gpu
 from .gpu import _GpuBackend
 from .near_far import NearFarPasses, NearFarPrograms, splits_near_far
-from .variants import FUSED_BATCHES, collider_slots, each_batch, fused_substeps
+from .variants import FUSED_BATCHES, batch_switches, collider_slots, each_batch, fused_substeps
 
 
 def segment_major(switches: dict) -> bool:
@@ -129,7 +129,9 @@ class GpuPointBackend(_GpuBackend):
         MAX_DISTANCE: a segment has a finite max distance; NEAR_FAR 0 (one pass,
         :meth:`program_for` picks the passes); FUSED_SUBSTEPS: without colliders, the batch of
         substeps a segment runs with its state in registers, the frame's substeps rounded up
-        to 2, 4 or 8 (:func:`fused_substeps`), else 2 (unused)."""
+        to 2, 4 or 8 (:func:`fused_substeps`), and ONE_BATCH, whether they fit in one
+        (:func:`batch_switches`); with colliders, batches of 2 in a loop (the far pass's; one
+        variant whatever the frame's substeps)."""
         counts = [int(header[name]) for name in ("sphere_count", "capsule_count", "plane_count")]
         substeps = max(int(header["full_rate"]["substep_count"]), int(header["half_rate"]["substep_count"]))
         switches = {"SPHERE_SLOTS": collider_slots(counts[0]), "CAPSULE_SLOTS": collider_slots(counts[1]),
@@ -138,7 +140,9 @@ class GpuPointBackend(_GpuBackend):
                     "EXACT_STEPS": int(bool(int(header["options"]) & layouts.OPTION_EXACT_INTEGRATOR)),
                     "WIND": int(bool((header["wind"] != 0).any())), "ANGLE_LIMITS": self.angle_limits,
                     "MAX_DISTANCE": int(self.max_distances), "NEAR_FAR": 0}
-        return {**switches, "FUSED_SUBSTEPS": fused_substeps(substeps) if segment_major(switches) else FUSED_BATCHES[0]}
+        if segment_major(switches):
+            return {**switches, **batch_switches(fused_substeps(substeps), substeps)}
+        return {**switches, "FUSED_SUBSTEPS": FUSED_BATCHES[0], "ONE_BATCH": 0}
 
     def loop_cost(self, header):
         """Loop iterations per segment (per substep, and for the frame-time output) of the

@@ -90,11 +90,21 @@ def fused_substeps(substeps: int) -> int:
     return next((size for size in FUSED_BATCHES if substeps <= size), FUSED_BATCHES[-1])
 
 
+def batch_switches(fused: int, substeps: int) -> dict:
+    """FUSED_SUBSTEPS and ONE_BATCH of a kernel whose segments run batches of ``fused``
+    substeps, for a frame of ``substeps``: ONE_BATCH 1 where the frame's substeps fit in one
+    batch (the kernel runs it without a loop around it; the same operations in the same order)."""
+    return {"FUSED_SUBSTEPS": fused, "ONE_BATCH": int(max(substeps, 1) <= fused)}
+
+
 def each_batch(switches: dict, most_substeps: int) -> list:
-    """``switches`` with FUSED_SUBSTEPS at each batch that a frame of up to ``most_substeps``
-    may take (:func:`fused_substeps`; up to 8: 2, 4 and 8), for ``likely_switches``."""
-    return [{**switches, "FUSED_SUBSTEPS": batch} for batch in FUSED_BATCHES
-            if batch <= fused_substeps(max(most_substeps, 1))]
+    """``switches`` with each batch that a frame of up to ``most_substeps`` may take
+    (:func:`fused_substeps`; up to 8: 2, 4 and 8, each in one batch; past 8, batches of 8 in a
+    loop too), for ``likely_switches``."""
+    most = max(most_substeps, 1)
+    return [{**switches, **batch_switches(batch, batch)} for batch in FUSED_BATCHES
+            if batch <= fused_substeps(most)] + ([{**switches, **batch_switches(FUSED_BATCHES[-1], most)}]
+                                                 if most > FUSED_BATCHES[-1] else [])
 
 
 #: The buckets of collider slots the point kernel is compiled with (SPHERE_SLOTS, CAPSULE_SLOTS,
