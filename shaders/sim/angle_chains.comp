@@ -378,10 +378,19 @@ void main() {
                 parent_angle[k] = root_angle;
             }
         }
+#if ONE_BATCH
+        // the dispatch's one batch: its walk also writes the output of a chain that ran no
+        // substeps, in place of write_output's own walk after it (llvmpipe would run that
+        // loop's body once for every chain, none entering it)
+        bool finishing = range.last;
+#else
         bool finishing = ends_frame && batch + count >= range.end;
+#endif
         OutputWalk walk;
         if (finishing) {
-            end_path(cs, target, last_weights);
+            if (ends_frame) {
+                end_path(cs, target, last_weights);
+            }
             walk = begin_output(chain, cs, target);
         }
         for (uint i = 0u; i < chain.segment_count; ++i) {
@@ -406,14 +415,18 @@ void main() {
                 }
             }
             if (finishing) {
-                end_segment_path(st, local_target, last_weights);
+                if (ends_frame) {
+                    end_segment_path(st, local_target, last_weights);
+                }
                 output_segment(walk, chain, i, st, rig.length);
             }
             store_segment_state(s, st);
         }
     }
     store_chain_state(c, cs);
+#if !ONE_BATCH
     if (range.last && !ends_frame) {
         write_output(chain, cs, target);
     }
+#endif
 }
