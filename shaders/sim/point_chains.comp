@@ -157,11 +157,20 @@ bool walk_batches(PointChainRig chain, dvec3 anchor, SubstepRange range, uint fi
 #endif
             }
         }
+#if ONE_BATCH
+        // the dispatch's one batch: its walk also writes the output of a chain that ran no
+        // substeps, in place of write_output's own walk after it (llvmpipe would run that
+        // loop's body once for every chain, none entering it)
+        bool finishing = range.last;
+#else
         bool finishing = ends_frame && batch + count >= range.end;
+#endif
         OutputWalk walk;
         if (finishing) {
             chain_held.prev_pivot_rate = vec4(prev_pivot_velocity, 0.0);
-            end_pivot_path(last_weights);
+            if (ends_frame) {
+                end_pivot_path(last_weights);
+            }
             walk = begin_output(chain, anchor);
             finished = true;
         }
@@ -183,7 +192,9 @@ bool walk_batches(PointChainRig chain, dvec3 anchor, SubstepRange range, uint fi
             }
             if (finishing) {
                 vec4 rotation = joint_rotation(s);
-                end_segment_path(offset, rotation, last_weights, last_alpha, st);
+                if (ends_frame) {
+                    end_segment_path(offset, rotation, last_weights, last_alpha, st);
+                }
                 output_segment(walk, chain, i, s, rig, offset, rotation, anchor, st);
             }
             store_segment_state(s, st);  // whole: llvmpipe would store both sides of an if
@@ -353,10 +364,12 @@ void step_chain(uint c) {
     walk_substeps(chain, anchor, range, first_alpha, moving, pivot_velocity, prev_pivot_velocity);
 #endif
     chain_held.prev_pivot_rate = vec4(prev_pivot_velocity, 0.0);
+#if !(SEGMENT_MAJOR && ONE_BATCH)
     if (range.last && !finished) {
         // the paths end at the last substep, in the output's walk
         write_output(chain, anchor, sch.substep_count > 0u, alphas[first_alpha + max(sch.substep_count, 1u) - 1u]);
     }
+#endif
     store_chain_state(c, chain_held);
 }
 
