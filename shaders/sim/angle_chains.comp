@@ -45,62 +45,36 @@ void shift_anchor(inout AngleChainState cs, vec2 shift) {
     cs.last_root_position += shift;
 }
 
-// SPEC section 5, mirror: the chain reflected about the vertical through its root.
-void mirror_chain(AngleChainRig chain, inout AngleChainState cs, vec2 root) {
-    for (uint i = 0u; i < chain.segment_count; ++i) {
-        uint s = chain.first_segment + i;
-        AngleSegmentState st = load_segment_state(s);
-        st.angle = wrap_angle(PI - st.angle);
-        st.prev_angle = wrap_angle(PI - st.prev_angle);
-        st.target_angle = wrap_angle(PI - st.target_angle);
-        st.angular_velocity = -st.angular_velocity;
-        st.prev_angular_velocity = -st.prev_angular_velocity;
-        st.last_local_angle = -st.last_local_angle;
-        st.local_angle_rate = -st.local_angle_rate;
-        store_segment_state(s, st);
-    }
-    cs.prev_root_position.x = 2.0 * root.x - cs.prev_root_position.x;
-    cs.last_root_position.x = 2.0 * root.x - cs.last_root_position.x;
-    cs.prev_root_velocity.x = -cs.prev_root_velocity.x;
-    cs.root_position_rate.x = -cs.root_position_rate.x;
-    cs.last_root_angle = wrap_angle(PI - cs.last_root_angle);
-    cs.root_angle_rate = -cs.root_angle_rate;
-}
+// SPEC section 5, a teleport, in two parts: the chain's (its root's path; begin_teleport) and
+// each segment's (teleport_segment), so that a kernel may take the segments' parts in its own
+// walk of them (ONE_BATCH) or in a walk of their own (apply_teleport). What a segment's part
+// needs of the chain's: the flags, the keep_shape turn, and a snap's parent angle, root to tip.
+struct SegmentJump {
+    uint flags;
+    float turn;
+    float phi_parent;
+};
 
-// SPEC section 5: snap to the current targets (the path at rest), or carry the shape across
-// the jump (angles turned with the root; velocities and path velocities kept); a mirror
-// first; TELEPORT_MOVING marks the chain to start moving with its targets.
-void apply_teleport(AngleChainRig chain, inout AngleChainState cs, AngleChainTarget target, uint flags) {
+// The chain's part: a mirror (the chain reflected about the vertical through its root) first;
+// then a snap puts the root's path at rest on the targets, or keep_shape carries it across the
+// jump (P_prev and the path with the body; V_prev and the path velocities stay); TELEPORT_MOVING
+// marks the chain to start moving with its targets. Flags TELEPORT_NONE change nothing.
+SegmentJump begin_teleport(inout AngleChainState cs, AngleChainTarget target, uint flags) {
     uint mode = flags & TELEPORT_MODE_MASK;
     if ((flags & TELEPORT_MIRROR) != 0u) {
-        mirror_chain(chain, cs, target.root_position);
+        vec2 root = target.root_position;
+        cs.prev_root_position.x = 2.0 * root.x - cs.prev_root_position.x;
+        cs.last_root_position.x = 2.0 * root.x - cs.last_root_position.x;
+        cs.prev_root_velocity.x = -cs.prev_root_velocity.x;
+        cs.root_position_rate.x = -cs.root_position_rate.x;
+        cs.last_root_angle = wrap_angle(PI - cs.last_root_angle);
+        cs.root_angle_rate = -cs.root_angle_rate;
     }
     // keep_shape carries the jump: how far the pose is from where the root's path would have
     // taken it this frame (last target + span·m0), so the body's own motion stays on the path.
     AngleChainState carried = cs;
     float turn = wrap_angle(target.root_angle - (carried.last_root_angle + sch.span * carried.root_angle_rate));
     vec2 jump = target.root_position - (carried.last_root_position + sch.span * carried.root_position_rate);
-    float phi_parent = target.root_angle;
-    for (uint i = 0u; i < chain.segment_count; ++i) {
-        uint s = chain.first_segment + i;
-        AngleSegmentState st = load_segment_state(s);
-        if (mode == TELEPORT_SNAP) {
-            float phi = wrap_angle(phi_parent + local_angle[s]);
-            st.angle = phi;
-            st.angular_velocity = 0.0;
-            st.prev_angle = phi;
-            st.prev_angular_velocity = 0.0;
-            st.target_angle = phi;
-            st.last_local_angle = local_angle[s];
-            st.local_angle_rate = 0.0;
-            phi_parent = phi;
-        } else if (mode == TELEPORT_KEEP_SHAPE) {
-            st.angle = wrap_angle(st.angle + turn);
-            st.prev_angle = wrap_angle(st.prev_angle + turn);
-            st.target_angle = wrap_angle(st.target_angle + turn);
-        }
-        store_segment_state(s, st);
-    }
     if (mode == TELEPORT_SNAP) {
         cs.prev_root_position = target.root_position;
         cs.prev_root_velocity = vec2(0.0);
@@ -109,7 +83,6 @@ void apply_teleport(AngleChainRig chain, inout AngleChainState cs, AngleChainTar
         cs.last_root_angle = target.root_angle;
         cs.root_angle_rate = 0.0;
     } else if (mode == TELEPORT_KEEP_SHAPE) {
-        // The root's path and P_prev jump with the body; V_prev and the path velocities stay.
         cs.prev_root_position += jump;
         cs.last_root_position += jump;
         cs.last_root_angle = wrap_angle(cs.last_root_angle + turn);
@@ -117,20 +90,72 @@ void apply_teleport(AngleChainRig chain, inout AngleChainState cs, AngleChainTar
     if ((flags & TELEPORT_MOVING) != 0u) {
         cs.flags |= CHAIN_START_MOVING;
     }
+    return SegmentJump(flags, turn, target.root_angle);
+}
+
+// A segment's part, root to tip: mirrored (φ → π - φ, ω → -ω, its target's path likewise);
+// snapped onto its target (the path at rest), or turned with the root (angles turned; velocities
+// and path velocities kept).
+void teleport_segment(inout SegmentJump jump, float local_target, inout AngleSegmentState st) {
+    uint mode = jump.flags & TELEPORT_MODE_MASK;
+    if ((jump.flags & TELEPORT_MIRROR) != 0u) {
+        st.angle = wrap_angle(PI - st.angle);
+        st.prev_angle = wrap_angle(PI - st.prev_angle);
+        st.target_angle = wrap_angle(PI - st.target_angle);
+        st.angular_velocity = -st.angular_velocity;
+        st.prev_angular_velocity = -st.prev_angular_velocity;
+        st.last_local_angle = -st.last_local_angle;
+        st.local_angle_rate = -st.local_angle_rate;
+    }
+    if (mode == TELEPORT_SNAP) {
+        float phi = wrap_angle(jump.phi_parent + local_target);
+        st.angle = phi;
+        st.angular_velocity = 0.0;
+        st.prev_angle = phi;
+        st.prev_angular_velocity = 0.0;
+        st.target_angle = phi;
+        st.last_local_angle = local_target;
+        st.local_angle_rate = 0.0;
+        jump.phi_parent = phi;
+    } else if (mode == TELEPORT_KEEP_SHAPE) {
+        st.angle = wrap_angle(st.angle + jump.turn);
+        st.prev_angle = wrap_angle(st.prev_angle + jump.turn);
+        st.target_angle = wrap_angle(st.target_angle + jump.turn);
+    }
+}
+
+// SPEC section 5: the whole teleport, its segments in a walk of their own.
+void apply_teleport(AngleChainRig chain, inout AngleChainState cs, AngleChainTarget target, uint flags) {
+    SegmentJump jump = begin_teleport(cs, target, flags);
+    for (uint i = 0u; i < chain.segment_count; ++i) {
+        uint s = chain.first_segment + i;
+        AngleSegmentState st = load_segment_state(s);
+        teleport_segment(jump, local_angle[s], st);
+        store_segment_state(s, st);
+    }
 }
 
 // SPEC 5, moving: the path starts at the speed it is seen to have (m0 = m1), over the chain's
 // own time from its path's start to this frame's pose (resume_path then carries it to the
-// schedule's start).
-void start_moving(AngleChainRig chain, inout AngleChainState cs, AngleChainTarget target) {
+// schedule's start). The chain's part returns 1 / that time, which each segment's part takes.
+float begin_moving(inout AngleChainState cs, AngleChainTarget target) {
     float inv_span = own_inv_span(sch, cs.path_lag);
     cs.root_position_rate = (target.root_position - cs.last_root_position) * inv_span;
     cs.root_angle_rate = wrap_angle(target.root_angle - cs.last_root_angle) * inv_span;
     cs.flags &= ~CHAIN_START_MOVING;
+    return inv_span;
+}
+
+void start_moving_segment(float local_target, float inv_span, inout AngleSegmentState st) {
+    st.local_angle_rate = wrap_angle(local_target - st.last_local_angle) * inv_span;
+}
+
+void start_moving(AngleChainRig chain, inout AngleChainState cs, AngleChainTarget target) {
+    float inv_span = begin_moving(cs, target);
     for (uint i = 0u; i < chain.segment_count; ++i) {
         uint s = chain.first_segment + i;
         AngleSegmentState st = load_segment_state(s);
-        st.local_angle_rate = wrap_angle(local_angle[s] - st.last_local_angle) * inv_span;
+        start_moving_segment(local_angle[s], inv_span, st);
         store_segment_state(s, st);
     }
 }
@@ -138,16 +163,25 @@ void start_moving(AngleChainRig chain, inout AngleChainState cs, AngleChainTarge
 // SPEC 2, "Levels of detail": the paths, which start at the chain's own last substep (its
 // path_lag before the last frame's time), carried along their velocity to the schedule's
 // start (its start_lag), shift = path_lag - start_lag seconds: the root's position path and
-// P_prev together, its heading's path and each local angle's path, x0 += shift·m0.
-void resume_path(AngleChainRig chain, inout AngleChainState cs, float shift) {
+// P_prev together, its heading's path (the chain's part) and each local angle's path (the
+// segment's), x0 += shift·m0.
+void begin_resume(inout AngleChainState cs, float shift) {
     vec2 moved = shift * cs.root_position_rate;
     cs.last_root_position = cs.last_root_position + moved;
     cs.prev_root_position = cs.prev_root_position + moved;
     cs.last_root_angle = wrap_angle(cs.last_root_angle + shift * cs.root_angle_rate);
+}
+
+void resume_segment(float shift, inout AngleSegmentState st) {
+    st.last_local_angle = wrap_angle(st.last_local_angle + shift * st.local_angle_rate);
+}
+
+void resume_path(AngleChainRig chain, inout AngleChainState cs, float shift) {
+    begin_resume(cs, shift);
     for (uint i = 0u; i < chain.segment_count; ++i) {
         uint s = chain.first_segment + i;
         AngleSegmentState st = load_segment_state(s);
-        st.last_local_angle = wrap_angle(st.last_local_angle + shift * st.local_angle_rate);
+        resume_segment(shift, st);
         store_segment_state(s, st);
     }
 }
@@ -315,6 +349,35 @@ void main() {
     }
     AngleChainState cs = load_chain_state(c);
     bool moving = false;
+#if ONE_BATCH
+    // One batch: the first dispatch's teleport, start of moving and resumed paths take their
+    // chain's part here and each segment's part in the batch's walk (llvmpipe would run each of
+    // their own walks once for every chain, none entering it); a frozen chain, a snap of a
+    // moving body, runs no substeps and writes its output in that walk too.
+    bool frozen = target.lod == LOD_FROZEN;
+    SegmentJump jump = SegmentJump(TELEPORT_NONE, 0.0, 0.0);
+    float moving_inv_span = 0.0;
+    bool resuming = false;
+    float resume_shift = 0.0;
+    if (range.first) {
+        shift_anchor(cs, target.anchor_shift);
+        uint flags = frozen ? TELEPORT_SNAP | TELEPORT_MOVING : target.teleport;
+        jump = begin_teleport(cs, target, flags);
+        bool snapped_now = (flags & TELEPORT_MODE_MASK) == TELEPORT_SNAP;
+        moving = !frozen && sch.substep_count > 0u && (cs.flags & CHAIN_START_MOVING) != 0u && !snapped_now;
+        if (moving) {
+            moving_inv_span = begin_moving(cs, target);
+        }
+        float lag = cs.path_lag;
+        resuming = !frozen && sch.substep_count > 0u && !snapped_now && lag != sch.start_lag;
+        if (resuming) {
+            resume_shift = lag - sch.start_lag;
+            begin_resume(cs, resume_shift);
+        }
+        cs.path_lag = next_path_lag(sch, lag, snapped_now);
+    }
+    uint first_alpha = min(target.lod, LOD_HALF) * params.alpha_stride;
+#else
     if (range.first) {
         shift_anchor(cs, target.anchor_shift);
         if (target.lod == LOD_FROZEN) {
@@ -345,6 +408,7 @@ void main() {
         cs.path_lag = next_path_lag(sch, lag, snapped_now);
     }
     uint first_alpha = target.lod * params.alpha_stride;
+#endif
     vec2 root_position = cs.last_root_position;
     float root_angle = cs.last_root_angle;
     bool windy = WIND != 0 && (params.wind.x != 0.0 || params.wind.y != 0.0 || params.wind.z != 0.0);
@@ -354,7 +418,11 @@ void main() {
     // parent's tip at the start of each, which it replaces with its own for its child).
     // The frame ends in this dispatch's last batch: its segment walk also ends each segment's
     // path and writes its output, so a segment's state is read and written once per batch.
+#if ONE_BATCH
+    bool ends_frame = range.last && sch.substep_count > 0u && !frozen;
+#else
     bool ends_frame = range.last && sch.substep_count > 0u;
+#endif
     PathWeights last_weights = path_weights(alphas[first_alpha + max(sch.substep_count, 1u) - 1u], target_path);
     PathWeights weights[FUSED_SUBSTEPS];
     vec2 root_acceleration[FUSED_SUBSTEPS];
@@ -363,7 +431,7 @@ void main() {
 #if ONE_BATCH
     {
         uint batch = range.begin;
-        uint count = range.end > batch ? min(uint(FUSED_SUBSTEPS), range.end - batch) : 0u;
+        uint count = range.end > batch && !frozen ? min(uint(FUSED_SUBSTEPS), range.end - batch) : 0u;
 #else
     for (uint batch = range.begin; batch < range.end; batch += uint(FUSED_SUBSTEPS)) {
         uint count = min(uint(FUSED_SUBSTEPS), range.end - batch);
@@ -380,9 +448,9 @@ void main() {
         }
 #if ONE_BATCH
         // the dispatch's one batch: its walk also writes the output of a chain that ran no
-        // substeps, in place of write_output's own walk after it (llvmpipe would run that
-        // loop's body once for every chain, none entering it)
-        bool finishing = range.last;
+        // substeps (a frozen one in its first dispatch), in place of write_output's own walk
+        // after it (llvmpipe would run that loop's body once for every chain, none entering it)
+        bool finishing = range.last || frozen;
 #else
         bool finishing = ends_frame && batch + count >= range.end;
 #endif
@@ -398,6 +466,17 @@ void main() {
             AngleSegmentRig rig = load_segment_rig(s);
             AngleSegmentState st = load_segment_state(s);
             float local_target = local_angle[s];
+#if ONE_BATCH
+            if (range.first) {  // this segment's part of the chain's first-frame work, as above
+                teleport_segment(jump, local_target, st);
+                if (moving) {
+                    start_moving_segment(local_target, moving_inv_span, st);
+                }
+                if (resuming) {
+                    resume_segment(resume_shift, st);
+                }
+            }
+#endif
             ExactStep step = ExactStep(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
             if (exact_integrator) {
                 step = load_exact_step(2u * s + schedule_index);

@@ -251,3 +251,56 @@ def test_point_batches_of_fused_substeps_give_the_bits_of_one_substep_at_a_time(
         if fused is not None:
             monkeypatch.setattr(gpu_point, "fused_substeps", lambda substeps, fused=fused: fused)
         np.testing.assert_array_equal(run_point_substeps(), one_at_a_time, err_msg=f"FUSED_SUBSTEPS {fused}")
+
+
+def run_through_jumps_and_levels(kind, frames=24):
+    """Chains of each kind through every first-frame path: snaps, keep_shape jumps (mirrored
+    for angle chains), chains declared moving, and levels of detail changing between full,
+    half and frozen, over frames of 1 to 4 substeps."""
+    if kind == "angle":
+        solver = Solver(AngleChainSet([4, 2, 3], 0.1, [2.0, 4.0, 3.0], 0.3, gravity=(0, -9.8), air_drag=0.2),
+                        backend="gpu")
+        solver.set_wind((0.3, 0.1), 0.8, (2.0, 1.0), 0.6)
+    else:
+        solver = Solver(PointChainSet([4, 2, 3], 3.0, 0.3, rest_lengths=0.1, gravity=(0, -9.8, 0), air_drag=0.2,
+                                      world_influence=[1.0, 0.5, 0.8]), backend="gpu")
+        solver.set_wind((0.3, 0.1, 0.0), 0.8, (2.0, 1.0, 0.5), 0.6)
+    levels = [["full", "full", "full"], ["half", "frozen", "full"], ["frozen", "half", "half"],
+              ["full", "full", "frozen"]]
+    jumps = {3: dict(chains=[0], keep_shape=True, moving=True), 7: dict(chains=[1, 2]),
+             11: dict(chains=[2], moving=True), 15: dict(chains=[0, 1], keep_shape=True)}
+    out = []
+    for frame in range(frames):
+        sway = 0.2 * np.sin(0.5 * frame)
+        if kind == "angle":
+            solver.set_pose(root_position=[[sway, 0.0], [1.0, 0.05 * frame], [2.0, 0.0]],
+                            root_angle=[0.6 * sway, 1.0 + 0.1 * frame, -0.5], local_angle=np.full(9, 0.1 + sway))
+        else:
+            solver.set_pose(np.array([[x + sway, -0.1 * k, 0.05 * frame] for x, n in ((0, 4), (1, 2), (2, 3))
+                                      for k in range(n + 1)]))
+        solver.set_lod(levels[frame // 3 % len(levels)])
+        if frame in jumps:
+            if kind == "angle" and frame == 15:
+                solver.teleport(**jumps[frame], mirror=True)
+            else:
+                solver.teleport(**jumps[frame])
+        solver.advance((frame % 4 + 1) / 120)
+        state = solver.state()
+        out.append(np.concatenate([np.ascontiguousarray(state[name]).view(np.uint8).ravel()
+                                   for name in ("chain_state", "segment_state", "joint_output", "segment_output")]))
+    return np.stack(out)
+
+
+@pytest.mark.parametrize("kind", ["angle", "point"])
+def test_one_batch_gives_the_bits_of_a_loop_of_batches(gl, monkeypatch, kind):
+    """Where a frame's substeps fit in one batch, the kernel walks it without a loop and takes
+    the teleports, the moving starts, the resumed paths and the frozen chains' outputs in that
+    walk: the same operations in the same order as the loop of batches and the walks of their
+    own."""
+    one_batch = run_through_jumps_and_levels(kind)
+    module = gpu_angle if kind == "angle" else gpu_point
+    monkeypatch.setattr(module, "batch_switches",
+                        lambda fused, substeps: {"FUSED_SUBSTEPS": fused, "ONE_BATCH": 0})
+    looped = run_through_jumps_and_levels(kind)
+    assert not np.array_equal(one_batch[5], one_batch[6])
+    np.testing.assert_array_equal(one_batch, looped)
