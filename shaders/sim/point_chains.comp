@@ -81,13 +81,25 @@ float chain_gust_phase;
 // once by step_chain and written once, where every stage before read and wrote its fields.
 PointChainState chain_held;
 
+#include "point_teleport.glsl"
+// FIRST_FRAME_IN_WALK (the one batch of a segment-major walk): the first dispatch's snap, start
+// of moving and resumed paths take their chain's part in step_chain and each segment's part in
+// walk_batches (llvmpipe would run each of their own walks once for every chain, none entering
+// it); a frozen chain, a snap of a moving body, runs no substeps and writes its output in that
+// walk too; keep_shape keeps a walk of its own. What the segments' parts take of the chain's:
+#define FIRST_FRAME_IN_WALK (SEGMENT_MAJOR && ONE_BATCH)
+bool frozen;
+SegmentJump first_jump;
+float moving_inv_span;
+bool resuming;
+float resume_shift;
+
 // The state follows the chain's anchor, moved to this frame's pivot (SPEC 4.4).
 void shift_anchor(vec3 shift) {
     chain_held.prev_pivot.xyz += shift;
     chain_held.last_pivot.xyz += shift;
 }
 
-#include "point_teleport.glsl"
 #include "point_paths.glsl"
 #if NEAR_FAR == 1
 #include "point_far.glsl"
@@ -129,7 +141,7 @@ bool walk_batches(PointChainRig chain, dvec3 anchor, SubstepRange range, uint fi
     SubstepMotion motion[FUSED_SUBSTEPS];
     ParentStep parent[FUSED_SUBSTEPS];
     Contact none = Contact(0u, dvec3(0.0), 1.0, PathWeights(1.0, 0.0, 0.0, 0.0), vec3(0.0), 0.0, h, vec3(0.0));
-    bool ends_frame = range.last && sch.substep_count > 0u;
+    bool ends_frame = range.last && sch.substep_count > 0u && !frozen;
     float last_alpha = alphas[first_alpha + max(sch.substep_count, 1u) - 1u];
     PathWeights last_weights = path_weights(last_alpha, target_path);
     bool finished = false;
@@ -141,7 +153,7 @@ bool walk_batches(PointChainRig chain, dvec3 anchor, SubstepRange range, uint fi
 #if ONE_BATCH
     {
         uint batch = range.begin;
-        uint count = range.end > batch ? min(uint(FUSED_SUBSTEPS), range.end - batch) : 0u;
+        uint count = range.end > batch && !frozen ? min(uint(FUSED_SUBSTEPS), range.end - batch) : 0u;
 #else
     for (uint batch = range.begin; batch < range.end; batch += uint(FUSED_SUBSTEPS)) {
         uint count = min(uint(FUSED_SUBSTEPS), range.end - batch);
@@ -159,9 +171,9 @@ bool walk_batches(PointChainRig chain, dvec3 anchor, SubstepRange range, uint fi
         }
 #if ONE_BATCH
         // the dispatch's one batch: its walk also writes the output of a chain that ran no
-        // substeps, in place of write_output's own walk after it (llvmpipe would run that
-        // loop's body once for every chain, none entering it)
-        bool finishing = range.last;
+        // substeps (a frozen one in its first dispatch), in place of write_output's own walk
+        // after it (llvmpipe would run that loop's body once for every chain, none entering it)
+        bool finishing = range.last || frozen;
 #else
         bool finishing = ends_frame && batch + count >= range.end;
 #endif
@@ -179,6 +191,20 @@ bool walk_batches(PointChainRig chain, dvec3 anchor, SubstepRange range, uint fi
             PointSegmentRig rig = segment_rig[s];
             PointSegmentState st = load_segment_state(s);
             vec3 offset = target_offset(s);
+#if FIRST_FRAME_IN_WALK
+            vec4 rotation = joint_rotation(s);
+            if (range.first) {  // this segment's part of the chain's first-frame work (keep_shape's done)
+                if ((first_jump.flags & TELEPORT_MODE_MASK) == TELEPORT_SNAP) {
+                    snap_segment(offset, rotation, st);
+                }
+                if (moving) {
+                    start_moving_segment(offset, moving_inv_span, st);
+                }
+                if (resuming) {
+                    resume_segment(resume_shift, st);
+                }
+            }
+#endif
             for (uint k = 0u; k < uint(FUSED_SUBSTEPS); ++k) {
                 if (k < count) {
 #if NEAR_FAR == 1
@@ -191,7 +217,9 @@ bool walk_batches(PointChainRig chain, dvec3 anchor, SubstepRange range, uint fi
                 }
             }
             if (finishing) {
+#if !FIRST_FRAME_IN_WALK
                 vec4 rotation = joint_rotation(s);
+#endif
                 if (ends_frame) {
                     end_segment_path(offset, rotation, last_weights, last_alpha, st);
                 }
@@ -308,6 +336,7 @@ void step_chain(uint c) {
         relate_colliders(anchor);
     }
     bool moving = false;
+    frozen = control.lod == LOD_FROZEN;
     if (range.first) {
 #if NEAR_FAR != 2  // (the far pass wrote it)
         // For drawing from the GPU: the pivot in the drawing origin's frame (double, then float).
@@ -315,6 +344,26 @@ void step_chain(uint c) {
                                            control.lod);
 #endif
         shift_anchor(vec3(target.anchor_shift[0], target.anchor_shift[1], target.anchor_shift[2]));
+#if FIRST_FRAME_IN_WALK
+        // the chain's parts; the segments' in walk_batches
+        uint flags = frozen ? TELEPORT_SNAP | TELEPORT_MOVING : control.teleport;
+        first_jump = begin_teleport(chain, flags);
+        if ((flags & TELEPORT_MODE_MASK) == TELEPORT_KEEP_SHAPE) {
+            keep_shape_segments(chain, first_jump);
+        }
+        bool snapped_now = (flags & TELEPORT_MODE_MASK) == TELEPORT_SNAP;
+        moving = !frozen && sch.substep_count > 0u && (chain_held.flags & CHAIN_START_MOVING) != 0u && !snapped_now;
+        if (moving) {
+            moving_inv_span = begin_moving();
+        }
+        float lag = chain_held.path_lag;
+        resuming = !frozen && sch.substep_count > 0u && !snapped_now && lag != sch.start_lag;
+        if (resuming) {
+            resume_shift = lag - sch.start_lag;
+            begin_resume(resume_shift);
+        }
+        chain_held.path_lag = next_path_lag(sch, lag, snapped_now);
+#else
         if (control.lod == LOD_FROZEN) {
             // Frozen: sits on its animated targets, as a snap teleport every frame, of a body
             // that is moving (SPEC 5): back at a level that runs, it starts moving with them.
@@ -341,8 +390,9 @@ void step_chain(uint c) {
             resume_path(chain, lag - sch.start_lag);
         }
         chain_held.path_lag = next_path_lag(sch, lag, snapped_now);
+#endif
     }
-    uint first_alpha = control.lod * params.alpha_stride;
+    uint first_alpha = min(control.lod, LOD_HALF) * params.alpha_stride;  // (frozen: the full rate's, unused)
     if (WIND != 0) {
         frame_wind = params.wind;
         frame_gust = params.gust;

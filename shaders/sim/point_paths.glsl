@@ -6,15 +6,25 @@
 
 // SPEC 5, moving: the path starts at the speed it is seen to have (m0 = m1), over the chain's
 // own time from its path's start to this frame's pose (resume_path then carries it to the
-// schedule's start).
-void start_moving(PointChainRig chain) {
+// schedule's start). The chain's part (the pivot's path) returns 1 / that time, which each
+// segment's part (its target offset's path) takes.
+float begin_moving() {
     float inv_span = own_inv_span(sch, chain_held.path_lag);
     chain_held.pivot_rate = vec4(-chain_held.last_pivot.xyz * inv_span, 0.0);
     chain_held.flags &= ~CHAIN_START_MOVING;
+    return inv_span;
+}
+
+void start_moving_segment(vec3 offset, float inv_span, inout PointSegmentState st) {
+    st.offset_rate.xyz = (offset - st.last_offset.xyz) * inv_span;
+}
+
+void start_moving(PointChainRig chain) {
+    float inv_span = begin_moving();
     for (uint i = 0u; i < chain.segment_count; ++i) {
         uint s = chain.first_segment + i;
         PointSegmentState st = load_segment_state(s);
-        st.offset_rate.xyz = (target_offset(s) - st.last_offset.xyz) * inv_span;
+        start_moving_segment(target_offset(s), inv_span, st);
         store_segment_state(s, st);
     }
 }
@@ -22,16 +32,24 @@ void start_moving(PointChainRig chain) {
 // SPEC 2, "Levels of detail": the paths, which start at the chain's own last substep (its
 // path_lag before the last frame's time), carried along their velocity to the schedule's
 // start (its start_lag), shift = path_lag - start_lag seconds: the pivot's path and p_prev
-// (so the particles, relative to the pivot, go with it) and each target offset's path,
-// x0 += shift·m0.
-void resume_path(PointChainRig chain, float shift) {
+// (so the particles, relative to the pivot, go with it; the chain's part) and each target
+// offset's path (the segment's), x0 += shift·m0.
+void begin_resume(float shift) {
     vec3 moved = shift * chain_held.pivot_rate.xyz;
     chain_held.last_pivot.xyz = chain_held.last_pivot.xyz + moved;
     chain_held.prev_pivot.xyz = chain_held.prev_pivot.xyz + moved;
+}
+
+void resume_segment(float shift, inout PointSegmentState st) {
+    st.last_offset.xyz = st.last_offset.xyz + shift * st.offset_rate.xyz;
+}
+
+void resume_path(PointChainRig chain, float shift) {
+    begin_resume(shift);
     for (uint i = 0u; i < chain.segment_count; ++i) {
         uint s = chain.first_segment + i;
         PointSegmentState st = load_segment_state(s);
-        st.last_offset.xyz = st.last_offset.xyz + shift * st.offset_rate.xyz;
+        resume_segment(shift, st);
         store_segment_state(s, st);
     }
 }

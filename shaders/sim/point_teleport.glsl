@@ -36,55 +36,91 @@ vec4 jump_turn(PointChainRig chain, uint flags) {
     return turn;
 }
 
-// SPEC section 5: snap onto the current targets (the path at rest), or carry the shape across
-// the jump (positions, velocities and path velocities are relative to the pivot: they stay,
-// and the pivot's path jumps with the body); TELEPORT_MOVING marks the chain to start moving
-// with its targets.
-void apply_teleport(PointChainRig chain, uint flags) {
+// SPEC section 5, a teleport, in two parts: the chain's (the pivot's path; begin_teleport) and
+// each segment's (teleport_segment), so that the kernel may take the segments' parts in its own
+// walk of them (ONE_BATCH) or in a walk of their own (apply_teleport). What a segment's part
+// needs of the chain's: the flags and the keep_shape jump's rotation.
+struct SegmentJump {
+    uint flags;
+    vec4 turn;
+};
+
+// The chain's part: a snap puts the pivot's path at rest on this frame's pivot; keep_shape
+// jumps it with the body by how far this frame's pivot (the anchor, 0) is from where its path
+// would have taken it (end = last + span·m0), so that a moving body's own motion stays on the
+// path and it is not kicked, the path turned by the jump's rotation; TELEPORT_MOVING marks the
+// chain to start moving with its targets. Flags TELEPORT_NONE change nothing.
+SegmentJump begin_teleport(PointChainRig chain, uint flags) {
+    vec4 turn = vec4(0.0, 0.0, 0.0, 1.0);
     if ((flags & TELEPORT_MODE_MASK) == TELEPORT_SNAP) {
-        for (uint i = 0u; i < chain.segment_count; ++i) {
-            uint s = chain.first_segment + i;
-            vec3 offset = target_offset(s);
-            PointSegmentState st = load_segment_state(s);  // the carried turn axes (the w) stay
-            store_segment_state(s, PointSegmentState(
-                vec4(offset, st.position.w), vec4(vec3(0.0), st.velocity.w), vec4(offset, st.prev_position.w),
-                vec4(vec3(0.0), st.prev_velocity.w), vec4(offset, st.last_offset.w), vec4(vec3(0.0), st.offset_rate.w),
-                vec4(offset, st.target.w), joint_rotation(s)));
-        }
         chain_held.prev_pivot = vec4(0.0);
         chain_held.last_pivot = vec4(0.0);
         chain_held.pivot_rate = vec4(0.0);
         chain_held.prev_pivot_rate = vec4(0.0);
     } else if ((flags & TELEPORT_MODE_MASK) == TELEPORT_KEEP_SHAPE) {
-        // The pivot's path jumps with the body by how far this frame's pivot (the anchor, 0) is
-        // from where its path would have taken it (end = last + span·m0): its own motion stays
-        // on the path, so a moving body is not kicked. That path, and the particles, their
-        // velocities, last targets and target offset paths (all relative to the pivot), turn by
-        // the jump's rotation.
-        vec4 turn = jump_turn(chain, flags);
+        turn = jump_turn(chain, flags);
         PointChainState cs = chain_held;
         vec3 end = cs.last_pivot.xyz + sch.span * cs.pivot_rate.xyz;
         chain_held.prev_pivot = vec4(quat_rotate(turn, cs.prev_pivot.xyz - end), 0.0);
         chain_held.last_pivot = vec4(quat_rotate(turn, cs.last_pivot.xyz - end), 0.0);
         chain_held.pivot_rate = vec4(quat_rotate(turn, cs.pivot_rate.xyz), 0.0);
         chain_held.prev_pivot_rate = vec4(quat_rotate(turn, cs.prev_pivot_rate.xyz), 0.0);
-        for (uint i = 0u; i < chain.segment_count; ++i) {
-            uint s = chain.first_segment + i;
-            PointSegmentState st = load_segment_state(s);
-            // the carried turn axes turn too (none carried stays none)
-            vec2 bend = axis_code(quat_rotate(turn, carried_axis(st.position, st.velocity)));
-            vec2 swing = axis_code(quat_rotate(turn, carried_axis(st.last_offset, st.offset_rate)));
-            vec2 world = axis_code(quat_rotate(turn, carried_axis(st.prev_position, st.prev_velocity)));
-            // The joints' rotations jump with the body too: their path starts at this frame's.
-            store_segment_state(s, PointSegmentState(
-                vec4(quat_rotate(turn, st.position.xyz), bend.x), vec4(quat_rotate(turn, st.velocity.xyz), bend.y),
-                vec4(quat_rotate(turn, st.prev_position.xyz), world.x),
-                vec4(quat_rotate(turn, st.prev_velocity.xyz), world.y),
-                vec4(quat_rotate(turn, st.last_offset.xyz), swing.x), vec4(quat_rotate(turn, st.offset_rate.xyz), swing.y),
-                vec4(quat_rotate(turn, st.target.xyz), st.target.w), joint_rotation(s)));
-        }
     }
     if ((flags & TELEPORT_MOVING) != 0u) {
         chain_held.flags |= CHAIN_START_MOVING;
+    }
+    return SegmentJump(flags, turn);
+}
+
+// A segment's part, its target offset and joint rotation this frame given (teleport_segment):
+// snapped onto the target (the path at rest; the carried turn axes, the w, stay), or,
+// keep_shape, its particle, velocity, last target and target offset path (all relative to the
+// pivot) and its carried turn axes turned by the jump's rotation (none carried stays none).
+// Either way the joint's rotation path starts at this frame's.
+void snap_segment(vec3 offset, vec4 rotation, inout PointSegmentState st) {
+    st = PointSegmentState(
+        vec4(offset, st.position.w), vec4(vec3(0.0), st.velocity.w), vec4(offset, st.prev_position.w),
+        vec4(vec3(0.0), st.prev_velocity.w), vec4(offset, st.last_offset.w), vec4(vec3(0.0), st.offset_rate.w),
+        vec4(offset, st.target.w), rotation);
+}
+
+void keep_shape_segment(vec4 turn, vec4 rotation, inout PointSegmentState st) {
+    vec2 bend = axis_code(quat_rotate(turn, carried_axis(st.position, st.velocity)));
+    vec2 swing = axis_code(quat_rotate(turn, carried_axis(st.last_offset, st.offset_rate)));
+    vec2 world = axis_code(quat_rotate(turn, carried_axis(st.prev_position, st.prev_velocity)));
+    st = PointSegmentState(
+        vec4(quat_rotate(turn, st.position.xyz), bend.x), vec4(quat_rotate(turn, st.velocity.xyz), bend.y),
+        vec4(quat_rotate(turn, st.prev_position.xyz), world.x), vec4(quat_rotate(turn, st.prev_velocity.xyz), world.y),
+        vec4(quat_rotate(turn, st.last_offset.xyz), swing.x), vec4(quat_rotate(turn, st.offset_rate.xyz), swing.y),
+        vec4(quat_rotate(turn, st.target.xyz), st.target.w), rotation);
+}
+
+void teleport_segment(SegmentJump jump, vec3 offset, vec4 rotation, inout PointSegmentState st) {
+    if ((jump.flags & TELEPORT_MODE_MASK) == TELEPORT_SNAP) {
+        snap_segment(offset, rotation, st);
+    } else if ((jump.flags & TELEPORT_MODE_MASK) == TELEPORT_KEEP_SHAPE) {
+        keep_shape_segment(jump.turn, rotation, st);
+    }
+}
+
+// keep_shape's segment parts in a walk of their own (its rotations are too much code to run,
+// masked, in every walk of the segments).
+void keep_shape_segments(PointChainRig chain, SegmentJump jump) {
+    for (uint i = 0u; i < chain.segment_count; ++i) {
+        uint s = chain.first_segment + i;
+        PointSegmentState st = load_segment_state(s);
+        keep_shape_segment(jump.turn, joint_rotation(s), st);
+        store_segment_state(s, st);
+    }
+}
+
+// SPEC section 5: the whole teleport, its segments in a walk of their own.
+void apply_teleport(PointChainRig chain, uint flags) {
+    SegmentJump jump = begin_teleport(chain, flags);
+    for (uint i = 0u; i < chain.segment_count; ++i) {
+        uint s = chain.first_segment + i;
+        PointSegmentState st = load_segment_state(s);
+        teleport_segment(jump, target_offset(s), joint_rotation(s), st);
+        store_segment_state(s, st);  // whole: what the teleport left alone as it was
     }
 }

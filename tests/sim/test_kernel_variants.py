@@ -276,8 +276,9 @@ def run_through_jumps_and_levels(kind, frames=24):
             solver.set_pose(root_position=[[sway, 0.0], [1.0, 0.05 * frame], [2.0, 0.0]],
                             root_angle=[0.6 * sway, 1.0 + 0.1 * frame, -0.5], local_angle=np.full(9, 0.1 + sway))
         else:
-            solver.set_pose(np.array([[x + sway, -0.1 * k, 0.05 * frame] for x, n in ((0, 4), (1, 2), (2, 3))
-                                      for k in range(n + 1)]))
+            bend = 0.4 * np.sin(0.7 * frame + np.arange(3))  # the chains turn: their targets' offsets move
+            solver.set_pose(np.array([[x + sway, -0.1 * k * np.cos(b), 0.1 * k * np.sin(b) + 0.05 * frame]
+                                      for (x, n), b in zip(((0, 4), (1, 2), (2, 3)), bend) for k in range(n + 1)]))
         solver.set_lod(levels[frame // 3 % len(levels)])
         if frame in jumps:
             if kind == "angle" and frame == 15:
