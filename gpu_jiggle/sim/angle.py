@@ -62,11 +62,14 @@ class AngleSolver(Solver):
         self._require_live("set_pose")
         cs = self._chain_set
         position = validation.coordinates("root_position", root_position, (cs.chain_count, 2))
-        angle = validation.float_array("root_angle", root_angle, (cs.chain_count,))
-        local = validation.float_array("local_angle", local_angle, (cs.segment_count,), copy=False)  # only read
+        angle = validation.float_array("root_angle", root_angle, (cs.chain_count,), finite=False)
+        root_wrapped = validation.finite_within("root_angle", angle, WRAPPED_WITHIN)
+        local = validation.float_array("local_angle", local_angle, (cs.segment_count,), finite=False,
+                                       copy=False)  # only read
+        local_wrapped = validation.finite_within("local_angle", local, WRAPPED_WITHIN)
         target = np.zeros(cs.chain_count, layouts.ANGLE_CHAIN_TARGET)
-        target["root_angle"] = wrap_angle64(angle)  # root_position: 0, the anchor is this root
-        self._chain_target, self._local_angle = target, wrap_angle64(local).astype(np.float32)
+        target["root_angle"] = wrap_angle64(angle, root_wrapped)  # root_position: 0, the anchor is this root
+        self._chain_target, self._local_angle = target, wrap_angle64(local, local_wrapped).astype(np.float32)
         self._anchor = position
 
     def teleport(self, chains=None, keep_shape: bool = False, moving: bool = False, mirror: bool = False) -> None:
@@ -289,13 +292,20 @@ def angle_segment_rig(chain_set) -> np.ndarray:
     return rig
 
 
-def wrap_angle64(a):
+#: Angles within ± this many radians are their own wrap (see :func:`wrap_angle64`).
+WRAPPED_WITHIN = 3.0
+
+
+def wrap_angle64(a, wrapped: bool | None = None):
     """``wrap(a)`` in float64 on the host before rounding to float32 (SPEC section 0). A new
-    array, or ``a`` itself where every entry is within ±3 rad: there (a + π)/2π lies in
-    (0.02, 0.98), so the floor is 0 and wrap(a) is a, exactly (two reductions instead of five
-    passes: most poses give angles that are already wrapped)."""
+    array, or ``a`` itself where every entry is within ±:data:`WRAPPED_WITHIN` rad: there
+    (a + π)/2π lies in (0.02, 0.98), so the floor is 0 and wrap(a) is a, exactly (two
+    reductions instead of five passes: most poses give angles that are already wrapped).
+    ``wrapped``: whether the caller found every entry within that bound already (None: look)."""
     a = np.asarray(a, dtype=np.float64)
-    if a.size and a.min() >= -3.0 and a.max() <= 3.0:  # NaN fails these, and takes the full path
+    if wrapped is None:  # NaN fails these, and takes the full path
+        wrapped = bool(a.size and a.min() >= -WRAPPED_WITHIN and a.max() <= WRAPPED_WITHIN)
+    if wrapped:
         return a
     turns = a + np.pi  # the same operations as a - 2π·floor((a + π)/2π), in one temporary
     turns /= 2.0 * np.pi

@@ -156,6 +156,13 @@ def _check_finite(name: str, a: np.ndarray, bound: float) -> bool:
     return False
 
 
+def finite_within(name: str, a: np.ndarray, bound: float) -> bool:
+    """Raise :class:`InputError` (a ``ValueError``) unless every entry of ``a`` is finite and
+    within float32 range; return whether every entry is also within ``bound`` (at most that
+    range), from the same one pass (for a caller that can skip work on values within it)."""
+    return _check_finite(name, a, bound)
+
+
 def coordinates(name: str, value, shape: tuple | None = None) -> np.ndarray:
     """``value`` as a float64 array of coordinates (or lengths): finite and within
     ±:data:`COORDINATE_LIMIT`. Raises what :func:`float_array` raises, and ``ValueError``
