@@ -13,6 +13,10 @@
 // branch, so code left in costs there even when unused; on a GPU it costs registers.
 #define EXACT_STEPS 1
 #define WIND 1
+// The solver's target path kind (PATH_* in common.glsl) and damping frame (1 relative), fixed when
+// it is made; -1: read from the frame's options (frame_path_kind, frame_relative_damping).
+#define TARGET_PATH -1
+#define RELATIVE_DAMPING -1
 // Substeps a segment runs with its state in registers before it is written back (the batch's
 // per-substep arrays have this many entries): the host picks 2, 4 or 8 by the frame's
 // substeps (variants.py fused_substeps); any size gives the same bits.
@@ -339,8 +343,8 @@ void main() {
     AngleChainRig chain = load_chain_rig(c);
     AngleChainTarget target = load_chain_target(c);
     sch = target.lod == LOD_HALF ? params.half_rate : params.full_rate;
-    target_path = path_kind(params.options);
-    relative_damping = (params.options & OPTION_RELATIVE_DAMPING) != 0u;
+    target_path = frame_path_kind(params.options);
+    relative_damping = frame_relative_damping(params.options);
     exact_integrator = EXACT_STEPS != 0 && (params.options & OPTION_EXACT_INTEGRATOR) != 0u;
     schedule_index = target.lod == LOD_HALF ? 1u : 0u;
     SubstepRange range = substep_range(params.substep_begin, params.substep_end, sch.substep_count);

@@ -51,6 +51,25 @@ uint path_kind(uint options) {
     return (options & OPTION_MONOTONE_PATH) != 0u ? PATH_MONOTONE : PATH_HERMITE;
 }
 
+// The solver's target path and damping frame, fixed when it is made (Solver's target_path and
+// damping_frame): compiled in where the including kernel defines TARGET_PATH (a PATH_* kind) and
+// RELATIVE_DAMPING (0 or 1), so that the branches of the other kinds are left out (llvmpipe runs
+// both sides of a branch); at -1, read from the frame's options.
+#ifndef TARGET_PATH
+#define TARGET_PATH -1
+#endif
+#ifndef RELATIVE_DAMPING
+#define RELATIVE_DAMPING -1
+#endif
+
+uint frame_path_kind(uint options) {
+    return TARGET_PATH >= 0 ? uint(TARGET_PATH) : path_kind(options);
+}
+
+bool frame_relative_damping(uint options) {
+    return RELATIVE_DAMPING >= 0 ? RELATIVE_DAMPING != 0 : (options & OPTION_RELATIVE_DAMPING) != 0u;
+}
+
 // Level of detail per chain (per frame): every frame at the substep h, every second frame at
 // 2h with both frames' time (so the motion keeps its speed at half the cost), or frozen on
 // its animated targets.

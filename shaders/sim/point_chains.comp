@@ -26,6 +26,10 @@
 #define WIND 1
 #define ANGLE_LIMITS 7
 #define MAX_DISTANCE 1
+// The solver's target path kind (PATH_* in common.glsl) and damping frame (1 relative), fixed when
+// it is made; -1: read from the frame's options (frame_path_kind, frame_relative_damping).
+#define TARGET_PATH -1
+#define RELATIVE_DAMPING -1
 #define COLLIDERS ((SPHERE_SLOTS != 0 || CAPSULE_SLOTS != 0 || PLANE_SLOTS != 0) ? 1 : 0)
 // SPEC 9, "Near and far chains" (gpu_jiggle/sim/backends/near_far.py): 0 runs every stage for
 // every chain; 1 is the far pass, every chain without the contact stages, each marking its
@@ -322,8 +326,8 @@ void step_chain(uint c) {
     PointChainTarget target = chain_target[c];
     PointChainControl control = chain_control[c];
     sch = control.lod == LOD_HALF ? params.half_rate : params.full_rate;
-    target_path = path_kind(params.options);
-    relative_damping = (params.options & OPTION_RELATIVE_DAMPING) != 0u;
+    target_path = frame_path_kind(params.options);
+    relative_damping = frame_relative_damping(params.options);
     exact_integrator = EXACT_STEPS != 0 && (params.options & OPTION_EXACT_INTEGRATOR) != 0u;
     schedule_index = control.lod == LOD_HALF ? 1u : 0u;
     dvec3 anchor = dvec3(target.anchor[0], target.anchor[1], target.anchor[2]);

@@ -60,13 +60,14 @@ def all_features(monkeypatch, backend_class, switches):
     monkeypatch.setattr(backend_class, "switches", lambda self, header: dict(switches))
 
 
-def run_point(integrator, limits, colliders, inside, wind, frames=40):
+def run_point(integrator, limits, colliders, inside, wind, frames=40, **options):
     """``colliders``: False, True (a sphere, a capsule and a plane) or "many" (3 spheres, 5
-    capsules, 9 planes: slots of 4 and 8 with some empty, and a loop over the planes)."""
+    capsules, 9 planes: slots of 4 and 8 with some empty, and a loop over the planes);
+    ``options``: the Solver's target_path and damping_frame."""
     chain_set = PointChainSet([5, 4, 6], 3.0, 0.3, rest_lengths=0.1, particle_radius=0.01, gravity=(0, -9.8, 0),
                               air_drag=0.2, angle_limit=0.5 if limits else np.inf,
                               max_distance=0.35 if limits else np.inf)
-    solver = Solver(chain_set, backend="gpu", integrator=integrator)
+    solver = Solver(chain_set, backend="gpu", integrator=integrator, **options)
     if wind:
         solver.set_wind((0.4, 0.0, 0.1), 1.5, (3.0, 0.0, 1.0), 0.8)
     chains = [(0.0, 5), (0.3, 4), (0.6, 6)]
@@ -101,9 +102,9 @@ def test_point_variants_give_the_bits_of_the_full_kernel(gl, monkeypatch, integr
     assert np.abs(run_point(integrator, limits, colliders, inside, wind) - specialised).max() <= 1e-4
 
 
-def run_angle(integrator, wind, frames=40):
+def run_angle(integrator, wind, frames=40, **options):
     solver = Solver(AngleChainSet([6, 3], 0.1, [2.0, 4.0], 0.3, gravity=(0, -9.8), air_drag=0.1), backend="gpu",
-                    integrator=integrator)
+                    integrator=integrator, **options)
     if wind:
         solver.set_wind((0.3, 0.1), 0.8, (2.0, 1.0), 0.6)
     for frame in range(frames):
@@ -120,6 +121,20 @@ def test_angle_variants_give_the_bits_of_the_full_kernel(gl, monkeypatch, integr
     specialised = run_angle(integrator, wind)
     all_features(monkeypatch, gpu_angle.GpuAngleBackend, {name: 1 for name in ANGLE_SWITCHES})
     assert np.abs(run_angle(integrator, wind) - specialised).max() <= 1e-4
+
+
+@pytest.mark.parametrize("target_path, damping_frame", [("linear", "world"), ("hermite", "relative"),
+                                                        ("monotone", "relative"), ("monotone", "world")])
+def test_compiled_options_give_the_bits_of_options_read_per_frame(gl, monkeypatch, target_path, damping_frame):
+    """The target path and damping frame, fixed when a solver is made, are compiled into its
+    kernels (TARGET_PATH, RELATIVE_DAMPING); at -1 the kernel reads them from each frame."""
+    options = dict(target_path=target_path, damping_frame=damping_frame)
+    point, angle = run_point("semi-implicit", True, True, False, True, **options), run_angle("semi-implicit", True,
+                                                                                           **options)
+    for module in (gpu_point, gpu_angle):
+        monkeypatch.setattr(module, "option_switches", lambda options: {"TARGET_PATH": -1, "RELATIVE_DAMPING": -1})
+    assert np.abs(run_point("semi-implicit", True, True, False, True, **options) - point).max() <= 1e-4
+    assert np.abs(run_angle("semi-implicit", True, **options) - angle).max() <= 1e-4
 
 
 def words_as_doubles(monkeypatch, backend_class):
@@ -147,7 +162,7 @@ def test_a_frame_compiles_only_what_it_uses_and_advance_compiles_nothing(gl):
     solver = Solver(PointChainSet([3], 2.0, 0.5, rest_lengths=0.1), backend="gpu")
     programs = solver._backend.programs
     lean = {"SPHERE_SLOTS": 0, "CAPSULE_SLOTS": 0, "PLANE_SLOTS": 0, "INSIDE_COLLIDERS": 0, "EXACT_STEPS": 0,
-            "WIND": 0, "ANGLE_LIMITS": 0, "MAX_DISTANCE": 0, "NEAR_FAR": 0}
+            "WIND": 0, "ANGLE_LIMITS": 0, "MAX_DISTANCE": 0, "NEAR_FAR": 0, "TARGET_PATH": 2, "RELATIVE_DAMPING": 1}
     # compiled by the constructor: without colliders, a batch of 2, 4 and 8 fused substeps
     # (frames of up to max_substeps, 8), each frame's substeps in one batch
     assert [dict(key) for key in programs] == [{**lean, "FUSED_SUBSTEPS": n, "ONE_BATCH": 1} for n in (2, 4, 8)]

@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import layouts
 from .gpu import _GpuBackend
-from .variants import batch_switches, each_batch, fused_substeps
+from .variants import batch_switches, each_batch, fused_substeps, option_switches
 
 
 class GpuAngleBackend(_GpuBackend):
@@ -44,11 +44,12 @@ class GpuAngleBackend(_GpuBackend):
         (the kernel's own test of ``params.wind``); FUSED_SUBSTEPS: the batch of substeps a
         segment runs with its state in registers, the frame's substeps rounded up to 2, 4 or 8
         (:func:`fused_substeps`); ONE_BATCH: the frame's substeps fit in one batch
-        (:func:`batch_switches`)."""
+        (:func:`batch_switches`); TARGET_PATH, RELATIVE_DAMPING: the solver's options
+        (:func:`option_switches`)."""
         substeps = max(int(header["full_rate"]["substep_count"]), int(header["half_rate"]["substep_count"]))
         return {"EXACT_STEPS": int(bool(int(header["options"]) & layouts.OPTION_EXACT_INTEGRATOR)),
                 "WIND": int(bool((header["wind"][:3] != 0).any())),
-                **batch_switches(fused_substeps(substeps), substeps)}
+                **batch_switches(fused_substeps(substeps), substeps), **option_switches(int(header["options"]))}
 
     def likely_switches(self, header) -> list:
         """One variant per batch of fused substeps that a frame of up to the header's

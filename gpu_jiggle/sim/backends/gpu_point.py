@@ -10,7 +10,7 @@ from .. import layouts
 from . import gpu
 from .gpu import _GpuBackend
 from .near_far import NearFarPasses, NearFarPrograms, splits_near_far
-from .variants import FUSED_BATCHES, batch_switches, collider_slots, each_batch, fused_substeps
+from .variants import FUSED_BATCHES, batch_switches, collider_slots, each_batch, fused_substeps, option_switches
 
 
 def segment_major(switches: dict) -> bool:
@@ -131,7 +131,8 @@ class GpuPointBackend(_GpuBackend):
         substeps a segment runs with its state in registers, the frame's substeps rounded up
         to 2, 4 or 8 (:func:`fused_substeps`), and ONE_BATCH, whether they fit in one
         (:func:`batch_switches`); with colliders, batches of 2 in a loop (the far pass's; one
-        variant whatever the frame's substeps)."""
+        variant whatever the frame's substeps); TARGET_PATH, RELATIVE_DAMPING: the solver's
+        options (:func:`option_switches`)."""
         counts = [int(header[name]) for name in ("sphere_count", "capsule_count", "plane_count")]
         substeps = max(int(header["full_rate"]["substep_count"]), int(header["half_rate"]["substep_count"]))
         switches = {"SPHERE_SLOTS": collider_slots(counts[0]), "CAPSULE_SLOTS": collider_slots(counts[1]),
@@ -139,7 +140,8 @@ class GpuPointBackend(_GpuBackend):
                     "INSIDE_COLLIDERS": int(counts[0] + counts[1] > 0 and self.inside_colliders),
                     "EXACT_STEPS": int(bool(int(header["options"]) & layouts.OPTION_EXACT_INTEGRATOR)),
                     "WIND": int(bool((header["wind"] != 0).any())), "ANGLE_LIMITS": self.angle_limits,
-                    "MAX_DISTANCE": int(self.max_distances), "NEAR_FAR": 0}
+                    "MAX_DISTANCE": int(self.max_distances), "NEAR_FAR": 0,
+                    **option_switches(int(header["options"]))}
         if segment_major(switches):
             return {**switches, **batch_switches(fused_substeps(substeps), substeps)}
         return {**switches, "FUSED_SUBSTEPS": FUSED_BATCHES[0], "ONE_BATCH": 0}

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import layouts
 from ...gl.glsl import compute_shader
 
 
@@ -88,6 +89,14 @@ FUSED_BATCHES = (2, 4, 8)
 def fused_substeps(substeps: int) -> int:
     """The smallest of :data:`FUSED_BATCHES` that holds ``substeps``, else the largest."""
     return next((size for size in FUSED_BATCHES if substeps <= size), FUSED_BATCHES[-1])
+
+
+def option_switches(options: int) -> dict:
+    """TARGET_PATH (a ``layouts.PATH_*`` kind) and RELATIVE_DAMPING (0 or 1) of the solver
+    ``options`` (OPTION_* bits), which are fixed when a solver is made: compiled in, the
+    kernel leaves the other kinds' branches out (``frame_path_kind`` in common.glsl)."""
+    return {"TARGET_PATH": layouts.path_kind(options),
+            "RELATIVE_DAMPING": int(bool(options & layouts.OPTION_RELATIVE_DAMPING))}
 
 
 def batch_switches(fused: int, substeps: int) -> dict:
