@@ -3,7 +3,8 @@
 // One frame of angle chains (SPEC sections 2, 3 and 5): one invocation per chain walks its
 // segments root to tip, for every substep of the frame, inside this one dispatch.
 // Stages, named as in gpu_jiggle/sim/backends/reference_angle.py: shift_anchor,
-// apply_teleport, start_moving, resume_path, interpolate_root, wind_at, integrate_segment, limit_angle,
+// apply_teleport (begin_teleport, teleport_segment), start_moving (begin_moving, start_moving_segment),
+// resume_path (begin_resume, resume_segment), interpolate_root, wind_at, integrate_segment, limit_angle,
 // end_path (end_segment_path), write_output (begin_output, output_segment).
 #define LOCAL_SIZE 64
 #define WORDS_AS_DOUBLES 0  // 1: the 64-bit words as doubles (words64.glsl)
@@ -51,7 +52,7 @@ void shift_anchor(inout AngleChainState cs, vec2 shift) {
 
 // SPEC section 5, a teleport, in two parts: the chain's (its root's path; begin_teleport) and
 // each segment's (teleport_segment), so that a kernel may take the segments' parts in its own
-// walk of them (ONE_BATCH) or in a walk of their own (apply_teleport). What a segment's part
+// walk of them (ONE_BATCH) or in a walk of their own (teleport_segments). What a segment's part
 // needs of the chain's: the flags, the keep_shape turn, and a snap's parent angle, root to tip.
 struct SegmentJump {
     uint flags;
@@ -128,9 +129,8 @@ void teleport_segment(inout SegmentJump jump, float local_target, inout AngleSeg
     }
 }
 
-// SPEC section 5: the whole teleport, its segments in a walk of their own.
-void apply_teleport(AngleChainRig chain, inout AngleChainState cs, AngleChainTarget target, uint flags) {
-    SegmentJump jump = begin_teleport(cs, target, flags);
+// SPEC section 5: the segments' parts of a teleport in a walk of their own.
+void teleport_segments(AngleChainRig chain, SegmentJump jump) {
     for (uint i = 0u; i < chain.segment_count; ++i) {
         uint s = chain.first_segment + i;
         AngleSegmentState st = load_segment_state(s);
@@ -154,8 +154,7 @@ void start_moving_segment(float local_target, float inv_span, inout AngleSegment
     st.local_angle_rate = wrap_angle(local_target - st.last_local_angle) * inv_span;
 }
 
-void start_moving(AngleChainRig chain, inout AngleChainState cs, AngleChainTarget target) {
-    float inv_span = begin_moving(cs, target);
+void start_moving_segments(AngleChainRig chain, float inv_span) {
     for (uint i = 0u; i < chain.segment_count; ++i) {
         uint s = chain.first_segment + i;
         AngleSegmentState st = load_segment_state(s);
@@ -180,8 +179,7 @@ void resume_segment(float shift, inout AngleSegmentState st) {
     st.last_local_angle = wrap_angle(st.last_local_angle + shift * st.local_angle_rate);
 }
 
-void resume_path(AngleChainRig chain, inout AngleChainState cs, float shift) {
-    begin_resume(cs, shift);
+void resume_segments(AngleChainRig chain, float shift) {
     for (uint i = 0u; i < chain.segment_count; ++i) {
         uint s = chain.first_segment + i;
         AngleSegmentState st = load_segment_state(s);
@@ -353,11 +351,15 @@ void main() {
     }
     AngleChainState cs = load_chain_state(c);
     bool moving = false;
-#if ONE_BATCH
-    // One batch: the first dispatch's teleport, start of moving and resumed paths take their
-    // chain's part here and each segment's part in the batch's walk (llvmpipe would run each of
-    // their own walks once for every chain, none entering it); a frozen chain, a snap of a
-    // moving body, runs no substeps and writes its output in that walk too.
+    // The first dispatch: a teleport (a frozen chain sits on its animated targets, as a snap of a
+    // moving body every frame, SPEC 5: back at a level that runs, it starts moving with them), a
+    // chain declared moving starting to move (on the first frame after its snap that runs
+    // substeps: on the snap frame its path starts at the pose just given and shows no speed yet),
+    // and the paths resumed where the chain's own last substep ended (back from another level or
+    // a snap), carried to this schedule's start. Their chain's parts run here; their segments'
+    // parts in walks of their own, or, in one batch, in the batch's walk (llvmpipe runs a walk of
+    // their own once for every chain, none entering it), which then also writes a frozen chain's
+    // output, the chain running no substeps.
     bool frozen = target.lod == LOD_FROZEN;
     SegmentJump jump = SegmentJump(TELEPORT_NONE, 0.0, 0.0);
     float moving_inv_span = 0.0;
@@ -367,52 +369,37 @@ void main() {
         shift_anchor(cs, target.anchor_shift);
         uint flags = frozen ? TELEPORT_SNAP | TELEPORT_MOVING : target.teleport;
         jump = begin_teleport(cs, target, flags);
+#if !ONE_BATCH
+        if (flags != TELEPORT_NONE) {
+            teleport_segments(chain, jump);
+        }
+        if (frozen) {
+            cs.path_lag = next_path_lag(sch, cs.path_lag, true);
+            store_chain_state(c, cs);
+            write_output(chain, cs, target);
+            return;
+        }
+#endif
         bool snapped_now = (flags & TELEPORT_MODE_MASK) == TELEPORT_SNAP;
         moving = !frozen && sch.substep_count > 0u && (cs.flags & CHAIN_START_MOVING) != 0u && !snapped_now;
         if (moving) {
             moving_inv_span = begin_moving(cs, target);
+#if !ONE_BATCH
+            start_moving_segments(chain, moving_inv_span);
+#endif
         }
         float lag = cs.path_lag;
         resuming = !frozen && sch.substep_count > 0u && !snapped_now && lag != sch.start_lag;
         if (resuming) {
             resume_shift = lag - sch.start_lag;
             begin_resume(cs, resume_shift);
-        }
-        cs.path_lag = next_path_lag(sch, lag, snapped_now);
-    }
-    uint first_alpha = min(target.lod, LOD_HALF) * params.alpha_stride;
-#else
-    if (range.first) {
-        shift_anchor(cs, target.anchor_shift);
-        if (target.lod == LOD_FROZEN) {
-            // Frozen: sits on its animated targets, as a snap teleport every frame, of a body
-            // that is moving (SPEC 5): back at a level that runs, it starts moving with them.
-            apply_teleport(chain, cs, target, TELEPORT_SNAP | TELEPORT_MOVING);
-            cs.path_lag = next_path_lag(sch, cs.path_lag, true);
-            store_chain_state(c, cs);
-            write_output(chain, cs, target);
-            return;
-        }
-        if (target.teleport != TELEPORT_NONE) {
-            apply_teleport(chain, cs, target, target.teleport);
-        }
-        // A chain declared moving starts moving on the first frame after its snap that runs
-        // substeps: on the snap frame its path starts at the pose just given and shows no speed yet.
-        bool snapped_now = (target.teleport & TELEPORT_MODE_MASK) == TELEPORT_SNAP;
-        moving = sch.substep_count > 0u && (cs.flags & CHAIN_START_MOVING) != 0u && !snapped_now;
-        if (moving) {
-            start_moving(chain, cs, target);
-        }
-        // Back from another level (or a snap), the paths resume where the chain's own last
-        // substep ended, carried to this schedule's start.
-        float lag = cs.path_lag;
-        if (sch.substep_count > 0u && !snapped_now && lag != sch.start_lag) {
-            resume_path(chain, cs, lag - sch.start_lag);
-        }
-        cs.path_lag = next_path_lag(sch, lag, snapped_now);
-    }
-    uint first_alpha = target.lod * params.alpha_stride;
+#if !ONE_BATCH
+            resume_segments(chain, resume_shift);
 #endif
+        }
+        cs.path_lag = next_path_lag(sch, lag, snapped_now);
+    }
+    uint first_alpha = min(target.lod, LOD_HALF) * params.alpha_stride;  // (frozen: the full rate's, unused)
     vec2 root_position = cs.last_root_position;
     float root_angle = cs.last_root_angle;
     bool windy = WIND != 0 && (params.wind.x != 0.0 || params.wind.y != 0.0 || params.wind.z != 0.0);

@@ -2,8 +2,9 @@
 #extension GL_ARB_gpu_shader_int64 : enable
 // One frame of point chains (SPEC sections 2, 4 and 5): one invocation per chain walks its
 // particles root to tip, for every substep of the frame, inside this one dispatch.
-// Stages, named as in gpu_jiggle/sim/backends/reference_point.py: shift_anchor, apply_teleport,
-// start_moving, resume_path, contact_substeps (each substep as k sub-steps, SPEC 9),
+// Stages, named as in gpu_jiggle/sim/backends/reference_point.py: shift_anchor, apply_teleport
+// (begin_teleport, teleport_segment), start_moving (begin_moving, start_moving_segment), resume_path
+// (begin_resume, resume_segment), contact_substeps (each substep as k sub-steps, SPEC 9),
 // interpolate_pivot, follow_parent, integrate_particle, collide_near (sweep_particle,
 // collide), limit_distance, enforce_length, limit_angle (point_limits.glsl), settle_contact
 // (sweep_segment, keep_outside, collide), end_path (end_pivot_path, end_segment_path, in the
@@ -348,53 +349,48 @@ void step_chain(uint c) {
                                            control.lod);
 #endif
         shift_anchor(vec3(target.anchor_shift[0], target.anchor_shift[1], target.anchor_shift[2]));
-#if FIRST_FRAME_IN_WALK
-        // the chain's parts; the segments' in walk_batches
+        // A teleport (a frozen chain sits on its animated targets, as a snap of a moving body every
+        // frame, SPEC 5: back at a level that runs, it starts moving with them), a chain declared
+        // moving starting to move (on the first frame after its snap that runs substeps: on the
+        // snap frame its path starts at the pose just given and shows no speed yet), and the paths
+        // resumed where the chain's own last substep ended (back from another level or a snap),
+        // carried to this schedule's start. Their chain's parts run here; their segments' parts
+        // in walks of their own, or in walk_batches' walk (FIRST_FRAME_IN_WALK, above).
         uint flags = frozen ? TELEPORT_SNAP | TELEPORT_MOVING : control.teleport;
         first_jump = begin_teleport(chain, flags);
+#if FIRST_FRAME_IN_WALK
         if ((flags & TELEPORT_MODE_MASK) == TELEPORT_KEEP_SHAPE) {
             keep_shape_segments(chain, first_jump);
         }
+#else
+        if (flags != TELEPORT_NONE) {
+            teleport_segments(chain, first_jump);
+        }
+        if (frozen) {
+            chain_held.path_lag = next_path_lag(sch, chain_held.path_lag, true);
+            write_output(chain, anchor, false, 1.0);
+            store_chain_state(c, chain_held);
+            return;
+        }
+#endif
         bool snapped_now = (flags & TELEPORT_MODE_MASK) == TELEPORT_SNAP;
         moving = !frozen && sch.substep_count > 0u && (chain_held.flags & CHAIN_START_MOVING) != 0u && !snapped_now;
         if (moving) {
             moving_inv_span = begin_moving();
+#if !FIRST_FRAME_IN_WALK
+            start_moving_segments(chain, moving_inv_span);
+#endif
         }
         float lag = chain_held.path_lag;
         resuming = !frozen && sch.substep_count > 0u && !snapped_now && lag != sch.start_lag;
         if (resuming) {
             resume_shift = lag - sch.start_lag;
             begin_resume(resume_shift);
-        }
-        chain_held.path_lag = next_path_lag(sch, lag, snapped_now);
-#else
-        if (control.lod == LOD_FROZEN) {
-            // Frozen: sits on its animated targets, as a snap teleport every frame, of a body
-            // that is moving (SPEC 5): back at a level that runs, it starts moving with them.
-            apply_teleport(chain, TELEPORT_SNAP | TELEPORT_MOVING);
-            chain_held.path_lag = next_path_lag(sch, chain_held.path_lag, true);
-            write_output(chain, anchor, false, 1.0);
-            store_chain_state(c, chain_held);
-            return;
-        }
-        if (control.teleport != TELEPORT_NONE) {
-            apply_teleport(chain, control.teleport);
-        }
-        // A chain declared moving starts moving on the first frame after its snap that runs
-        // substeps: on the snap frame its path starts at the pose just given and shows no speed yet.
-        bool snapped_now = (control.teleport & TELEPORT_MODE_MASK) == TELEPORT_SNAP;
-        moving = sch.substep_count > 0u && (chain_held.flags & CHAIN_START_MOVING) != 0u && !snapped_now;
-        if (moving) {
-            start_moving(chain);
-        }
-        // Back from another level (or a snap), the paths resume where the chain's own last
-        // substep ended, carried to this schedule's start.
-        float lag = chain_held.path_lag;
-        if (sch.substep_count > 0u && !snapped_now && lag != sch.start_lag) {
-            resume_path(chain, lag - sch.start_lag);
-        }
-        chain_held.path_lag = next_path_lag(sch, lag, snapped_now);
+#if !FIRST_FRAME_IN_WALK
+            resume_segments(chain, resume_shift);
 #endif
+        }
+        chain_held.path_lag = next_path_lag(sch, lag, snapped_now);
     }
     uint first_alpha = min(control.lod, LOD_HALF) * params.alpha_stride;  // (frozen: the full rate's, unused)
     if (WIND != 0) {

@@ -19,8 +19,7 @@ void start_moving_segment(vec3 offset, float inv_span, inout PointSegmentState s
     st.offset_rate.xyz = (offset - st.last_offset.xyz) * inv_span;
 }
 
-void start_moving(PointChainRig chain) {
-    float inv_span = begin_moving();
+void start_moving_segments(PointChainRig chain, float inv_span) {
     for (uint i = 0u; i < chain.segment_count; ++i) {
         uint s = chain.first_segment + i;
         PointSegmentState st = load_segment_state(s);
@@ -44,8 +43,7 @@ void resume_segment(float shift, inout PointSegmentState st) {
     st.last_offset.xyz = st.last_offset.xyz + shift * st.offset_rate.xyz;
 }
 
-void resume_path(PointChainRig chain, float shift) {
-    begin_resume(shift);
+void resume_segments(PointChainRig chain, float shift) {
     for (uint i = 0u; i < chain.segment_count; ++i) {
         uint s = chain.first_segment + i;
         PointSegmentState st = load_segment_state(s);

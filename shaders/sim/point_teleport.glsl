@@ -1,5 +1,6 @@
 // Teleports for the point-chain kernel (SPEC 5): jump_turn, the rotation of a keep_shape jump,
-// and apply_teleport, the snap onto the targets or the carry of the shape across the jump.
+// and apply_teleport (begin_teleport, teleport_segment), the snap onto the targets or the carry of
+// the shape across the jump.
 // Names as in gpu_jiggle/sim/backends/reference_point_teleport.py. Included by point_chains.comp
 // after its globals (sch, target_path, ...).
 
@@ -38,7 +39,7 @@ vec4 jump_turn(PointChainRig chain, uint flags) {
 
 // SPEC section 5, a teleport, in two parts: the chain's (the pivot's path; begin_teleport) and
 // each segment's (teleport_segment), so that the kernel may take the segments' parts in its own
-// walk of them (ONE_BATCH) or in a walk of their own (apply_teleport). What a segment's part
+// walk of them (ONE_BATCH) or in a walk of their own (teleport_segments). What a segment's part
 // needs of the chain's: the flags and the keep_shape jump's rotation.
 struct SegmentJump {
     uint flags;
@@ -114,9 +115,8 @@ void keep_shape_segments(PointChainRig chain, SegmentJump jump) {
     }
 }
 
-// SPEC section 5: the whole teleport, its segments in a walk of their own.
-void apply_teleport(PointChainRig chain, uint flags) {
-    SegmentJump jump = begin_teleport(chain, flags);
+// SPEC section 5: the segments' parts of a teleport in a walk of their own.
+void teleport_segments(PointChainRig chain, SegmentJump jump) {
     for (uint i = 0u; i < chain.segment_count; ++i) {
         uint s = chain.first_segment + i;
         PointSegmentState st = load_segment_state(s);
