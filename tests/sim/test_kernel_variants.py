@@ -170,10 +170,12 @@ def test_a_frame_compiles_only_what_it_uses_and_advance_compiles_nothing(gl):
     solver.advance(1 / 60)
     assert len(programs) == 3
     solver.set_colliders(spheres=[[0.0, -1.0, 0.0, 0.1]] * 3)
-    # compiled by set_colliders: the far and near passes (SPEC 9, "Near and far chains"),
-    # one substep at a time
+    # compiled by set_colliders: the far pass (SPEC 9, "Near and far chains") in batches of 2
+    # substeps, in one batch and in a loop (frames of up to 8), and the near pass, one substep
+    # at a time
     lean.update(FUSED_SUBSTEPS=2, ONE_BATCH=0)
-    assert [dict(key) for key in list(programs)[-2:]] == [{**lean, "SPHERE_SLOTS": 4, "NEAR_FAR": 1},
+    assert [dict(key) for key in list(programs)[-3:]] == [{**lean, "SPHERE_SLOTS": 4, "NEAR_FAR": 1, "ONE_BATCH": 1},
+                                                          {**lean, "SPHERE_SLOTS": 4, "NEAR_FAR": 1},
                                                           {**lean, "SPHERE_SLOTS": 4, "NEAR_FAR": 2}]
     solver.set_parameters(max_distance=0.5)
     assert dict(list(programs)[-1]) == {**lean, "SPHERE_SLOTS": 4, "MAX_DISTANCE": 1, "NEAR_FAR": 2}
@@ -271,7 +273,9 @@ def test_point_batches_of_fused_substeps_give_the_bits_of_one_substep_at_a_time(
 def run_through_jumps_and_levels(kind, frames=24):
     """Chains of each kind through every first-frame path: snaps, keep_shape jumps (mirrored
     for angle chains), chains declared moving, and levels of detail changing between full,
-    half and frozen, over frames of 1 to 4 substeps."""
+    half and frozen, over frames of 1 to 4 substeps. "point near far": point chains with a
+    sphere, a capsule and a plane, the sphere coming near one chain and going (near and far
+    chains). Returns each frame's state and outputs (bytes) and its near chains (or None)."""
     if kind == "angle":
         solver = Solver(AngleChainSet([4, 2, 3], 0.1, [2.0, 4.0, 3.0], 0.3, gravity=(0, -9.8), air_drag=0.2),
                         backend="gpu")
@@ -284,7 +288,7 @@ def run_through_jumps_and_levels(kind, frames=24):
               ["full", "full", "frozen"]]
     jumps = {3: dict(chains=[0], keep_shape=True, moving=True), 7: dict(chains=[1, 2]),
              11: dict(chains=[2], moving=True), 15: dict(chains=[0, 1], keep_shape=True)}
-    out = []
+    out, near = [], []
     for frame in range(frames):
         sway = 0.2 * np.sin(0.5 * frame)
         if kind == "angle":
@@ -294,6 +298,9 @@ def run_through_jumps_and_levels(kind, frames=24):
             bend = 0.4 * np.sin(0.7 * frame + np.arange(3))  # the chains turn: their targets' offsets move
             solver.set_pose(np.array([[x + sway, -0.1 * k * np.cos(b), 0.1 * k * np.sin(b) + 0.05 * frame]
                                       for (x, n), b in zip(((0, 4), (1, 2), (2, 3)), bend) for k in range(n + 1)]))
+        if kind == "point near far":
+            solver.set_colliders(spheres=[[1.0 + sway + 0.3 * np.sin(1.3 * frame), -0.2, 0.05 * frame, 0.05]],
+                                 capsules=[[3.0, -1.0, 0.0, 3.0, 1.0, 0.0, 0.05]], planes=[[0.0, 1.0, 0.0, -3.0]])
         solver.set_lod(levels[frame // 3 % len(levels)])
         if frame in jumps:
             if kind == "angle" and frame == 15:
@@ -304,19 +311,23 @@ def run_through_jumps_and_levels(kind, frames=24):
         state = solver.state()
         out.append(np.concatenate([np.ascontiguousarray(state[name]).view(np.uint8).ravel()
                                    for name in ("chain_state", "segment_state", "joint_output", "segment_output")]))
-    return np.stack(out)
+        near.append(None if kind == "angle" else solver._backend.near_chain_count())
+    return np.stack(out), near
 
 
-@pytest.mark.parametrize("kind", ["angle", "point"])
+@pytest.mark.parametrize("kind", ["angle", "point", "point near far"])
 def test_one_batch_gives_the_bits_of_a_loop_of_batches(gl, monkeypatch, kind):
-    """Where a frame's substeps fit in one batch, the kernel walks it without a loop and takes
-    the teleports, the moving starts, the resumed paths and the frozen chains' outputs in that
-    walk: the same operations in the same order as the loop of batches and the walks of their
-    own."""
-    one_batch = run_through_jumps_and_levels(kind)
+    """Where a frame's substeps fit in one batch, the kernel (or the far pass) walks it without
+    a loop and takes the teleports, the moving starts, the resumed paths and the frozen chains'
+    outputs in that walk: the same operations in the same order as the loop of batches and the
+    walks of their own."""
+    one_batch, near = run_through_jumps_and_levels(kind)
     module = gpu_angle if kind == "angle" else gpu_point
     monkeypatch.setattr(module, "batch_switches",
                         lambda fused, substeps: {"FUSED_SUBSTEPS": fused, "ONE_BATCH": 0})
-    looped = run_through_jumps_and_levels(kind)
+    looped, near_looped = run_through_jumps_and_levels(kind)
     assert not np.array_equal(one_batch[5], one_batch[6])
+    if kind == "point near far":  # near chains in frames of one batch (1 or 2 substeps) and of a loop (3, 4)
+        one, loop = [near[f] for f in range(24) if f % 4 < 2], [near[f] for f in range(24) if f % 4 >= 2]
+        assert near == near_looped and max(one) > 0 and max(loop) > 0 and min(near) == 0
     np.testing.assert_array_equal(one_batch, looped)

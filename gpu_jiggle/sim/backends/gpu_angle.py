@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import layouts
 from .gpu import _GpuBackend
-from .variants import batch_switches, each_batch, fused_substeps, option_switches
+from .variants import batch_switches, each_batch, frame_substeps, fused_substeps, option_switches
 
 
 class GpuAngleBackend(_GpuBackend):
@@ -46,7 +46,7 @@ class GpuAngleBackend(_GpuBackend):
         (:func:`fused_substeps`); ONE_BATCH: the frame's substeps fit in one batch
         (:func:`batch_switches`); TARGET_PATH, RELATIVE_DAMPING: the solver's options
         (:func:`option_switches`)."""
-        substeps = max(int(header["full_rate"]["substep_count"]), int(header["half_rate"]["substep_count"]))
+        substeps = frame_substeps(header)
         return {"EXACT_STEPS": int(bool(int(header["options"]) & layouts.OPTION_EXACT_INTEGRATOR)),
                 "WIND": int(bool((header["wind"][:3] != 0).any())),
                 **batch_switches(fused_substeps(substeps), substeps), **option_switches(int(header["options"]))}

@@ -10,7 +10,8 @@ from .. import layouts
 from . import gpu
 from .gpu import _GpuBackend
 from .near_far import NearFarPasses, NearFarPrograms, splits_near_far
-from .variants import FUSED_BATCHES, batch_switches, collider_slots, each_batch, fused_substeps, option_switches
+from .variants import (FUSED_BATCHES, batch_switches, collider_slots, each_batch, frame_substeps, fused_substeps,
+                       option_switches)
 
 
 def segment_major(switches: dict) -> bool:
@@ -19,9 +20,16 @@ def segment_major(switches: dict) -> bool:
     return not any(switches[name] for name in ("SPHERE_SLOTS", "CAPSULE_SLOTS", "PLANE_SLOTS"))
 
 
+def far_switches(switches: dict, substeps: int) -> dict:
+    """The far pass's switches (NEAR_FAR 1) for a frame's of ``substeps``: batches of 2 fused
+    substeps (FUSED_BATCHES[0], one batch size whatever the frame: each far variant costs
+    seconds of llvmpipe's compile), in one batch where the frame's fit (:func:`batch_switches`)."""
+    return {**switches, "NEAR_FAR": 1, **batch_switches(FUSED_BATCHES[0], substeps)}
+
+
 def near_switches(switches: dict) -> dict:
-    """The near pass's switches (NEAR_FAR 2) for a frame's."""
-    return {**switches, "NEAR_FAR": 2}
+    """The near pass's switches (NEAR_FAR 2) for a frame's: it walks one substep at a time."""
+    return {**switches, "NEAR_FAR": 2, "FUSED_SUBSTEPS": FUSED_BATCHES[0], "ONE_BATCH": 0}
 
 
 class GpuPointBackend(_GpuBackend):
@@ -76,12 +84,15 @@ class GpuPointBackend(_GpuBackend):
         return self.split_near_far and splits_near_far(switches)
 
     def likely_switches(self, header) -> list:
-        """The variant a frame with this header runs, or its far and near passes; without
-        colliders, one per batch of fused substeps that a frame of up to the header's substeps
-        may take (frames of 1 to 8 substeps: 2, 4 and 8)."""
+        """The variant a frame with this header runs, or its far and near passes (the far pass
+        in one batch, and in a loop of batches where a frame may take more than 2 substeps);
+        without colliders, one per batch of fused substeps that a frame of up to the header's
+        substeps may take (frames of 1 to 8 substeps: 2, 4 and 8)."""
         switches = self.switches(header)
         if self.splits(switches):
-            return [{**switches, "NEAR_FAR": 1}, near_switches(switches)]
+            most = int(header["full_rate"]["substep_count"])
+            return [far_switches(switches, 1)] + ([far_switches(switches, most)] if most > FUSED_BATCHES[0] else []) \
+                + [near_switches(switches)]
         if segment_major(switches):
             return each_batch(switches, int(header["full_rate"]["substep_count"]))
         return [switches]
@@ -91,7 +102,8 @@ class GpuPointBackend(_GpuBackend):
         (:class:`~gpu_jiggle.sim.backends.near_far.NearFarPrograms`)."""
         switches = self.switches(header)
         if self.splits(switches):
-            return NearFarPrograms(self._program({**switches, "NEAR_FAR": 1}), self._program(near_switches(switches)))
+            return NearFarPrograms(self._program(far_switches(switches, frame_substeps(header))),
+                                   self._program(near_switches(switches)))
         return self._program(switches)
 
     def dispatch(self, program) -> None:
@@ -130,11 +142,11 @@ class GpuPointBackend(_GpuBackend):
         :meth:`program_for` picks the passes); FUSED_SUBSTEPS: without colliders, the batch of
         substeps a segment runs with its state in registers, the frame's substeps rounded up
         to 2, 4 or 8 (:func:`fused_substeps`), and ONE_BATCH, whether they fit in one
-        (:func:`batch_switches`); with colliders, batches of 2 in a loop (the far pass's; one
-        variant whatever the frame's substeps); TARGET_PATH, RELATIVE_DAMPING: the solver's
-        options (:func:`option_switches`)."""
+        (:func:`batch_switches`); with colliders, 2 and 0 (one pass walks one substep at a
+        time; the far pass takes batches of 2, :func:`far_switches`); TARGET_PATH,
+        RELATIVE_DAMPING: the solver's options (:func:`option_switches`)."""
         counts = [int(header[name]) for name in ("sphere_count", "capsule_count", "plane_count")]
-        substeps = max(int(header["full_rate"]["substep_count"]), int(header["half_rate"]["substep_count"]))
+        substeps = frame_substeps(header)
         switches = {"SPHERE_SLOTS": collider_slots(counts[0]), "CAPSULE_SLOTS": collider_slots(counts[1]),
                     "PLANE_SLOTS": collider_slots(counts[2]),
                     "INSIDE_COLLIDERS": int(counts[0] + counts[1] > 0 and self.inside_colliders),

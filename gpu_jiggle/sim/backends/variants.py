@@ -99,6 +99,11 @@ def option_switches(options: int) -> dict:
             "RELATIVE_DAMPING": int(bool(options & layouts.OPTION_RELATIVE_DAMPING))}
 
 
+def frame_substeps(header) -> int:
+    """The most substeps a chain runs in a frame with this header (full or half rate)."""
+    return max(int(header["full_rate"]["substep_count"]), int(header["half_rate"]["substep_count"]))
+
+
 def batch_switches(fused: int, substeps: int) -> dict:
     """FUSED_SUBSTEPS and ONE_BATCH of a kernel whose segments run batches of ``fused``
     substeps, for a frame of ``substeps``: ONE_BATCH 1 where the frame's substeps fit in one
