@@ -42,7 +42,8 @@
 // picks 2, 4 or 8 by the frame's substeps, variants.py fused_substeps); the others one substep at a
 // time (walk_substeps). Either gives the same operations in the same order.
 #define FUSED_SUBSTEPS 2
-// The far pass walks them so too, its broad phase a box per substep (point_far.glsl).
+// The far pass walks them so too, in batches of 2 (gpu_point.py far_switches), its broad phase a
+// box per substep (point_far.glsl).
 // ONE_BATCH 1 where a dispatch's substeps fit in one batch (the host's FUSED_SUBSTEPS holds the
 // frame's): the batch then runs without a loop around it, which llvmpipe would run once more
 // than it goes round (docs/PERFORMANCE.md). 0: a loop over as many batches as the dispatch needs.
