@@ -152,8 +152,9 @@ bool walk_batches(PointChainRig chain, dvec3 anchor, SubstepRange range, uint fi
     PathWeights last_weights = path_weights(last_alpha, target_path);
     bool finished = false;
 #if NEAR_FAR == 1
-    float reach, smallest_radius;
-    chain_reach(chain, reach, smallest_radius);
+    // chain_reach's reach and smallest particle radius, summed in the batch's walk (root to tip,
+    // the same operations) where a walk of their own would cost one more walk of the chain
+    float reach, smallest_radius, largest_radius;
     ContactBox boxes[FUSED_SUBSTEPS];
 #endif
 #if ONE_BATCH
@@ -197,6 +198,11 @@ bool walk_batches(PointChainRig chain, dvec3 anchor, SubstepRange range, uint fi
             PointSegmentRig rig = segment_rig[s];
             PointSegmentState st = load_segment_state(s);
             vec3 offset = target_offset(s);
+#if NEAR_FAR == 1
+            reach = i == 0u ? rig.rest_length : reach + rig.rest_length;
+            largest_radius = i == 0u ? rig.particle_radius : max(largest_radius, rig.particle_radius);
+            smallest_radius = i == 0u ? rig.particle_radius : min(smallest_radius, rig.particle_radius);
+#endif
 #if FIRST_FRAME_IN_WALK
             vec4 rotation = joint_rotation(s);
             if (range.first) {  // this segment's part of the chain's first-frame work (keep_shape's done)
@@ -234,6 +240,7 @@ bool walk_batches(PointChainRig chain, dvec3 anchor, SubstepRange range, uint fi
             store_segment_state(s, st);  // whole: llvmpipe would store both sides of an if
         }
 #if NEAR_FAR == 1
+        reach += largest_radius;
         if (finishing) {  // the colliders begin_output placed, before the substeps' are
             contact_near = contact_near || box_near(output_box);
         }

@@ -136,7 +136,8 @@ void sweep_segment(Contact ct, vec3 base_start, vec3 start, vec3 base, inout vec
 }
 
 // SPEC 9, contact sub-steps: the chain's reach (its rest lengths root to tip, then its largest
-// particle radius: it lies within that of its pivot) and its smallest particle radius.
+// particle radius: it lies within that of its pivot) and its smallest particle radius. (The far
+// pass sums the same in its batch's walk, walk_batches.)
 void chain_reach(PointChainRig chain, out float reach, out float smallest_radius) {
     reach = 0.0;
     smallest_radius = uintBitsToFloat(0x7f800000u);
