@@ -268,63 +268,74 @@ bool walk_batches(PointChainRig chain, dvec3 anchor, SubstepRange range, uint fi
 // counts the sub-steps; where there is more than one it starts again with h/k. (One place that
 // places the colliders: a second copy of that double-precision code doubled the kernel's
 // compile time on llvmpipe.)
+// One loop goes through every sub-step of every substep: llvmpipe runs a loop's body once more
+// than the loop goes round, so a loop of sub-steps inside a loop of substeps ran the walk
+// (substeps + 1) x (sub-steps + 1) times, 6 where a frame of 2 substeps needs 2.
 void walk_substeps(PointChainRig chain, dvec3 anchor, SubstepRange range, uint first_alpha, bool moving,
                    inout vec3 pivot_velocity, inout vec3 prev_pivot_velocity) {
     float reach, smallest_radius;  // SPEC 9, contact sub-steps
     chain_reach(chain, reach, smallest_radius);
     float h = sch.substep;
     float inv_path_step = sch.inv_path_step;
-    for (uint j = range.begin; j < range.end; ++j) {
-        float alpha_start, alpha_end, collider_begin, collider_end;
-        substep_fractions(first_alpha, j, alpha_start, alpha_end, collider_begin, collider_end);
-        uint k = 1u;
-        bool counted = false;
-        for (uint sub = 0u; sub < k; ++sub) {
-            float alpha = alpha_end;
-            float collider_alpha = collider_end;
-            float start_alpha = collider_begin;
-            float elapsed = float(j) * h;
-            if (k > 1u) {  // the sub-step's path fractions (its end exact at the last), h/k, the exact step's share
-                if (sub < k - 1u) {
-                    alpha = alpha_start + float(sub + 1u) / float(k) * (alpha_end - alpha_start);
-                    collider_alpha = collider_begin + float(sub + 1u) / float(k) * (collider_end - collider_begin);
-                }
-                start_alpha = collider_begin + float(sub) / float(k) * (collider_end - collider_begin);
-                sch.substep = h / float(k);
-                sch.inv_path_step = inv_path_step * float(k);
-                elapsed = elapsed + float(sub) * sch.substep;
-                exact_share = 1.0 / float(k);
+    uint j = range.begin;  // the substep
+    uint sub = 0u;         // its sub-step, of k
+    uint k = 1u;
+    bool counted = false;  // whether substep j's sub-steps are counted
+    float alpha_start, alpha_end, collider_begin, collider_end;
+    while (j < range.end) {
+        if (!counted) {
+            substep_fractions(first_alpha, j, alpha_start, alpha_end, collider_begin, collider_end);
+        }
+        float alpha = alpha_end;
+        float collider_alpha = collider_end;
+        float start_alpha = collider_begin;
+        float elapsed = float(j) * h;
+        if (k > 1u) {  // the sub-step's path fractions (its end exact at the last), h/k, the exact step's share
+            if (sub < k - 1u) {
+                alpha = alpha_start + float(sub + 1u) / float(k) * (alpha_end - alpha_start);
+                collider_alpha = collider_begin + float(sub + 1u) / float(k) * (collider_end - collider_begin);
             }
-            Contact contact = Contact(chain.collider_mask, anchor, collider_alpha,
-                                      path_weights(collider_alpha, target_path),
-                                      pivot_on_path(path_weights(alpha, target_path)), 0.0, sch.substep, vec3(0.0));
-            place_colliders(contact);
-            Contact start_contact = contact;
-            start_contact.alpha = start_alpha;
-            start_contact.w = path_weights(start_alpha, target_path);
-            place_collider_moves(start_contact);
-            if (!counted) {
-                counted = true;
-                k = contact_substeps(contact, contact.pivot - chain_held.prev_pivot.xyz, reach, smallest_radius);
-                if (k > 1u) {
-                    sub = 0xFFFFFFFFu;  // again from the first, now of h/k
-                    continue;
-                }
-            }
-            SubstepMotion m = move_pivot(alpha, elapsed, moving && j == 0u && sub == 0u, sub == 0u, pivot_velocity,
-                                         prev_pivot_velocity);
-            contact.carriage = m.carry;
-            ParentStep parent = pivot_parent(m);
-            for (uint i = 0u; i < chain.segment_count; ++i) {
-                uint s = chain.first_segment + i;
-                PointSegmentState st = load_segment_state(s);
-                step_segment(s, i, segment_rig[s], target_offset(s), m, contact, st, parent);
-                store_segment_state(s, st);  // whole: what the step left alone as it was
+            start_alpha = collider_begin + float(sub) / float(k) * (collider_end - collider_begin);
+            sch.substep = h / float(k);
+            sch.inv_path_step = inv_path_step * float(k);
+            elapsed = elapsed + float(sub) * sch.substep;
+            exact_share = 1.0 / float(k);
+        }
+        Contact contact = Contact(chain.collider_mask, anchor, collider_alpha,
+                                  path_weights(collider_alpha, target_path),
+                                  pivot_on_path(path_weights(alpha, target_path)), 0.0, sch.substep, vec3(0.0));
+        place_colliders(contact);
+        Contact start_contact = contact;
+        start_contact.alpha = start_alpha;
+        start_contact.w = path_weights(start_alpha, target_path);
+        place_collider_moves(start_contact);
+        if (!counted) {
+            counted = true;
+            k = contact_substeps(contact, contact.pivot - chain_held.prev_pivot.xyz, reach, smallest_radius);
+            if (k > 1u) {
+                continue;  // again from the first, now of h/k
             }
         }
-        sch.substep = h;
-        sch.inv_path_step = inv_path_step;
-        exact_share = 1.0;
+        SubstepMotion m = move_pivot(alpha, elapsed, moving && j == 0u && sub == 0u, sub == 0u, pivot_velocity,
+                                     prev_pivot_velocity);
+        contact.carriage = m.carry;
+        ParentStep parent = pivot_parent(m);
+        for (uint i = 0u; i < chain.segment_count; ++i) {
+            uint s = chain.first_segment + i;
+            PointSegmentState st = load_segment_state(s);
+            step_segment(s, i, segment_rig[s], target_offset(s), m, contact, st, parent);
+            store_segment_state(s, st);  // whole: what the step left alone as it was
+        }
+        ++sub;
+        if (sub == k) {  // the substep's last sub-step: on to the next substep
+            sch.substep = h;
+            sch.inv_path_step = inv_path_step;
+            exact_share = 1.0;
+            ++j;
+            sub = 0u;
+            k = 1u;
+            counted = false;
+        }
     }
 }
 #endif
