@@ -11,6 +11,12 @@ from .. import extras
 COLUMNS = (("case", 58), ("gpu dispatch/s", 14), ("gpu frame/s", 12), ("+read-back", 11), ("numpy frame/s", 13),
            ("gpu÷numpy", 9), ("B/seg", 6), ("up B/joint", 10), ("of copy BW", 10))
 
+#: What the columns hold, printed under the table (docs/PERFORMANCE.md, "Benchmarks", says more).
+LEGEND = ("columns: segment-substeps per second of the GPU path's dispatch alone, of its whole frame (set_pose "
+          "and advance, finished) and with positions() read back, and of the numpy path's whole frame; B/seg: "
+          "the GPU buffers' bytes per segment; up B/joint: bytes uploaded per frame and joint; of copy BW: the "
+          "bytes a dispatch must move per second, as a share of what a copy shader moves on the same context")
+
 
 def rate_text(value) -> str:
     """A rate in segment-substeps per second, as ``3.2e+07``; ``-`` when missing."""
@@ -44,13 +50,14 @@ def table(report: dict) -> str:
                 versus = f" (our gpu frame: {ours / peer['frame_rate']:.2f}× that)" if ours else ""
                 peers.append(f"  {row['case']['label']}: {peer['name']}: {rate_text(peer['frame_rate'])}/s whole "
                              f"frame{versus}")
+    lines += ["", LEGEND]
     if peers:
         lines += ["", "peers (the same step written with numba and Warp; what each writes: bench/peers.py):"] + peers
     near = [row for row in report["cases"] if row["case"].get("near_fraction") is not None]
     if near:
-        lines += ["", "chains near a collider: in the first pose, those that can touch one within the ball about "
-                  "the pivot that holds the chain; GPU: those the timed frames ran as near chains (the median; "
-                  "strands pushed clear of a collider stop being near, SPEC 9):"]
+        lines += ["", "chains near a collider: those a collider could reach in the first pose (a loose bound: the "
+                  "ball about the pivot that holds the chain); GPU: those the timed frames ran as near chains "
+                  "(the median; strands pushed clear of a collider stop being near, SPEC 9):"]
         lines += [f"  {row['case']['label']}: {row['case']['near_fraction']:.1%}"
                   + (f"; GPU {row['gpu']['near_chains']:.1%}" if "near_chains" in row.get("gpu", {}) else "")
                   for row in near]

@@ -13,6 +13,7 @@ import pytest
 from gpu_jiggle.sim import layouts
 from gpu_jiggle.gl.record_texture import MAX_ROW_TEXELS
 from gpu_jiggle.app.cli import main
+from gpu_jiggle.bench import report as bench_report
 from gpu_jiggle.bench.cases import BenchCase, quick_grid
 from gpu_jiggle.bench.measure import compulsory_bytes
 
@@ -109,6 +110,8 @@ def test_the_table_shows_every_case_and_the_yardstick(quick_report, tmp_path, ca
         assert (case.label in out) == (case.kind == "angle"), case.label  # --quick keeps to --kind
     assert "copy shader: up to" in out and "renderer: " in out
     assert "work-group size (chains per group)" in out
+    assert bench_report.LEGEND in out  # and it says what the columns of bytes hold
+    assert all(name in bench_report.LEGEND for name, _ in bench_report.COLUMNS[6:])
     for row in json.loads(figures.read_text())["cases"]:
         sweep = row["work_groups"]
         assert [entry["work_group_size"] for entry in sweep] == [1, 64]
