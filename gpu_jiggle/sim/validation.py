@@ -339,10 +339,27 @@ def flag_array(name: str, value, count: int) -> np.ndarray:
 LOD_NAMES = {"full": 0, "half": 1, "frozen": 2}
 
 
+def _lod_name(name: str, value, index) -> int:
+    """The level a name stands for; InputError naming the closest name where it is unknown."""
+    if str(value) not in LOD_NAMES:
+        close = closest_name(str(value), LOD_NAMES)
+        hint = f" (did you mean {close!r}?)" if close else ""
+        raise InputError(name, index, str(value), f"one of 'full', 'half', 'frozen'{hint}",
+                         "" if index is None else f"[{index}]", None if index is None else (index,))
+    return LOD_NAMES[str(value)]
+
+
 def lod_array(name: str, value, count: int) -> np.ndarray:
-    """Levels of detail as (count,) uint32 from names ("full", "half", "frozen") or 0/1/2.
-    Raises InputError for an unknown name or level (naming the closest name), ValueError for
-    a wrong shape, TypeError for another type."""
+    """Levels of detail as (count,) uint32 from names ("full", "half", "frozen") or 0/1/2, or
+    a list mixing both. Raises InputError for an unknown name or level (naming the closest
+    name), ValueError for a wrong shape, TypeError for another type."""
+    if isinstance(value, (list, tuple)) and any(isinstance(v, str) for v in value) \
+            and not all(isinstance(v, str) for v in value):  # names beside numbers: each as given
+        value = [_lod_name(name, v, i) if isinstance(v, str) else v for i, v in enumerate(value)]
+        bad = next((i for i, v in enumerate(value) if isinstance(v, (bool, np.bool_))
+                    or not isinstance(v, (int, np.integer))), None)
+        if bad is not None:
+            raise TypeError(f"{name}[{bad}] = {value[bad]!r}: expected a level name or an integer 0-2")
     a = np.asarray(value)
     one = a.ndim == 0  # one level for every chain
     if one:
@@ -350,17 +367,12 @@ def lod_array(name: str, value, count: int) -> np.ndarray:
     if a.shape != (count,):
         raise ValueError(f"{name}: expected a level or one per chain ({count},), got shape {a.shape}")
     if a.dtype.kind in "US":
-        out = np.zeros(count, np.uint32)
-        for i, v in enumerate(a):
-            if str(v) not in LOD_NAMES:
-                close = closest_name(str(v), LOD_NAMES)
-                hint = f" (did you mean {close!r}?)" if close else ""
-                raise InputError(name, None if one else i, str(v), f"one of 'full', 'half', 'frozen'{hint}",
-                                 "" if one else f"[{i}]")
-            out[i] = LOD_NAMES[str(v)]
-        return out
+        return np.array([_lod_name(name, v, None if one else i) for i, v in enumerate(a)], np.uint32)
     if a.size and a.dtype.kind not in "iu":
-        raise TypeError(f"{name}: expected level names or integers 0-2, got dtype {a.dtype}")
+        bad = next((i for i, v in enumerate(a.ravel()) if not isinstance(v, (str, int, np.integer))
+                    or isinstance(v, (bool, np.bool_))), None) if a.dtype.kind == "O" else None
+        where = f"{name}[{bad}] = {a.ravel()[bad]!r}" if bad is not None and not one else name
+        raise TypeError(f"{where}: expected level names or integers 0-2, got dtype {a.dtype}")
     a = a.astype(np.int64)
     require(name, a, (a >= 0) & (a <= 2), "a level of detail 0 (full), 1 (half) or 2 (frozen)")
     return a.astype(np.uint32)

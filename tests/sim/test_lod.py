@@ -104,13 +104,22 @@ def test_half_rate_refuses_frequencies_unstable_at_twice_the_substep():
     with pytest.raises(InputError, match=re.escape("levels[1] = 'slow'")) as refused:
         s.set_lod(["full", "slow"])
     assert (refused.value.argument, refused.value.index, refused.value.value) == ("levels", 1, "slow")
+    assert refused.value.indices == (1,)
+    with pytest.raises(InputError, match=re.escape("levels[0] = 'hlaf'")):  # names beside numbers, each as given
+        s.set_lod(["hlaf", 0])
+    with pytest.raises(TypeError, match=re.escape("levels[1] = True: expected a level name or an integer 0-2")):
+        s.set_lod(["full", True])
+    with pytest.raises(InputError, match=re.escape("levels[1] = 7")):
+        s.set_lod(["full", 7])
     with pytest.raises(InputError, match=re.escape("levels = 'hafl': expected one of 'full', 'half', 'frozen' "
                                                    "(did you mean 'half'?)")) as refused:
         s.set_lod("hafl")
     assert refused.value.index is None
     with pytest.raises(ValueError, match=re.escape("levels[0] = 3")):
         s.set_lod([3, 0])
-    np.testing.assert_array_equal(s.lod, [1, 0])
+    np.testing.assert_array_equal(s.lod, [1, 0])  # nothing refused changed the levels
+    s.set_lod(["frozen", 0])
+    np.testing.assert_array_equal(s.lod, [2, 0])
 
 
 def test_mixed_levels_agree_across_backends(gl):
