@@ -349,6 +349,13 @@ def _lod_name(name: str, value, index) -> int:
     return LOD_NAMES[str(value)]
 
 
+def _not_a_level(values):
+    """The index of the first entry of ``values`` that is neither a name nor an integer (a bool
+    is not a level), or None."""
+    return next((i for i, v in enumerate(values)
+                 if isinstance(v, (bool, np.bool_)) or not isinstance(v, (str, int, np.integer))), None)
+
+
 def lod_array(name: str, value, count: int) -> np.ndarray:
     """Levels of detail as (count,) uint32 from names ("full", "half", "frozen") or 0/1/2, or
     a list mixing both. Raises InputError for an unknown name or level (naming the closest
@@ -356,8 +363,7 @@ def lod_array(name: str, value, count: int) -> np.ndarray:
     if isinstance(value, (list, tuple)) and any(isinstance(v, str) for v in value) \
             and not all(isinstance(v, str) for v in value):  # names beside numbers: each as given
         value = [_lod_name(name, v, i) if isinstance(v, str) else v for i, v in enumerate(value)]
-        bad = next((i for i, v in enumerate(value) if isinstance(v, (bool, np.bool_))
-                    or not isinstance(v, (int, np.integer))), None)
+        bad = _not_a_level(value)
         if bad is not None:
             raise TypeError(f"{name}[{bad}] = {value[bad]!r}: expected a level name or an integer 0-2")
     a = np.asarray(value)
@@ -369,8 +375,7 @@ def lod_array(name: str, value, count: int) -> np.ndarray:
     if a.dtype.kind in "US":
         return np.array([_lod_name(name, v, None if one else i) for i, v in enumerate(a)], np.uint32)
     if a.size and a.dtype.kind not in "iu":
-        bad = next((i for i, v in enumerate(a.ravel()) if not isinstance(v, (str, int, np.integer))
-                    or isinstance(v, (bool, np.bool_))), None) if a.dtype.kind == "O" else None
+        bad = _not_a_level(a.ravel()) if a.dtype.kind == "O" else None
         where = f"{name}[{bad}] = {a.ravel()[bad]!r}" if bad is not None and not one else name
         raise TypeError(f"{where}: expected level names or integers 0-2, got dtype {a.dtype}")
     a = a.astype(np.int64)

@@ -152,9 +152,9 @@ bool walk_batches(PointChainRig chain, dvec3 anchor, SubstepRange range, uint fi
     PathWeights last_weights = path_weights(last_alpha, target_path);
     bool finished = false;
 #if NEAR_FAR == 1
-    // chain_reach's reach and smallest particle radius, summed in the batch's walk (root to tip,
-    // the same operations) where a walk of their own would cost one more walk of the chain
-    float reach, smallest_radius, largest_radius;
+    // chain_reach's reach and smallest particle radius, summed in the batch's walk (reach_segment,
+    // root to tip) where a walk of their own would cost one more walk of the chain
+    float reach = 0.0, smallest_radius = 0.0, largest_radius = 0.0;
     ContactBox boxes[FUSED_SUBSTEPS];
 #endif
 #if ONE_BATCH
@@ -199,9 +199,7 @@ bool walk_batches(PointChainRig chain, dvec3 anchor, SubstepRange range, uint fi
             PointSegmentState st = load_segment_state(s);
             vec3 offset = target_offset(s);
 #if NEAR_FAR == 1
-            reach = i == 0u ? rig.rest_length : reach + rig.rest_length;
-            largest_radius = i == 0u ? rig.particle_radius : max(largest_radius, rig.particle_radius);
-            smallest_radius = i == 0u ? rig.particle_radius : min(smallest_radius, rig.particle_radius);
+            reach_segment(i, rig, reach, largest_radius, smallest_radius);
 #endif
 #if FIRST_FRAME_IN_WALK
             vec4 rotation = joint_rotation(s);

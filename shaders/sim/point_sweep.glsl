@@ -135,18 +135,24 @@ void sweep_segment(Contact ct, vec3 base_start, vec3 start, vec3 base, inout vec
     }
 }
 
+// One segment of chain_reach's walk, root to tip (i: its index in the chain): its rest length
+// added to `reach`, its particle radius to the largest and smallest so far (the far pass calls
+// it from the walk it runs anyway, walk_batches).
+void reach_segment(uint i, PointSegmentRig rig, inout float reach, inout float largest_radius,
+                   inout float smallest_radius) {
+    reach = i == 0u ? rig.rest_length : reach + rig.rest_length;
+    largest_radius = i == 0u ? rig.particle_radius : max(largest_radius, rig.particle_radius);
+    smallest_radius = i == 0u ? rig.particle_radius : min(smallest_radius, rig.particle_radius);
+}
+
 // SPEC 9, contact sub-steps: the chain's reach (its rest lengths root to tip, then its largest
-// particle radius: it lies within that of its pivot) and its smallest particle radius. (The far
-// pass sums the same in its batch's walk, walk_batches.)
+// particle radius: it lies within that of its pivot) and its smallest particle radius.
 void chain_reach(PointChainRig chain, out float reach, out float smallest_radius) {
     reach = 0.0;
-    smallest_radius = uintBitsToFloat(0x7f800000u);
+    smallest_radius = 0.0;
     float largest_radius = 0.0;
     for (uint i = 0u; i < chain.segment_count; ++i) {
-        PointSegmentRig rig = segment_rig[chain.first_segment + i];
-        reach += rig.rest_length;
-        largest_radius = max(largest_radius, rig.particle_radius);
-        smallest_radius = min(smallest_radius, rig.particle_radius);
+        reach_segment(i, segment_rig[chain.first_segment + i], reach, largest_radius, smallest_radius);
     }
     reach += largest_radius;
 }

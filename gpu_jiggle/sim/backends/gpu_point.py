@@ -20,11 +20,15 @@ def segment_major(switches: dict) -> bool:
     return not any(switches[name] for name in ("SPHERE_SLOTS", "CAPSULE_SLOTS", "PLANE_SLOTS"))
 
 
+#: The far pass's batch sizes: 2 whatever the frame (each far variant costs seconds of
+#: llvmpipe's compile), in one batch where the frame's substeps fit.
+FAR_BATCHES = FUSED_BATCHES[:1]
+
+
 def far_switches(switches: dict, substeps: int) -> dict:
-    """The far pass's switches (NEAR_FAR 1) for a frame's of ``substeps``: batches of 2 fused
-    substeps (FUSED_BATCHES[0], one batch size whatever the frame: each far variant costs
-    seconds of llvmpipe's compile), in one batch where the frame's fit (:func:`batch_switches`)."""
-    return {**switches, "NEAR_FAR": 1, **batch_switches(FUSED_BATCHES[0], substeps)}
+    """The far pass's switches (NEAR_FAR 1) for a frame's of ``substeps``: batches of
+    :data:`FAR_BATCHES`, in one batch where the frame's fit (:func:`batch_switches`)."""
+    return {**switches, "NEAR_FAR": 1, **batch_switches(FAR_BATCHES[0], substeps)}
 
 
 def near_switches(switches: dict) -> dict:
@@ -90,9 +94,8 @@ class GpuPointBackend(_GpuBackend):
         substeps may take (frames of 1 to 8 substeps: 2, 4 and 8)."""
         switches = self.switches(header)
         if self.splits(switches):
-            most = int(header["full_rate"]["substep_count"])
-            return [far_switches(switches, 1)] + ([far_switches(switches, most)] if most > FUSED_BATCHES[0] else []) \
-                + [near_switches(switches)]
+            far = each_batch({**switches, "NEAR_FAR": 1}, int(header["full_rate"]["substep_count"]), FAR_BATCHES)
+            return far + [near_switches(switches)]
         if segment_major(switches):
             return each_batch(switches, int(header["full_rate"]["substep_count"]))
         return [switches]

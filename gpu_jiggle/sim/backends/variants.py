@@ -111,14 +111,17 @@ def batch_switches(fused: int, substeps: int) -> dict:
     return {"FUSED_SUBSTEPS": fused, "ONE_BATCH": int(max(substeps, 1) <= fused)}
 
 
-def each_batch(switches: dict, most_substeps: int) -> list:
-    """``switches`` with each batch that a frame of up to ``most_substeps`` may take
-    (:func:`fused_substeps`; up to 8: 2, 4 and 8, each in one batch; past 8, batches of 8 in a
-    loop too), for ``likely_switches``."""
+def each_batch(switches: dict, most_substeps: int, batches: tuple = FUSED_BATCHES) -> list:
+    """``switches`` with each batch that a frame of up to ``most_substeps`` may take, of the
+    sizes ``batches`` (ascending; the smallest that holds the frame's substeps, else the
+    largest): FUSED_BATCHES, up to 8 substeps 2, 4 and 8, each in one batch, past 8 batches of
+    8 in a loop too; ``(2,)``, the far pass's, 2 in one batch and, past 2, in a loop. For
+    ``likely_switches``."""
     most = max(most_substeps, 1)
-    return [{**switches, **batch_switches(batch, batch)} for batch in FUSED_BATCHES
-            if batch <= fused_substeps(most)] + ([{**switches, **batch_switches(FUSED_BATCHES[-1], most)}]
-                                                 if most > FUSED_BATCHES[-1] else [])
+    largest = batches[-1]
+    fits = next((size for size in batches if most <= size), largest)
+    return [{**switches, **batch_switches(batch, batch)} for batch in batches if batch <= fits] \
+        + ([{**switches, **batch_switches(largest, most)}] if most > largest else [])
 
 
 #: The buckets of collider slots the point kernel is compiled with (SPHERE_SLOTS, CAPSULE_SLOTS,
