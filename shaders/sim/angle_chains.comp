@@ -131,11 +131,14 @@ void teleport_segment(inout SegmentJump jump, float local_target, inout AngleSeg
 
 // SPEC section 5: the segments' parts of a teleport in a walk of their own.
 void teleport_segments(AngleChainRig chain, SegmentJump jump) {
-    for (uint i = 0u; i < chain.segment_count; ++i) {
+    for (uint i = 0u; i < chain.segment_count;) {  // tested at its end too (common.glsl, "Loops")
         uint s = chain.first_segment + i;
         AngleSegmentState st = load_segment_state(s);
         teleport_segment(jump, local_angle[s], st);
         store_segment_state(s, st);
+        if (++i == chain.segment_count) {
+            break;
+        }
     }
 }
 
@@ -155,11 +158,14 @@ void start_moving_segment(float local_target, float inv_span, inout AngleSegment
 }
 
 void start_moving_segments(AngleChainRig chain, float inv_span) {
-    for (uint i = 0u; i < chain.segment_count; ++i) {
+    for (uint i = 0u; i < chain.segment_count;) {  // tested at its end too (common.glsl, "Loops")
         uint s = chain.first_segment + i;
         AngleSegmentState st = load_segment_state(s);
         start_moving_segment(local_angle[s], inv_span, st);
         store_segment_state(s, st);
+        if (++i == chain.segment_count) {
+            break;
+        }
     }
 }
 
@@ -180,11 +186,14 @@ void resume_segment(float shift, inout AngleSegmentState st) {
 }
 
 void resume_segments(AngleChainRig chain, float shift) {
-    for (uint i = 0u; i < chain.segment_count; ++i) {
+    for (uint i = 0u; i < chain.segment_count;) {  // tested at its end too (common.glsl, "Loops")
         uint s = chain.first_segment + i;
         AngleSegmentState st = load_segment_state(s);
         resume_segment(shift, st);
         store_segment_state(s, st);
+        if (++i == chain.segment_count) {
+            break;
+        }
     }
 }
 
@@ -327,9 +336,12 @@ void output_segment(inout OutputWalk walk, AngleChainRig chain, uint i, AngleSeg
 // The output of a frame without substeps for the chain (frozen, or a frame too short).
 void write_output(AngleChainRig chain, AngleChainState cs, AngleChainTarget target) {
     OutputWalk walk = begin_output(chain, cs, target);
-    for (uint i = 0u; i < chain.segment_count; ++i) {
+    for (uint i = 0u; i < chain.segment_count;) {  // tested at its end too (common.glsl, "Loops")
         uint s = chain.first_segment + i;
         output_segment(walk, chain, i, load_segment_state(s), load_segment_rig(s).length);
+        if (++i == chain.segment_count) {
+            break;
+        }
     }
 }
 
@@ -424,7 +436,7 @@ void main() {
         uint batch = range.begin;
         uint count = range.end > batch && !frozen ? min(uint(FUSED_SUBSTEPS), range.end - batch) : 0u;
 #else
-    for (uint batch = range.begin; batch < range.end; batch += uint(FUSED_SUBSTEPS)) {
+    for (uint batch = range.begin; batch < range.end;) {  // tested at its end too (common.glsl, "Loops")
         uint count = min(uint(FUSED_SUBSTEPS), range.end - batch);
 #endif
         // (loops of a constant trip count, unrolled, the arrays' indices constants)
@@ -452,7 +464,7 @@ void main() {
             }
             walk = begin_output(chain, cs, target);
         }
-        for (uint i = 0u; i < chain.segment_count; ++i) {
+        for (uint i = 0u; i < chain.segment_count;) {  // tested at its end too (common.glsl, "Loops")
             uint s = chain.first_segment + i;
             AngleSegmentRig rig = load_segment_rig(s);
             AngleSegmentState st = load_segment_state(s);
@@ -491,7 +503,16 @@ void main() {
                 output_segment(walk, chain, i, st, rig.length);
             }
             store_segment_state(s, st);
+            if (++i == chain.segment_count) {
+                break;
+            }
         }
+#if !ONE_BATCH
+        batch += uint(FUSED_SUBSTEPS);
+        if (batch >= range.end) {
+            break;
+        }
+#endif
     }
     store_chain_state(c, cs);
 #if !ONE_BATCH

@@ -11,6 +11,15 @@ float wrap_angle(float a) {
     return a - TWO_PI * floor((a + PI) * INV_TWO_PI);
 }
 
+// Loops. Mesa's llvmpipe runs a loop with its lanes under a mask: a `for` tests at its top,
+// and where the last lane leaves there it runs the body once more with every lane masked off
+// before it sees that none is left (a loop that no lane enters runs its body once). A loop
+// that also tests at its end, `for (i = 0; i < n;) { ...; if (++i == n) break; }`, leaves as
+// the last lane does: its body runs as many times as the most any lane needs, and not at all
+// where no lane enters it (docs/PERFORMANCE.md, "Loops tested at their end"). The walks of a
+// chain's segments and the loops over substeps are written so; loops of a constant trip count
+// are unrolled and need nothing. The same operations in the same order either way.
+
 // Teleport flag per chain (per frame, SPEC section 5): bits 0-1 the mode (none, snap onto the
 // targets, or carry the chain's shape across the jump); TELEPORT_MOVING: the body is already
 // moving (no kick: SPEC 5); TELEPORT_MIRROR: angle chains reflected about the vertical

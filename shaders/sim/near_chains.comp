@@ -41,12 +41,15 @@ void list_near(uint c) {
 void keep_near(uint c) {
     chain_state[c] = near_chain_state[c];
     PointChainRig chain = chain_rig[c];
-    for (uint i = 0u; i < chain.segment_count; ++i) {
+    for (uint i = 0u; i < chain.segment_count;) {  // tested at its end too (common.glsl, "Loops")
         uint s = chain.first_segment + i;
         segment_state_words[4u * s] = near_segment_state_words[4u * s];
         segment_state_words[4u * s + 1u] = near_segment_state_words[4u * s + 1u];
         segment_state_words[4u * s + 2u] = near_segment_state_words[4u * s + 2u];
         segment_state_words[4u * s + 3u] = near_segment_state_words[4u * s + 3u];
+        if (++i == chain.segment_count) {
+            break;
+        }
     }
 }
 

@@ -162,7 +162,7 @@ bool walk_batches(PointChainRig chain, dvec3 anchor, SubstepRange range, uint fi
         uint batch = range.begin;
         uint count = range.end > batch && !frozen ? min(uint(FUSED_SUBSTEPS), range.end - batch) : 0u;
 #else
-    for (uint batch = range.begin; batch < range.end; batch += uint(FUSED_SUBSTEPS)) {
+    for (uint batch = range.begin; batch < range.end;) {  // tested at its end too (common.glsl, "Loops")
         uint count = min(uint(FUSED_SUBSTEPS), range.end - batch);
 #endif
         for (uint k = 0u; k < uint(FUSED_SUBSTEPS); ++k) {  // constant trip counts: the arrays stay in registers
@@ -193,7 +193,7 @@ bool walk_batches(PointChainRig chain, dvec3 anchor, SubstepRange range, uint fi
             walk = begin_output(chain, anchor);
             finished = true;
         }
-        for (uint i = 0u; i < chain.segment_count; ++i) {
+        for (uint i = 0u; i < chain.segment_count;) {  // tested at its end too (common.glsl, "Loops")
             uint s = chain.first_segment + i;
             PointSegmentRig rig = segment_rig[s];
             PointSegmentState st = load_segment_state(s);
@@ -236,6 +236,9 @@ bool walk_batches(PointChainRig chain, dvec3 anchor, SubstepRange range, uint fi
                 output_segment(walk, chain, i, s, rig, offset, rotation, anchor, st);
             }
             store_segment_state(s, st);  // whole: llvmpipe would store both sides of an if
+            if (++i == chain.segment_count) {
+                break;
+            }
         }
 #if NEAR_FAR == 1
         reach += largest_radius;
@@ -243,7 +246,7 @@ bool walk_batches(PointChainRig chain, dvec3 anchor, SubstepRange range, uint fi
             contact_near = contact_near || box_near(output_box);
         }
         // a loop that is not unrolled: one copy of the colliders' placement (compile time)
-        for (uint j = 0u; j < count; ++j) {
+        for (uint j = 0u; j < count;) {  // tested at its end too (common.glsl, "Loops")
             SubstepMotion m = motion[0];
             ContactBox box = boxes[0];
             for (uint k = 1u; k < uint(FUSED_SUBSTEPS); ++k) {
@@ -254,6 +257,15 @@ bool walk_batches(PointChainRig chain, dvec3 anchor, SubstepRange range, uint fi
             }
             contact_near = contact_near || near_in_substep(chain, anchor, first_alpha, batch + j, m.pivot, m.moved, box,
                                                            reach, smallest_radius);
+            if (++j == count) {
+                break;
+            }
+        }
+#endif
+#if !ONE_BATCH
+        batch += uint(FUSED_SUBSTEPS);
+        if (batch >= range.end) {
+            break;
         }
 #endif
     }
@@ -280,7 +292,7 @@ void walk_substeps(PointChainRig chain, dvec3 anchor, SubstepRange range, uint f
     uint k = 1u;
     bool counted = false;  // whether substep j's sub-steps are counted
     float alpha_start, alpha_end, collider_begin, collider_end;
-    while (j < range.end) {
+    while (j < range.end) {  // tested at its end too (common.glsl, "Loops")
         if (!counted) {
             substep_fractions(first_alpha, j, alpha_start, alpha_end, collider_begin, collider_end);
         }
@@ -318,11 +330,14 @@ void walk_substeps(PointChainRig chain, dvec3 anchor, SubstepRange range, uint f
                                      prev_pivot_velocity);
         contact.carriage = m.carry;
         ParentStep parent = pivot_parent(m);
-        for (uint i = 0u; i < chain.segment_count; ++i) {
+        for (uint i = 0u; i < chain.segment_count;) {  // tested at its end too (common.glsl, "Loops")
             uint s = chain.first_segment + i;
             PointSegmentState st = load_segment_state(s);
             step_segment(s, i, segment_rig[s], target_offset(s), m, contact, st, parent);
             store_segment_state(s, st);  // whole: what the step left alone as it was
+            if (++i == chain.segment_count) {
+                break;
+            }
         }
         ++sub;
         if (sub == k) {  // the substep's last sub-step: on to the next substep
@@ -333,6 +348,9 @@ void walk_substeps(PointChainRig chain, dvec3 anchor, SubstepRange range, uint f
             sub = 0u;
             k = 1u;
             counted = false;
+            if (j == range.end) {
+                break;
+            }
         }
     }
 }

@@ -129,7 +129,7 @@ void write_output(PointChainRig chain, dvec3 anchor, bool ends_path, float alpha
         end_pivot_path(w);
     }
     OutputWalk walk = begin_output(chain, anchor);
-    for (uint i = 0u; i < chain.segment_count; ++i) {
+    for (uint i = 0u; i < chain.segment_count;) {  // tested at its end too (common.glsl, "Loops")
         uint s = chain.first_segment + i;
         PointSegmentState st = load_segment_state(s);
         vec3 offset = target_offset(s);
@@ -139,6 +139,9 @@ void write_output(PointChainRig chain, dvec3 anchor, bool ends_path, float alpha
         }
         output_segment(walk, chain, i, s, segment_rig[s], offset, rotation, anchor, st);
         store_segment_state(s, st);  // whole: its position, velocity and target as they were
+        if (++i == chain.segment_count) {
+            break;
+        }
     }
 #if NEAR_FAR == 1
     contact_near = contact_near || box_near(output_box);  // the colliders begin_output placed

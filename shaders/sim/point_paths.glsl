@@ -20,11 +20,14 @@ void start_moving_segment(vec3 offset, float inv_span, inout PointSegmentState s
 }
 
 void start_moving_segments(PointChainRig chain, float inv_span) {
-    for (uint i = 0u; i < chain.segment_count; ++i) {
+    for (uint i = 0u; i < chain.segment_count;) {  // tested at its end too (common.glsl, "Loops")
         uint s = chain.first_segment + i;
         PointSegmentState st = load_segment_state(s);
         start_moving_segment(target_offset(s), inv_span, st);
         store_segment_state(s, st);
+        if (++i == chain.segment_count) {
+            break;
+        }
     }
 }
 
@@ -44,11 +47,14 @@ void resume_segment(float shift, inout PointSegmentState st) {
 }
 
 void resume_segments(PointChainRig chain, float shift) {
-    for (uint i = 0u; i < chain.segment_count; ++i) {
+    for (uint i = 0u; i < chain.segment_count;) {  // tested at its end too (common.glsl, "Loops")
         uint s = chain.first_segment + i;
         PointSegmentState st = load_segment_state(s);
         resume_segment(shift, st);
         store_segment_state(s, st);
+        if (++i == chain.segment_count) {
+            break;
+        }
     }
 }
 

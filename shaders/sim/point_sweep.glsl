@@ -151,8 +151,11 @@ void chain_reach(PointChainRig chain, out float reach, out float smallest_radius
     reach = 0.0;
     smallest_radius = 0.0;
     float largest_radius = 0.0;
-    for (uint i = 0u; i < chain.segment_count; ++i) {
+    for (uint i = 0u; i < chain.segment_count;) {  // tested at its end too (common.glsl, "Loops")
         reach_segment(i, segment_rig[chain.first_segment + i], reach, largest_radius, smallest_radius);
+        if (++i == chain.segment_count) {
+            break;
+        }
     }
     reach += largest_radius;
 }

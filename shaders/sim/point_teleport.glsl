@@ -107,20 +107,26 @@ void teleport_segment(SegmentJump jump, vec3 offset, vec4 rotation, inout PointS
 // keep_shape's segment parts in a walk of their own (its rotations are too much code to run,
 // masked, in every walk of the segments).
 void keep_shape_segments(PointChainRig chain, SegmentJump jump) {
-    for (uint i = 0u; i < chain.segment_count; ++i) {
+    for (uint i = 0u; i < chain.segment_count;) {  // tested at its end too (common.glsl, "Loops")
         uint s = chain.first_segment + i;
         PointSegmentState st = load_segment_state(s);
         keep_shape_segment(jump.turn, joint_rotation(s), st);
         store_segment_state(s, st);
+        if (++i == chain.segment_count) {
+            break;
+        }
     }
 }
 
 // SPEC section 5: the segments' parts of a teleport in a walk of their own.
 void teleport_segments(PointChainRig chain, SegmentJump jump) {
-    for (uint i = 0u; i < chain.segment_count; ++i) {
+    for (uint i = 0u; i < chain.segment_count;) {  // tested at its end too (common.glsl, "Loops")
         uint s = chain.first_segment + i;
         PointSegmentState st = load_segment_state(s);
         teleport_segment(jump, target_offset(s), joint_rotation(s), st);
         store_segment_state(s, st);  // whole: what the teleport left alone as it was
+        if (++i == chain.segment_count) {
+            break;
+        }
     }
 }
