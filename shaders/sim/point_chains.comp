@@ -279,8 +279,9 @@ bool walk_batches(PointChainRig chain, dvec3 anchor, SubstepRange range, uint fi
 // places the colliders: a second copy of that double-precision code doubled the kernel's
 // compile time on llvmpipe.)
 // One loop goes through every sub-step of every substep: llvmpipe runs a loop's body once more
-// than the loop goes round, so a loop of sub-steps inside a loop of substeps ran the walk
-// (substeps + 1) x (sub-steps + 1) times, 6 where a frame of 2 substeps needs 2.
+// than the loop goes round where it tests only at its top (common.glsl, "Loops"), and a loop
+// of sub-steps inside a loop of substeps so tested ran the walk (substeps + 1) x (sub-steps + 1)
+// times, 6 where a frame of 2 substeps needs 2.
 void walk_substeps(PointChainRig chain, dvec3 anchor, SubstepRange range, uint first_alpha, bool moving,
                    inout vec3 pivot_velocity, inout vec3 prev_pivot_velocity) {
     float reach, smallest_radius;  // SPEC 9, contact sub-steps

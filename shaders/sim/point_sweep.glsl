@@ -136,8 +136,9 @@ void sweep_segment(Contact ct, vec3 base_start, vec3 start, vec3 base, inout vec
 }
 
 // One segment of chain_reach's walk, root to tip (i: its index in the chain): its rest length
-// added to `reach`, its particle radius to the largest and smallest so far (the far pass calls
-// it from the walk it runs anyway, walk_batches).
+// added to `reach`, its particle radius to the largest and smallest so far, each starting
+// afresh at the root (the far pass calls it from the walk it runs anyway, walk_batches, which
+// walks the chain once per batch).
 void reach_segment(uint i, PointSegmentRig rig, inout float reach, inout float largest_radius,
                    inout float smallest_radius) {
     reach = i == 0u ? rig.rest_length : reach + rig.rest_length;

@@ -28,7 +28,7 @@ FAR_BATCHES = FUSED_BATCHES[:1]
 def far_switches(switches: dict, substeps: int) -> dict:
     """The far pass's switches (NEAR_FAR 1) for a frame's of ``substeps``: batches of
     :data:`FAR_BATCHES`, in one batch where the frame's fit (:func:`batch_switches`)."""
-    return {**switches, "NEAR_FAR": 1, **batch_switches(FAR_BATCHES[0], substeps)}
+    return {**switches, "NEAR_FAR": 1, **batch_switches(fused_substeps(substeps, FAR_BATCHES), substeps)}
 
 
 def near_switches(switches: dict) -> dict:

@@ -86,9 +86,10 @@ class KernelVariants:
 FUSED_BATCHES = (2, 4, 8)
 
 
-def fused_substeps(substeps: int) -> int:
-    """The smallest of :data:`FUSED_BATCHES` that holds ``substeps``, else the largest."""
-    return next((size for size in FUSED_BATCHES if substeps <= size), FUSED_BATCHES[-1])
+def fused_substeps(substeps: int, batches: tuple = FUSED_BATCHES) -> int:
+    """The smallest of the batch sizes ``batches`` (ascending; :data:`FUSED_BATCHES` unless
+    given) that holds ``substeps``, else the largest."""
+    return next((size for size in batches if substeps <= size), batches[-1])
 
 
 def option_switches(options: int) -> dict:
@@ -118,8 +119,7 @@ def each_batch(switches: dict, most_substeps: int, batches: tuple = FUSED_BATCHE
     8 in a loop too; ``(2,)``, the far pass's, 2 in one batch and, past 2, in a loop. For
     ``likely_switches``."""
     most = max(most_substeps, 1)
-    largest = batches[-1]
-    fits = next((size for size in batches if most <= size), largest)
+    fits, largest = fused_substeps(most, batches), batches[-1]
     return [{**switches, **batch_switches(batch, batch)} for batch in batches if batch <= fits] \
         + ([{**switches, **batch_switches(largest, most)}] if most > largest else [])
 
