@@ -248,6 +248,16 @@ POINT_BINDINGS = {"params": 0, "chain_rig": 1, "segment_rig": 2, "chain_state": 
 #: The angle segments' rig (binding 2 before) is read there in every substep (docs/PERFORMANCE.md).
 ANGLE_TEXTURES = {"segment_rig": 0}
 
+#: Storage buffers a kernel reads through a read-only image view of their memory
+#: (:mod:`gpu_jiggle.gl.buffer_image`; ``BUFFER_IMAGES`` in ``shaders/sim/buffer_views.glsl``)
+#: → (image unit, image format): ``layout(FORMAT, binding = UNIT) uniform uimageBuffer
+#: NAME_view`` in angle_common.glsl and point_common.glsl.
+ANGLE_VIEWS = {"segment_state": (0, "rgba32ui"), "local_angle": (1, "r32ui"), "chain_rig": (2, "rgba32ui"),
+               "chain_state": (3, "rgba32ui"), "chain_target": (4, "rgba32ui")}
+POINT_VIEWS = {"segment_state": (0, "rgba32ui"), "segment_rig": (1, "rgba32ui"), "joint_rotation": (2, "rgba32ui"),
+               "joint_offset": (3, "r32ui"), "chain_rig": (4, "rgba32ui"), "chain_target": (5, "rg32ui"),
+               "chain_control": (6, "rg32ui"), "chain_state": (7, "rgba32ui")}
+
 #: Struct name in GLSL → dtype, per shared GLSL file, for the layout test.
 COMMON_GLSL_STRUCTS = {"Schedule": SCHEDULE, "ExactStep": EXACT_STEP}
 ANGLE_GLSL_STRUCTS = {

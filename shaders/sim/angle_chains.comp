@@ -8,6 +8,7 @@
 // end_path (end_segment_path), write_output (begin_output, output_segment).
 #define LOCAL_SIZE 64
 #define WORDS_AS_DOUBLES 0  // 1: the 64-bit words as doubles (words64.glsl)
+#define BUFFER_IMAGES 0  // 1: some buffers read through image views of them (buffer_views.glsl)
 // Feature switches (gpu_jiggle/sim/backends/gpu_angle.py compiles a variant per frame's needs): a
 // switch at 0 leaves the feature's code out, for frames that cannot use it (no exact
 // integrator, no wind); the results are the same bits. Mesa's llvmpipe runs both sides of a
@@ -31,6 +32,7 @@ layout(local_size_x = LOCAL_SIZE) in;
 
 #include "common.glsl"
 #include "words64.glsl"
+#include "buffer_views.glsl"
 #include "dispatch.glsl"
 #include "record_texture.glsl"
 #include "angle_common.glsl"
@@ -134,12 +136,13 @@ void teleport_segments(AngleChainRig chain, SegmentJump jump) {
     for (uint i = 0u; i < chain.segment_count;) {  // tested at its end too (common.glsl, "Loops")
         uint s = chain.first_segment + i;
         AngleSegmentState st = load_segment_state(s);
-        teleport_segment(jump, local_angle[s], st);
+        teleport_segment(jump, local_target_angle(s), st);
         store_segment_state(s, st);
         if (++i == chain.segment_count) {
             break;
         }
     }
+    WROTE_VIEWED();  // the walk's stores seen by a later read through a view (buffer_views.glsl)
 }
 
 // SPEC 5, moving: the path starts at the speed it is seen to have (m0 = m1), over the chain's
@@ -161,12 +164,13 @@ void start_moving_segments(AngleChainRig chain, float inv_span) {
     for (uint i = 0u; i < chain.segment_count;) {  // tested at its end too (common.glsl, "Loops")
         uint s = chain.first_segment + i;
         AngleSegmentState st = load_segment_state(s);
-        start_moving_segment(local_angle[s], inv_span, st);
+        start_moving_segment(local_target_angle(s), inv_span, st);
         store_segment_state(s, st);
         if (++i == chain.segment_count) {
             break;
         }
     }
+    WROTE_VIEWED();  // the walk's stores seen by a later read through a view (buffer_views.glsl)
 }
 
 // SPEC 2, "Levels of detail": the paths, which start at the chain's own last substep (its
@@ -195,6 +199,7 @@ void resume_segments(AngleChainRig chain, float shift) {
             break;
         }
     }
+    WROTE_VIEWED();  // the walk's stores seen by a later read through a view (buffer_views.glsl)
 }
 
 // SPEC section 3, step 1. Returns the root acceleration A; sets P (root_position) and Θ.
@@ -468,7 +473,7 @@ void main() {
             uint s = chain.first_segment + i;
             AngleSegmentRig rig = load_segment_rig(s);
             AngleSegmentState st = load_segment_state(s);
-            float local_target = local_angle[s];
+            float local_target = local_target_angle(s);
 #if ONE_BATCH
             if (range.first) {  // this segment's part of the chain's first-frame work, as above
                 teleport_segment(jump, local_target, st);
@@ -507,6 +512,7 @@ void main() {
                 break;
             }
         }
+        WROTE_VIEWED();  // the walk's stores seen by a later read through a view (buffer_views.glsl)
 #if !ONE_BATCH
         batch += uint(FUSED_SUBSTEPS);
         if (batch >= range.end) {

@@ -106,8 +106,8 @@ struct AngleSegmentOutput {
 // lets a GPU flush). The layout is the structs' own.
 layout(std430, binding = 0) readonly buffer FrameBuffer { AngleFrameParams params; float alphas[]; };
 layout(std430, binding = 1) readonly buffer ChainRigBuffer { uvec4 chain_rig_words[]; };
-layout(std430, binding = 3) buffer ChainStateBuffer { uvec4 chain_state_words[]; };
-layout(std430, binding = 4) buffer SegmentStateBuffer { word64x4 segment_state_words[]; };
+layout(std430, binding = 3) coherent buffer ChainStateBuffer { uvec4 chain_state_words[]; };
+layout(std430, binding = 4) coherent buffer SegmentStateBuffer { word64x4 segment_state_words[]; };
 layout(std430, binding = 5) readonly buffer ChainTargetBuffer { uvec4 chain_target_words[]; };
 layout(std430, binding = 6) readonly buffer LocalAngleBuffer { float local_angle[]; };
 layout(std430, binding = 7) writeonly buffer JointOutputBuffer { word64x2 joint_output_words[]; };
@@ -125,11 +125,43 @@ AngleSegmentRig load_segment_rig(uint s) {
     return AngleSegmentRig(a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w);
 }
 
+#if BUFFER_IMAGES
+// The same buffers' read-only image views (buffer_views.glsl; units ANGLE_VIEWS in
+// gpu_jiggle/sim/layouts.py): the segment state (2 texels a segment), the local angles
+// (r32ui), the chain rig (2 texels a chain), the chain state (3) and the chain targets (2).
+layout(rgba32ui, binding = 0) coherent readonly uniform uimageBuffer segment_state_view;
+layout(r32ui, binding = 1) readonly uniform uimageBuffer local_angle_view;
+layout(rgba32ui, binding = 2) readonly uniform uimageBuffer chain_rig_view;
+layout(rgba32ui, binding = 3) coherent readonly uniform uimageBuffer chain_state_view;
+layout(rgba32ui, binding = 4) readonly uniform uimageBuffer chain_target_view;
+#define CHAIN_RIG_WORDS(t) VIEW_UVEC4(chain_rig_view, t)
+#define CHAIN_STATE_WORDS(t) VIEW_UVEC4(chain_state_view, t)
+#define CHAIN_TARGET_WORDS(t) VIEW_UVEC4(chain_target_view, t)
+#else
+#define CHAIN_RIG_WORDS(t) chain_rig_words[t]
+#define CHAIN_STATE_WORDS(t) chain_state_words[t]
+#define CHAIN_TARGET_WORDS(t) chain_target_words[t]
+#endif
+
 AngleSegmentState load_segment_state(uint s) {
+#if BUFFER_IMAGES
+    vec4 a = VIEW_VEC4(segment_state_view, 2u * s);
+    vec4 b = VIEW_VEC4(segment_state_view, 2u * s + 1u);
+#else
     word64x4 w = segment_state_words[s];
     vec4 a = words_vec4(w.x, w.y);
     vec4 b = words_vec4(w.z, w.w);
+#endif
     return AngleSegmentState(a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w);
+}
+
+// Segment s's local angle target in this frame's pose.
+float local_target_angle(uint s) {
+#if BUFFER_IMAGES
+    return VIEW_FLOAT(local_angle_view, s);
+#else
+    return local_angle[s];
+#endif
 }
 
 void store_segment_state(uint s, AngleSegmentState st) {
@@ -138,9 +170,9 @@ void store_segment_state(uint s, AngleSegmentState st) {
 }
 
 AngleChainState load_chain_state(uint c) {
-    vec4 a = uintBitsToFloat(chain_state_words[3u * c]);
-    vec4 b = uintBitsToFloat(chain_state_words[3u * c + 1u]);
-    uvec4 d = chain_state_words[3u * c + 2u];
+    vec4 a = uintBitsToFloat(CHAIN_STATE_WORDS(3u * c));
+    vec4 b = uintBitsToFloat(CHAIN_STATE_WORDS(3u * c + 1u));
+    uvec4 d = CHAIN_STATE_WORDS(3u * c + 2u);
     return AngleChainState(a.xy, a.zw, b.xy, b.zw, uintBitsToFloat(d.x), uintBitsToFloat(d.y), d.z, uintBitsToFloat(d.w));
 }
 
@@ -152,14 +184,14 @@ void store_chain_state(uint c, AngleChainState cs) {
 }
 
 AngleChainRig load_chain_rig(uint c) {
-    uvec4 a = chain_rig_words[2u * c];
-    vec4 b = uintBitsToFloat(chain_rig_words[2u * c + 1u]);
+    uvec4 a = CHAIN_RIG_WORDS(2u * c);
+    vec4 b = uintBitsToFloat(CHAIN_RIG_WORDS(2u * c + 1u));
     return AngleChainRig(a.x, a.y, a.z, a.w, b.xy, b.z, b.w);
 }
 
 AngleChainTarget load_chain_target(uint c) {
-    uvec4 a = chain_target_words[2u * c];
-    uvec4 b = chain_target_words[2u * c + 1u];
+    uvec4 a = CHAIN_TARGET_WORDS(2u * c);
+    uvec4 b = CHAIN_TARGET_WORDS(2u * c + 1u);
     return AngleChainTarget(uintBitsToFloat(a.xy), uintBitsToFloat(a.z), a.w, b.x, uintBitsToFloat(b.y), uintBitsToFloat(b.zw));
 }
 

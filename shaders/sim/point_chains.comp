@@ -11,6 +11,7 @@
 // output's walk), write_output.
 #define LOCAL_SIZE 64
 #define WORDS_AS_DOUBLES 0  // 1: the 64-bit words as doubles (words64.glsl)
+#define BUFFER_IMAGES 0  // 1: some buffers read through image views of them (buffer_views.glsl)
 // Feature switches (gpu_jiggle/sim/backends/gpu_point.py compiles a variant for what the chain set
 // and the frame use): a switch at 0 leaves the feature's code out, for frames that cannot use
 // it (no collider that keeps particles inside, no exact integrator, no wind, no segment with
@@ -54,6 +55,7 @@ layout(local_size_x = LOCAL_SIZE) in;
 
 #include "common.glsl"
 #include "words64.glsl"
+#include "buffer_views.glsl"
 #include "dispatch.glsl"
 #include "point_common.glsl"
 #if NEAR_FAR == 2
@@ -195,7 +197,7 @@ bool walk_batches(PointChainRig chain, dvec3 anchor, SubstepRange range, uint fi
         }
         for (uint i = 0u; i < chain.segment_count;) {  // tested at its end too (common.glsl, "Loops")
             uint s = chain.first_segment + i;
-            PointSegmentRig rig = segment_rig[s];
+            PointSegmentRig rig = load_segment_rig(s);
             PointSegmentState st = load_segment_state(s);
             vec3 offset = target_offset(s);
 #if NEAR_FAR == 1
@@ -240,6 +242,7 @@ bool walk_batches(PointChainRig chain, dvec3 anchor, SubstepRange range, uint fi
                 break;
             }
         }
+        WROTE_VIEWED();  // the walk's stores seen by a later read through a view (buffer_views.glsl)
 #if NEAR_FAR == 1
         reach += largest_radius;
         if (finishing) {  // the colliders begin_output placed, before the substeps' are
@@ -334,12 +337,13 @@ void walk_substeps(PointChainRig chain, dvec3 anchor, SubstepRange range, uint f
         for (uint i = 0u; i < chain.segment_count;) {  // tested at its end too (common.glsl, "Loops")
             uint s = chain.first_segment + i;
             PointSegmentState st = load_segment_state(s);
-            step_segment(s, i, segment_rig[s], target_offset(s), m, contact, st, parent);
+            step_segment(s, i, load_segment_rig(s), target_offset(s), m, contact, st, parent);
             store_segment_state(s, st);  // whole: what the step left alone as it was
             if (++i == chain.segment_count) {
                 break;
             }
         }
+        WROTE_VIEWED();  // the walk's stores seen by a later read through a view (buffer_views.glsl)
         ++sub;
         if (sub == k) {  // the substep's last sub-step: on to the next substep
             sch.substep = h;
@@ -359,9 +363,9 @@ void walk_substeps(PointChainRig chain, dvec3 anchor, SubstepRange range, uint f
 
 // One frame of chain c (its dispatch's range of substeps).
 void step_chain(uint c) {
-    PointChainRig chain = chain_rig[c];
-    PointChainTarget target = chain_target[c];
-    PointChainControl control = chain_control[c];
+    PointChainRig chain = load_chain_rig(c);
+    PointChainTarget target = load_chain_target(c);
+    PointChainControl control = load_chain_control(c);
     sch = control.lod == LOD_HALF ? params.half_rate : params.full_rate;
     target_path = frame_path_kind(params.options);
     relative_damping = frame_relative_damping(params.options);

@@ -196,12 +196,12 @@ layout(std430, binding = 2) readonly buffer SegmentRigBuffer { PointSegmentRig s
 // load_chain_state and store_chain_state: Mesa's llvmpipe moves a vector per invocation at
 // once but each field of a struct apart (docs/PERFORMANCE.md); uints, so that no flag passes
 // through a float.
-layout(std430, binding = 3) buffer ChainStateBuffer { uvec4 chain_state_words[]; };
+layout(std430, binding = 3) coherent buffer ChainStateBuffer { uvec4 chain_state_words[]; };
 // The buffers a frame reads or writes per segment, as 64-bit words (words64.glsl; include it
 // first), through the load_/store_ functions below: the segment state (a record four
 // word64x4s), the outputs, the exact steps and the joint rotations. The layout is the structs'
 // own.
-layout(std430, binding = 4) buffer SegmentStateBuffer { word64x4 segment_state_words[]; };
+layout(std430, binding = 4) coherent buffer SegmentStateBuffer { word64x4 segment_state_words[]; };
 layout(std430, binding = 5) readonly buffer ChainTargetBuffer { PointChainTarget chain_target[]; };
 layout(std430, binding = 6) readonly buffer JointOffsetBuffer { float joint_offset[]; };  // xyz per segment
 layout(std430, binding = 7) writeonly buffer JointOutputBuffer { word64x4 joint_output_words[]; };
@@ -216,11 +216,75 @@ layout(std430, binding = 14) writeonly buffer ChainOutputBuffer { PointChainOutp
 #endif
 layout(std430, binding = 15) readonly buffer ChainControlBuffer { PointChainControl chain_control[]; };
 
+#if BUFFER_IMAGES
+// The same buffers' read-only image views (buffer_views.glsl; units POINT_VIEWS in
+// gpu_jiggle/sim/layouts.py): the segment state (8 texels a segment), its rig (4), the joint
+// rotations (1) and the target offsets (r32ui, 3 a segment); the chain rig (3 texels a
+// chain), the chain targets (rg32ui, 5), the chain controls (rg32ui, 1) and the chain state (5).
+layout(rgba32ui, binding = 0) coherent readonly uniform uimageBuffer segment_state_view;
+layout(rgba32ui, binding = 1) readonly uniform uimageBuffer segment_rig_view;
+layout(rgba32ui, binding = 2) readonly uniform uimageBuffer joint_rotation_view;
+layout(r32ui, binding = 3) readonly uniform uimageBuffer joint_offset_view;
+layout(rgba32ui, binding = 4) readonly uniform uimageBuffer chain_rig_view;
+layout(rg32ui, binding = 5) readonly uniform uimageBuffer chain_target_view;
+layout(rg32ui, binding = 6) readonly uniform uimageBuffer chain_control_view;
+layout(rgba32ui, binding = 7) coherent readonly uniform uimageBuffer chain_state_view;
+#define CHAIN_STATE_WORDS(t) VIEW_UVEC4(chain_state_view, t)
+#else
+#define CHAIN_STATE_WORDS(t) chain_state_words[t]
+#endif
+
+// Chain c's rig, its targets this frame and its control record.
+PointChainRig load_chain_rig(uint c) {
+#if BUFFER_IMAGES
+    uvec4 a = VIEW_UVEC4(chain_rig_view, 3u * c);
+    vec4 b = VIEW_VEC4(chain_rig_view, 3u * c + 1u);
+    return PointChainRig(a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w, VIEW_VEC4(chain_rig_view, 3u * c + 2u));
+#else
+    return chain_rig[c];
+#endif
+}
+
+PointChainTarget load_chain_target(uint c) {
+#if BUFFER_IMAGES
+    uvec2 x = VIEW_UVEC4(chain_target_view, 5u * c).xy;
+    uvec2 y = VIEW_UVEC4(chain_target_view, 5u * c + 1u).xy;
+    uvec2 z = VIEW_UVEC4(chain_target_view, 5u * c + 2u).xy;
+    vec2 shift_xy = uintBitsToFloat(VIEW_UVEC4(chain_target_view, 5u * c + 3u).xy);
+    vec2 shift_z_phase = uintBitsToFloat(VIEW_UVEC4(chain_target_view, 5u * c + 4u).xy);
+    return PointChainTarget(double[3](packDouble2x32(x), packDouble2x32(y), packDouble2x32(z)),
+                            float[3](shift_xy.x, shift_xy.y, shift_z_phase.x), shift_z_phase.y);
+#else
+    return chain_target[c];
+#endif
+}
+
+PointChainControl load_chain_control(uint c) {
+#if BUFFER_IMAGES
+    uvec2 w = VIEW_UVEC4(chain_control_view, c).xy;
+    return PointChainControl(w.x, w.y);
+#else
+    return chain_control[c];
+#endif
+}
+
+// Segment s's rig.
+PointSegmentRig load_segment_rig(uint s) {
+#if BUFFER_IMAGES
+    vec4 a = VIEW_VEC4(segment_rig_view, 4u * s);
+    vec4 b = VIEW_VEC4(segment_rig_view, 4u * s + 1u);
+    return PointSegmentRig(a.x, a.y, a.z, a.w, b.x, b.y, floatBitsToUint(b.z), b.w, VIEW_VEC4(segment_rig_view, 4u * s + 2u),
+                           VIEW_VEC4(segment_rig_view, 4u * s + 3u));
+#else
+    return segment_rig[s];
+#endif
+}
+
 PointChainState load_chain_state(uint c) {
-    uvec4 flags = chain_state_words[5u * c + 4u];
-    return PointChainState(uintBitsToFloat(chain_state_words[5u * c]), uintBitsToFloat(chain_state_words[5u * c + 1u]),
-                           uintBitsToFloat(chain_state_words[5u * c + 2u]),
-                           uintBitsToFloat(chain_state_words[5u * c + 3u]), flags.x, uintBitsToFloat(flags.y), flags.z,
+    uvec4 flags = CHAIN_STATE_WORDS(5u * c + 4u);
+    return PointChainState(uintBitsToFloat(CHAIN_STATE_WORDS(5u * c)), uintBitsToFloat(CHAIN_STATE_WORDS(5u * c + 1u)),
+                           uintBitsToFloat(CHAIN_STATE_WORDS(5u * c + 2u)),
+                           uintBitsToFloat(CHAIN_STATE_WORDS(5u * c + 3u)), flags.x, uintBitsToFloat(flags.y), flags.z,
                            flags.w);
 }
 
@@ -232,13 +296,27 @@ void store_chain_state(uint c, PointChainState cs) {
     chain_state_words[5u * c + 4u] = uvec4(cs.flags, floatBitsToUint(cs.path_lag), cs.contact_near, cs.pad2);
 }
 
+// Through the view only in the kernels that read a segment's state once a dispatch (the batch's
+// walk of a frame of one batch: frames without colliders, the far pass). Where a kernel reads
+// it again after writing it (one substep at a time, loops of batches) the view changed the last
+// bit of some outputs against the same kernel reading the buffer (measured: every byte of the
+// state the same, so no stale read, but the compiled arithmetic differs), and the variants
+// must give the same bits (docs/SPEC.md section 9).
 PointSegmentState load_segment_state(uint s) {
+#if BUFFER_IMAGES && SEGMENT_MAJOR && ONE_BATCH
+    uint t = 8u * s;
+    return PointSegmentState(VIEW_VEC4(segment_state_view, t), VIEW_VEC4(segment_state_view, t + 1u),
+                             VIEW_VEC4(segment_state_view, t + 2u), VIEW_VEC4(segment_state_view, t + 3u),
+                             VIEW_VEC4(segment_state_view, t + 4u), VIEW_VEC4(segment_state_view, t + 5u),
+                             VIEW_VEC4(segment_state_view, t + 6u), VIEW_VEC4(segment_state_view, t + 7u));
+#else
     word64x4 a = segment_state_words[4u * s];
     word64x4 b = segment_state_words[4u * s + 1u];
     word64x4 c = segment_state_words[4u * s + 2u];
     word64x4 d = segment_state_words[4u * s + 3u];
     return PointSegmentState(words_vec4(a.x, a.y), words_vec4(a.z, a.w), words_vec4(b.x, b.y), words_vec4(b.z, b.w),
                              words_vec4(c.x, c.y), words_vec4(c.z, c.w), words_vec4(d.x, d.y), words_vec4(d.z, d.w));
+#endif
 }
 
 void store_segment_state(uint s, PointSegmentState st) {
@@ -266,12 +344,21 @@ ExactStep load_exact_step(uint i) {
 
 // Segment s's base joint rotation (x, y, z, w, world) in this frame's pose.
 vec4 joint_rotation(uint s) {
+#if BUFFER_IMAGES
+    return VIEW_VEC4(joint_rotation_view, s);
+#else
     word64x2 w = joint_rotation_words[s];
     return words_vec4(w.x, w.y);
+#endif
 }
 
 // Segment s's tip target offset from its chain's pivot in this frame's pose.
 vec3 target_offset(uint s) {
+#if BUFFER_IMAGES
+    return vec3(VIEW_FLOAT(joint_offset_view, 3u * s), VIEW_FLOAT(joint_offset_view, 3u * s + 1u),
+                VIEW_FLOAT(joint_offset_view, 3u * s + 2u));
+#else
     return vec3(joint_offset[3u * s], joint_offset[3u * s + 1u], joint_offset[3u * s + 2u]);
+#endif
 }
 #endif

@@ -143,6 +143,7 @@ void write_output(PointChainRig chain, dvec3 anchor, bool ends_path, float alpha
             break;
         }
     }
+    WROTE_VIEWED();  // the walk's stores seen by a later read through a view (buffer_views.glsl)
 #if NEAR_FAR == 1
     contact_near = contact_near || box_near(output_box);  // the colliders begin_output placed
 #endif

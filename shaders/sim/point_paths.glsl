@@ -29,6 +29,7 @@ void start_moving_segments(PointChainRig chain, float inv_span) {
             break;
         }
     }
+    WROTE_VIEWED();  // the walk's stores seen by a later read through a view (buffer_views.glsl)
 }
 
 // SPEC 2, "Levels of detail": the paths, which start at the chain's own last substep (its
@@ -56,6 +57,7 @@ void resume_segments(PointChainRig chain, float shift) {
             break;
         }
     }
+    WROTE_VIEWED();  // the walk's stores seen by a later read through a view (buffer_views.glsl)
 }
 
 // The pivot's path velocity (length/s) at the path weights w, as interpolate_pivot and end_pivot_path

@@ -153,7 +153,7 @@ void chain_reach(PointChainRig chain, out float reach, out float smallest_radius
     smallest_radius = 0.0;
     float largest_radius = 0.0;
     for (uint i = 0u; i < chain.segment_count;) {  // tested at its end too (common.glsl, "Loops")
-        reach_segment(i, segment_rig[chain.first_segment + i], reach, largest_radius, smallest_radius);
+        reach_segment(i, load_segment_rig(chain.first_segment + i), reach, largest_radius, smallest_radius);
         if (++i == chain.segment_count) {
             break;
         }

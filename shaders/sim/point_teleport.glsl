@@ -116,6 +116,7 @@ void keep_shape_segments(PointChainRig chain, SegmentJump jump) {
             break;
         }
     }
+    WROTE_VIEWED();  // the walk's stores seen by a later read through a view (buffer_views.glsl)
 }
 
 // SPEC section 5: the segments' parts of a teleport in a walk of their own.
@@ -129,4 +130,5 @@ void teleport_segments(PointChainRig chain, SegmentJump jump) {
             break;
         }
     }
+    WROTE_VIEWED();  // the walk's stores seen by a later read through a view (buffer_views.glsl)
 }

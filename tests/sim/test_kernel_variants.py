@@ -17,7 +17,7 @@ import pytest
 
 from gpu_jiggle import AngleChainSet, PointChainSet, Solver
 from gpu_jiggle.gl import glsl
-from gpu_jiggle.sim.backends import gpu_angle, gpu_point
+from gpu_jiggle.sim.backends import gpu, gpu_angle, gpu_point
 from gpu_jiggle.sim.backends import variants
 
 POINT_SWITCHES = ("INSIDE_COLLIDERS", "EXACT_STEPS", "WIND", "MAX_DISTANCE")
@@ -158,11 +158,33 @@ def test_words_as_doubles_move_the_same_bits(gl, monkeypatch):
     np.testing.assert_array_equal(run_angle("exact", True), angle)
 
 
+def test_reads_through_image_views_give_the_bits_of_the_buffers(gl, monkeypatch):
+    """Where the context has buffer textures the kernels read some buffers through image views
+    of their own memory (BUFFER_IMAGES, gpu_jiggle/gl/buffer_image.py), else the buffers
+    themselves: the same bits either way, through every stage (colliders as near and far
+    chains, limits, the exact steps, wind) and frames of one batch and of several."""
+    made = []
+    original = gpu.BufferViews.bind
+    monkeypatch.setattr(gpu.BufferViews, "bind", lambda self, unit, buffer, fmt: made.append(unit) or
+                        original(self, unit, buffer, fmt))
+    viewed = [run_point("exact", True, True, False, True), run_point("semi-implicit", False, False, False, True),
+              run_angle("exact", True), run_point_substeps()]
+    assert set(made) == set(range(8))  # every view of the point kernel was bound, and the angle kernel's
+    monkeypatch.setattr(gpu, "views_unavailable", lambda texels, units: "no buffer textures (test)")
+    made.clear()
+    read = [run_point("exact", True, True, False, True), run_point("semi-implicit", False, False, False, True),
+            run_angle("exact", True), run_point_substeps()]
+    assert made == []
+    for a, b in zip(viewed, read):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_a_frame_compiles_only_what_it_uses_and_advance_compiles_nothing(gl):
     solver = Solver(PointChainSet([3], 2.0, 0.5, rest_lengths=0.1), backend="gpu")
     programs = solver._backend.programs
     lean = {"SPHERE_SLOTS": 0, "CAPSULE_SLOTS": 0, "PLANE_SLOTS": 0, "INSIDE_COLLIDERS": 0, "EXACT_STEPS": 0,
-            "WIND": 0, "ANGLE_LIMITS": 0, "MAX_DISTANCE": 0, "NEAR_FAR": 0, "TARGET_PATH": 2, "RELATIVE_DAMPING": 1}
+            "WIND": 0, "ANGLE_LIMITS": 0, "MAX_DISTANCE": 0, "NEAR_FAR": 0, "TARGET_PATH": 2, "RELATIVE_DAMPING": 1,
+            "BUFFER_IMAGES": 1}  # llvmpipe has buffer textures: the kernels read through image views
     # compiled by the constructor: without colliders, a batch of 2, 4 and 8 fused substeps
     # (frames of up to max_substeps, 8), each frame's substeps in one batch
     assert [dict(key) for key in programs] == [{**lean, "FUSED_SUBSTEPS": n, "ONE_BATCH": 1} for n in (2, 4, 8)]

@@ -14,6 +14,7 @@ import numpy as np
 from .. import layouts
 from . import LoopLimitError
 from .variants import KernelVariants
+from ...gl.buffer_image import FORMATS as VIEW_FORMATS, BufferViews, views_unavailable
 from ...gl.dispatch import LOCAL_SIZE, check_work_group_size, dispatch_size
 from ...gl.lifetime import GlOwner
 from ...gl.record_texture import RecordTexture, check_texture_rows
@@ -43,6 +44,12 @@ class _GpuBackend(KernelVariants):
     BINDINGS: dict = {}
     #: Read-only records held in textures (:mod:`gpu_jiggle.gl.record_texture`), name → texture unit.
     TEXTURES: dict = {}
+    #: Storage buffers read through read-only image views (:mod:`gpu_jiggle.gl.buffer_image`),
+    #: name → (image unit, format); ``layouts.ANGLE_VIEWS``, ``layouts.POINT_VIEWS``.
+    VIEWS: dict = {}
+    #: Why the kernels read the storage buffers themselves, where they do (no buffer textures
+    #: on the context, or too small ones); None where they read through ``VIEWS``.
+    views_off_reason = None
     DTYPES: dict = {}
     #: Bytes written to GPU buffers so far (every upload: rig, targets, colliders, frame buffer).
     uploaded_bytes = 0
@@ -74,6 +81,10 @@ class _GpuBackend(KernelVariants):
                             for name, size in sizes.items()}
             self.textures = {name: RecordTexture(ctx, record_bytes, count, self.gl.track)
                              for name, (record_bytes, count) in texture_records.items()}
+            self.views_off_reason = views_unavailable(
+                max((self.sizes.get(name, 0) // VIEW_FORMATS[fmt][1] for name, (_, fmt) in self.VIEWS.items()),
+                    default=0), len(self.VIEWS)) if self.VIEWS else "the kernel has no views"
+            self.views = BufferViews(self.gl.track)
             # GL leaves a reserved buffer's contents undefined: the state starts zeroed, as the
             # numpy one does (a zeroed point segment carries no turn axis yet, SPEC 9 "Swings").
             for name in ("chain_state", "segment_state"):
@@ -147,10 +158,22 @@ class _GpuBackend(KernelVariants):
         for name, binding in self.BINDINGS.items():
             self.buffers[name].bind_to_storage_buffer(binding)
 
-    def bind_textures(self) -> None:
-        """Every record texture at its unit (``TEXTURES``); the context is current."""
+    def bind_textures(self, views_of: dict | None = None) -> None:
+        """Every record texture at its unit (``TEXTURES``) and, where the kernels read through
+        them, every view at its image unit (``VIEWS``), of the buffer of that name in
+        ``views_of`` where given (the near pass's copies), else the backend's; the context is
+        current."""
         for name, unit in self.TEXTURES.items():
             self.textures[name].use(unit)
+        if self.buffer_images:
+            buffers = {**self.buffers, **(views_of or {})}
+            for name, (unit, image_format) in self.VIEWS.items():
+                self.views.bind(unit, buffers[name], image_format)
+
+    @property
+    def buffer_images(self) -> bool:
+        """Whether the kernels read the ``VIEWS`` buffers through image views (BUFFER_IMAGES)."""
+        return self.views_off_reason is None
 
     def set_samplers(self, program) -> None:
         """Set ``program``'s samplers and row shifts to the record textures, once where it is

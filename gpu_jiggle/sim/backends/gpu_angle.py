@@ -15,6 +15,7 @@ class GpuAngleBackend(_GpuBackend):
     SHADER = "sim/angle_chains.comp"
     BINDINGS = layouts.ANGLE_BINDINGS
     TEXTURES = layouts.ANGLE_TEXTURES
+    VIEWS = layouts.ANGLE_VIEWS
     PARAMS = layouts.ANGLE_FRAME_PARAMS
     DTYPES = {"chain_state": layouts.ANGLE_CHAIN_STATE, "segment_state": layouts.ANGLE_SEGMENT_STATE,
               "joint_output": layouts.ANGLE_JOINT_OUTPUT, "segment_output": layouts.ANGLE_SEGMENT_OUTPUT}

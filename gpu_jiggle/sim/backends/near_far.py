@@ -103,6 +103,7 @@ class NearFarPasses:
         b.bind_buffers()
         for name, (copy, _) in NEAR_STATE.items():
             self.buffers[copy].bind_to_storage_buffer(b.BINDINGS[name])
+        b.bind_textures(views_of={name: self.buffers[copy] for name, (copy, _) in NEAR_STATE.items()})
         near_chains.bind_to_storage_buffer(NEAR_CHAINS_BINDING)
         programs.near.run_indirect(near_chains)
         b.ctx.memory_barrier()

@@ -20,8 +20,8 @@ class KernelVariants:
     """The compiled variants of a backend's ``SHADER`` by their switches (``programs``, made by
     the backend's constructor), for a class that also has ``ctx``, ``gl`` (a
     :class:`~gpu_jiggle.gl.lifetime.GlOwner`), ``work_group_size``, ``buffers``,
-    ``BINDINGS``, ``PARAMS``, ``set_samplers(program)`` and ``bind_textures()``, and says its
-    ``switches(header)``."""
+    ``BINDINGS``, ``PARAMS``, ``buffer_images``, ``set_samplers(program)`` and
+    ``bind_textures()``, and says its ``switches(header)`` (BUFFER_IMAGES is added here)."""
 
     programs: dict
 
@@ -49,6 +49,7 @@ class KernelVariants:
         """The kernel with these switches, compiled on first use: made, then run once on no
         chains (a frame buffer of chain_count 0), since a driver may compile for the device
         only then (Mesa's llvmpipe does)."""
+        switches = {**switches, "BUFFER_IMAGES": int(self.buffer_images)}
         key = tuple(sorted(switches.items()))
         if key not in self.programs:
             with self.gl.current():
