@@ -22,7 +22,6 @@ too small for the buffers (``GL_MAX_TEXTURE_BUFFER_SIZE``, ``GL_MAX_COMPUTE_IMAG
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 
 GL_TEXTURE_BUFFER = 0x8C2A
 GL_READ_ONLY = 0x88B8

@@ -50,6 +50,13 @@
 // than it goes round (docs/PERFORMANCE.md). 0: a loop over as many batches as the dispatch needs.
 #define ONE_BATCH 0
 #define SEGMENT_MAJOR ((SPHERE_SLOTS == 0 && CAPSULE_SLOTS == 0 && PLANE_SLOTS == 0) || NEAR_FAR == 1)
+// The segments' state read through its image view (buffer_views.glsl) only where a segment's
+// state is read once a dispatch, the batch's walk of a frame of one batch: where a kernel read
+// it again after writing it (one substep at a time, loops of batches), the view changed the
+// last bit of some outputs against the same kernel reading the buffer (measured: every byte
+// of the state the same, so no stale read, but the compiled arithmetic differs), and the
+// variants must give the same bits (docs/SPEC.md section 9). Those read the buffer.
+#define SEGMENT_STATE_VIEW (BUFFER_IMAGES && SEGMENT_MAJOR && ONE_BATCH)
 
 layout(local_size_x = LOCAL_SIZE) in;
 

@@ -296,14 +296,9 @@ void store_chain_state(uint c, PointChainState cs) {
     chain_state_words[5u * c + 4u] = uvec4(cs.flags, floatBitsToUint(cs.path_lag), cs.contact_near, cs.pad2);
 }
 
-// Through the view only in the kernels that read a segment's state once a dispatch (the batch's
-// walk of a frame of one batch: frames without colliders, the far pass). Where a kernel reads
-// it again after writing it (one substep at a time, loops of batches) the view changed the last
-// bit of some outputs against the same kernel reading the buffer (measured: every byte of the
-// state the same, so no stale read, but the compiled arithmetic differs), and the variants
-// must give the same bits (docs/SPEC.md section 9).
+// Through the view where the kernel says so (SEGMENT_STATE_VIEW, point_chains.comp).
 PointSegmentState load_segment_state(uint s) {
-#if BUFFER_IMAGES && SEGMENT_MAJOR && ONE_BATCH
+#if SEGMENT_STATE_VIEW
     uint t = 8u * s;
     return PointSegmentState(VIEW_VEC4(segment_state_view, t), VIEW_VEC4(segment_state_view, t + 1u),
                              VIEW_VEC4(segment_state_view, t + 2u), VIEW_VEC4(segment_state_view, t + 3u),
