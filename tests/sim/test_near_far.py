@@ -31,11 +31,12 @@ def scene(split: bool, integrator: str, limits: bool, max_substeps: int = 8):
 
 def run(split: bool, integrator: str = "semi-implicit", limits: bool = False, frames: int = 75,
         frame_seconds=lambda frame: 1 / 60 if frame % 5 else 1 / 30, max_substeps: int = 8):
-    """Its outputs and saved state after each frame, and how many chains each frame ran near."""
+    """Its outputs and saved state after each frame, how many chains each frame ran near, the
+    solver, and (split) whether each frame swapped the state with its spare."""
     solver, counts, pivots = scene(split, integrator, limits, max_substeps)
     lod = np.where(np.arange(len(counts)) % 4 == 0, "half", "full")
     solver.measure_dispatch()
-    frames_out, near = [], []
+    frames_out, near, swapped = [], [], []
     for frame in range(frames):
         t = frame / 60
         sway = np.array([0.1 * np.sin(3 * t), 0.0, 0.05 * np.cos(2 * t)])
@@ -57,13 +58,18 @@ def run(split: bool, integrator: str = "semi-implicit", limits: bool = False, fr
         frames_out.append(np.concatenate([solver.positions().ravel(), solver.velocities().ravel(),
                                           solver.segment_rotations().ravel(), solver.segment_swings().ravel()]))
         near.append(solver.dispatch_timing.near_chains)
-    return np.array(frames_out), solver.save_state(), near, solver
+        if split:
+            swapped.append(solver._backend.near_far.swapped)
+    return np.array(frames_out), solver.save_state(), near, solver, swapped
 
 
 @pytest.mark.parametrize("integrator, limits", [("semi-implicit", False), ("exact", True)])
 def test_near_and_far_chains_give_the_bits_of_one_pass(gl, integrator, limits):
-    split_frames, split_state, near, solver = run(True, integrator, limits)
-    one_frames, one_state, one_near, _ = run(False, integrator, limits)
+    split_frames, split_state, near, solver, swapped = run(True, integrator, limits)
+    # frames of 2 substeps swapped the state with its spare; those of 4, and the teleports
+    # keeping shape, copied it first (near_far.py)
+    assert set(swapped) == {True, False}
+    one_frames, one_state, one_near, _, _ = run(False, integrator, limits)
     assert set(one_near) == {None}  # one pass: nothing listed
     assert 0 < min(near) and max(near) < len(solver.chain_set.segment_counts)  # both passes had chains
     assert split_frames.view(np.uint32).tolist() == one_frames.view(np.uint32).tolist()
@@ -75,8 +81,8 @@ def test_long_frames_split_into_batches_give_the_bits_of_one_pass(gl):
     (its boxes per substep, point_far.glsl), a frame of 3 through one of 4 with one unused."""
     def seconds(frame):
         return 0.1 if frame % 3 else 0.025
-    split_frames, split_state, near, solver = run(True, frames=24, frame_seconds=seconds, max_substeps=12)
-    one_frames, one_state, _, _ = run(False, frames=24, frame_seconds=seconds, max_substeps=12)
+    split_frames, split_state, near, solver, _ = run(True, frames=24, frame_seconds=seconds, max_substeps=12)
+    one_frames, one_state, _, _, _ = run(False, frames=24, frame_seconds=seconds, max_substeps=12)
     assert 0 < max(near) < len(solver.chain_set.segment_counts)  # both passes had chains
     assert split_frames.view(np.uint32).tolist() == one_frames.view(np.uint32).tolist()
     assert split_state == one_state

@@ -133,11 +133,12 @@ class _GpuBackend(KernelVariants):
                 header["substep_begin"] = begin
                 header["substep_end"] = begin + chunk if begin + chunk < substeps else layouts.ALL_SUBSTEPS[1]
                 self._write("params", params)
-                self.dispatch(program)
+                self.dispatch(program, first_of_frame=begin == 0)
 
-    def dispatch(self, program) -> None:
+    def dispatch(self, program, first_of_frame: bool = True) -> None:
         """One dispatch of ``program`` (what :meth:`program_for` gave) over every chain, the
-        frame buffer written; the context is current."""
+        frame buffer written; the context is current. ``first_of_frame``: whether it runs the
+        frame's first substeps (substep_begin 0: no chain is idle in it)."""
         self.bind_buffers()
         self.bind_textures()
         group_x, group_y = dispatch_size(self.chain_count, self.work_group_size)

@@ -69,6 +69,9 @@ class GpuPointBackend(_GpuBackend):
     angle_limits = 7  # a bit for each kind of angle limit a segment has, as ANGLE_LIMITS (upload_rig)
     max_distances = True  # whether any segment has a finite max distance (upload_rig)
     inside_colliders = True  # whether a sphere or capsule keeps particles inside (upload_colliders)
+    #: Whether a chain of the last targets uploaded teleports keeping its shape (its segments'
+    #: own walk, before the substeps', in the frame's first dispatch; upload_targets).
+    keep_shape_teleports = True
 
     #: Whether frames with colliders run as near and far chains where they can
     #: (:mod:`~gpu_jiggle.sim.backends.near_far`); off, one pass runs every stage for every chain.
@@ -106,14 +109,15 @@ class GpuPointBackend(_GpuBackend):
         (:class:`~gpu_jiggle.sim.backends.near_far.NearFarPrograms`)."""
         switches = self.switches(header)
         if self.splits(switches):
-            return NearFarPrograms(self._program(far_switches(switches, frame_substeps(header))),
-                                   self._program(near_switches(switches)))
+            far = far_switches(switches, frame_substeps(header))
+            return NearFarPrograms(self._program(far), self._program(near_switches(switches)),
+                                   far_reads_views=self.buffer_images and far["ONE_BATCH"] == 1)
         return self._program(switches)
 
-    def dispatch(self, program) -> None:
+    def dispatch(self, program, first_of_frame: bool = True) -> None:
         self.split_last = isinstance(program, NearFarPrograms)
         if self.split_last:
-            self._near_far().run(program)
+            self._near_far().run(program, first_of_frame)
         else:
             super().dispatch(program)
 
@@ -211,6 +215,8 @@ class GpuPointBackend(_GpuBackend):
         """``joint_offset``, ``joint_rotation`` None: unchanged since the last upload;
         ``chain_target`` and ``chain_control`` are written only when they differ from the last
         ones written (a static body's targets, teleport flags and levels upload nothing)."""
+        modes = chain_control["teleport"] & layouts.TELEPORT_MODE_MASK
+        self.keep_shape_teleports = bool((modes == layouts.TELEPORT_KEEP_SHAPE).any())
         with self.gl.current():
             self._write_changed("chain_target", chain_target)
             self._write_changed("chain_control", chain_control)

@@ -3,19 +3,28 @@ frame with colliders runs as two passes of ``shaders/sim/point_chains.comp``, so
 chains no collider comes near skip the contact stages' code (Mesa's llvmpipe runs both sides
 of every branch; a GPU spends registers on it).
 
-Per dispatch (a frame's range of substeps):
+The state lives in two buffers of each record (``chain_state``, ``segment_state``, and the
+spare of each, ``near_chain_state``, ``near_segment_state``). Per dispatch (a frame's range of
+substeps):
 
-1. the state (``chain_state``, ``segment_state``) is copied to the near pass's own buffers;
-2. the far pass (``NEAR_FAR`` 1) runs every chain without the contact stages, each segment
+1. the far pass (``NEAR_FAR`` 1) runs every chain without the contact stages, each segment
    through a batch of substeps with its state in registers. Where one could act on a chain
    (a collider within reach of the box holding the balls of the stages' own broad phase,
    ``contact_possible``, in a substep: ``shaders/sim/point_far.glsl``; or contact sub-steps
    needed), it marks the chain near (``contact_near`` of its state);
-3. ``list_near`` (``shaders/sim/near_chains.comp``) lists the near chains and sizes the
+2. ``list_near`` (``shaders/sim/near_chains.comp``) lists the near chains and sizes the
    indirect dispatch of the next two steps, on the GPU: nothing is read back;
-4. the near pass (``NEAR_FAR`` 2) runs every stage for the listed chains, on the copy, from
-   the state the dispatch started with. It writes their outputs over the far pass's;
-5. ``keep_near`` copies the listed chains' state back.
+3. the near pass (``NEAR_FAR`` 2) runs every stage for the listed chains from the state the
+   dispatch started with. It writes their outputs over the far pass's;
+4. ``keep_near`` copies the listed chains' state to where the far pass wrote the others'.
+
+Where the far pass reads the state only through its image views (one batch of substeps), in
+a frame's first dispatch (no chain idle in it: each writes its state) and with no teleport
+that keeps a chain's shape (its own walk reads the state the far pass wrote), the far pass
+reads the state the dispatch started with and writes the spare, and the near pass runs on
+the state it started with, in place; the two then swap names: nothing copied but the near
+chains' state. Otherwise the state is first copied to the spare, the far pass runs in place,
+the near pass on the copy (:attr:`NearFarPasses.swapped` says which ran).
 
 A far chain ran exactly the stages a single pass would have run (its contact stages were
 no-ops), so the results are bit-identical to one pass of every stage; a near chain ran the
@@ -37,15 +46,18 @@ SHADER = "sim/near_chains.comp"
 NEAR_CHAINS_BINDING = 14
 NEAR_CHAINS_HEADER = np.array([0, 1, 1, 0], np.uint32)
 NEAR_COUNT_OFFSET = 12  # bytes: the count after the work groups
-#: The near pass's copy of the state, by the name of the state buffer it copies, as
-#: ``list_near`` and ``keep_near`` bind it.
+#: The spare of each state buffer, by the name of the state buffer, at the binding where
+#: ``keep_near`` reads the near pass's state.
 NEAR_STATE = {"chain_state": ("near_chain_state", 5), "segment_state": ("near_segment_state", 6)}
 
 
 class NearFarPrograms(NamedTuple):
-    """The point kernel compiled as the far pass (``NEAR_FAR`` 1) and the near pass (2)."""
+    """The point kernel compiled as the far pass (``NEAR_FAR`` 1) and the near pass (2);
+    ``far_reads_views``: whether the far pass reads the state only through its image views
+    (``SEGMENT_STATE_VIEW`` and ``BUFFER_IMAGES`` of point_chains.comp)."""
     far: object
     near: object
+    far_reads_views: bool = False
 
 
 def splits_near_far(switches: dict) -> bool:
@@ -59,13 +71,13 @@ def splits_near_far(switches: dict) -> bool:
 class NearFarPasses:
     """The buffers and the two small kernels around the near and far passes of one
     :class:`~gpu_jiggle.sim.backends.gpu_point.GpuPointBackend` (its context current in every
-    method): the near pass's copy of the state and the list of near chains, made on first use
-    and resized with the state."""
+    method): the spare of each state buffer and the list of near chains, made on first use and
+    resized with the state."""
 
     def __init__(self, backend):
         self.backend = backend
         self.programs = {}  # KEEP_NEAR → list_near (0) or keep_near (1)
-        self.buffers = {}  # near_chain_state, near_segment_state (the near pass's copy), near_chains
+        self.buffers = {}  # near_chain_state, near_segment_state (the state's spares), near_chains
 
     def prepare(self) -> None:
         """Compile ``list_near`` and ``keep_near`` and run each once on no chains (llvmpipe
@@ -82,47 +94,70 @@ class NearFarPasses:
                 b.ctx.memory_barrier()
                 self.programs[keep] = program
 
-    def run(self, programs: NearFarPrograms) -> None:
-        """One dispatch of the frame (the frame buffer written) as the five steps of the
-        module's docstring."""
+    #: Whether the last dispatch swapped the state with its spare (the module's docstring).
+    swapped = False
+
+    def run(self, programs: NearFarPrograms, first_of_frame: bool = True) -> None:
+        """One dispatch of the frame (the frame buffer written) as the steps of the module's
+        docstring; ``first_of_frame``: it runs the frame's first substeps."""
         b = self.backend
         self.prepare()
         group_x, group_y = dispatch_size(b.chain_count, b.work_group_size)
         near_chains = self.buffers["near_chains"]
         near_chains.write(NEAR_CHAINS_HEADER.tobytes())
         b.uploaded_bytes += NEAR_CHAINS_HEADER.nbytes
-        for name, (copy, _) in NEAR_STATE.items():
-            b.ctx.copy_buffer(self.buffers[copy], b.buffers[name], size=b.sizes[name])
-        b.bind_buffers()
+        start = {name: b.buffers[name] for name in NEAR_STATE}
+        spare = {name: self.buffers[copy] for name, (copy, _) in NEAR_STATE.items()}
+        self.swapped = programs.far_reads_views and first_of_frame and not b.keep_shape_teleports
+        if self.swapped:  # the far pass reads start through its views and writes spare
+            far_state, near_state = spare, start
+        else:
+            for name in NEAR_STATE:
+                b.ctx.copy_buffer(spare[name], start[name], size=b.sizes[name])
+            far_state, near_state = start, spare
+        self._bind_state(far_state)
         b.bind_textures()
         programs.far.run(group_x=group_x, group_y=group_y)
         b.ctx.memory_barrier()
-        self._bind(b.buffers["params"])
+        self._bind(b.buffers["params"], far_state, near_state)
         self.programs[0].run(group_x=group_x, group_y=group_y)
         b.ctx.memory_barrier()
-        b.bind_buffers()
-        for name, (copy, _) in NEAR_STATE.items():
-            self.buffers[copy].bind_to_storage_buffer(b.BINDINGS[name])
-        b.bind_textures(views_of={name: self.buffers[copy] for name, (copy, _) in NEAR_STATE.items()})
+        self._bind_state(near_state)
+        b.bind_textures(views_of=near_state)
         near_chains.bind_to_storage_buffer(NEAR_CHAINS_BINDING)
         programs.near.run_indirect(near_chains)
         b.ctx.memory_barrier()
-        self._bind(b.buffers["params"])
+        self._bind(b.buffers["params"], far_state, near_state)
         self.programs[1].run_indirect(near_chains)
         b.ctx.memory_barrier()
+        if self.swapped:  # the far pass's buffers, with the near chains kept, are the state now
+            for name, (copy, _) in NEAR_STATE.items():
+                b.buffers[name], self.buffers[copy] = spare[name], start[name]
+
+    def _bind_state(self, state: dict) -> None:
+        """The point kernel's bindings, with ``state`` ({name: buffer}) as its state."""
+        b = self.backend
+        b.bind_buffers()
+        for name, buffer in state.items():
+            buffer.bind_to_storage_buffer(b.BINDINGS[name])
 
     def near_count(self) -> int:
         """How many chains the last dispatch listed as near (a read-back of 4 bytes)."""
         return int(np.frombuffer(self.buffers["near_chains"].read(4, offset=NEAR_COUNT_OFFSET), np.uint32)[0])
 
-    def _bind(self, params) -> None:
-        """The bindings of near_chains.comp, with ``params`` as its frame buffer."""
+    def _bind(self, params, state=None, near_state=None) -> None:
+        """The bindings of near_chains.comp, with ``params`` as its frame buffer, ``state``
+        ({name: buffer}) where the far pass wrote (list_near reads the marks there, keep_near
+        writes) and ``near_state`` where the near pass ran (keep_near reads); the backend's
+        state and the spares where not given."""
         b = self.backend
+        state = state or {name: b.buffers[name] for name in NEAR_STATE}
+        near_state = near_state or {name: self.buffers[copy] for name, (copy, _) in NEAR_STATE.items()}
         params.bind_to_storage_buffer(b.BINDINGS["params"])
-        for name in ("chain_rig", "chain_state", "segment_state"):
-            b.buffers[name].bind_to_storage_buffer(b.BINDINGS[name])
-        for copy, binding in NEAR_STATE.values():
-            self.buffers[copy].bind_to_storage_buffer(binding)
+        b.buffers["chain_rig"].bind_to_storage_buffer(b.BINDINGS["chain_rig"])
+        for name, (_, binding) in NEAR_STATE.items():
+            state[name].bind_to_storage_buffer(b.BINDINGS[name])
+            near_state[name].bind_to_storage_buffer(binding)
         self.buffers["near_chains"].bind_to_storage_buffer(NEAR_CHAINS_BINDING)
 
     def _size_buffers(self) -> None:
