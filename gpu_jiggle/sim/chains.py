@@ -160,10 +160,9 @@ class AngleChainSet(_ChainTopology):
                                                 "a value > 0 (radians; inf for none)", limit=None)
         self.gravity = _per_chain_vector("gravity", gravity, self.chain_count, 2)
         self.air_drag = _per_segment_checked("air_drag", air_drag, counts, lambda a: a >= 0, "a finite value >= 0 (1/s)")
-        self.max_root_acceleration = _per_chain("max_root_acceleration", max_root_acceleration, self.chain_count)
-        validation.require("max_root_acceleration", self.max_root_acceleration,
-                           (self.max_root_acceleration >= 0) & (self.max_root_acceleration <= validation.FLOAT32_MAX),
-                           "a finite value >= 0 (length/s²)")
+        self.max_root_acceleration = _per_chain_checked(
+            "max_root_acceleration", max_root_acceleration, self.chain_count,
+            lambda a: (a >= 0) & (a <= validation.FLOAT32_MAX), "a finite value >= 0 (length/s²)")
         for a in (self.frequency, self.damping_ratio, self.inertia, self.angle_limit, self.gravity, self.air_drag,
                   self.max_root_acceleration):
             a.flags.writeable = False
@@ -257,9 +256,8 @@ class PointChainSet(_ChainTopology):
         self.max_distance = _per_segment_checked("max_distance", max_distance, counts,
                                                  lambda a: ~np.isnan(a) & (a > 0), "a value > 0 (inf for none)",
                                                  limit=None)
-        self.world_influence = _per_chain("world_influence", world_influence, self.chain_count)
-        validation.require("world_influence", self.world_influence,
-                           (self.world_influence >= 0) & (self.world_influence <= 1), "a value in [0, 1]")
+        self.world_influence = _per_chain_checked("world_influence", world_influence, self.chain_count,
+                                                  lambda a: (a >= 0) & (a <= 1), "a value in [0, 1]")
         self.collider_mask = validation.mask_array("collider_mask", collider_mask, self.chain_count)
         self.gravity = _per_chain_vector("gravity", gravity, self.chain_count, 3)
         self.air_drag = _per_segment_checked("air_drag", air_drag, counts, lambda a: a >= 0, "a finite value >= 0 (1/s)")
@@ -359,6 +357,15 @@ def _per_chain(name, value, chain_count):
     return a.copy()
 
 
+def _per_chain_checked(name, value, chain_count, ok, expected):
+    """Per-chain values (C,) that pass ``ok``, checked as given: a scalar's refusal names no
+    index."""
+    a = _per_chain(name, value, chain_count)
+    given = np.asarray(value, np.float64) if np.ndim(value) == 0 else a
+    validation.require(name, given, ok(given), expected)
+    return a
+
+
 def _per_chain_vector(name, value, chain_count, dim):
     """(C, dim) float64 from one vector (dim,) for every chain or one per chain (C, dim)."""
     a = validation.float_array(name, value)
@@ -375,9 +382,10 @@ def _per_segment_checked(name, value, counts, ok, expected, limit=validation.FLO
     means "none"), are finite and lie within ±``limit`` (float32 range; lengths: the
     coordinate limit, so that their squares fit float32)."""
     a = validation.per_segment(name, value, counts)
-    # A per-chain array is checked as given, so that a refusal names the chain's index.
+    # A scalar or a per-chain array is checked as given, so that a refusal names no index or
+    # the chain's.
     per_chain = np.ndim(value) == 1 and len(value) == len(counts) != a.shape[0]
-    given = np.asarray(value, np.float64) if per_chain else a
+    given = np.asarray(value, np.float64) if per_chain or np.ndim(value) == 0 else a
     if limit is None:
         validation.require(name, given, ok(given), expected)
         return a

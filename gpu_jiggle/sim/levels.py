@@ -9,7 +9,7 @@ import numpy as np
 
 from . import layouts, validation
 from .chains import AngleChainSet
-from .spring import check_stable
+from .spring import UnstableSpringError, check_stable
 
 #: The words a refusal at level of detail "half" adds after the substep.
 HALF_RATE = "at level of detail 'half'"
@@ -62,15 +62,23 @@ class LevelsOfDetail:
     def _check_stable(self, chain_set, wind) -> None:
         """Refuse what the substep cannot keep stable with ``wind`` (SPEC section 1,
         "Stability"; :func:`~gpu_jiggle.sim.spring.check_stable`)."""
-        check_stable(chain_set.frequency, chain_set.damping_ratio, self.substep, integrator=self.integrator,
-                     **stability_terms(chain_set, wind))
+        check_chain_set_stable(chain_set, self.substep, integrator=self.integrator, **stability_terms(chain_set, wind))
 
     def _check_half_rate(self, chain_set, lod, wind=None) -> None:
         half = np.repeat(lod == layouts.LOD_HALF, chain_set.segment_counts)
         if half.any():
-            check_stable(chain_set.frequency, chain_set.damping_ratio, self._clock.half.substep, where=half,
-                         what=HALF_RATE, integrator=self.integrator,
-                         **stability_terms(chain_set, self._wind if wind is None else wind))
+            check_chain_set_stable(chain_set, self._clock.half.substep, where=half, what=HALF_RATE,
+                                   integrator=self.integrator,
+                                   **stability_terms(chain_set, self._wind if wind is None else wind))
+
+
+def check_chain_set_stable(chain_set, substep: float, **terms) -> None:
+    """:func:`~gpu_jiggle.sim.spring.check_stable` of ``chain_set``'s springs (``terms``: its
+    other arguments); its UnstableSpringError names the chain and the segment within it."""
+    try:
+        check_stable(chain_set.frequency, chain_set.damping_ratio, substep, **terms)
+    except UnstableSpringError as exc:
+        raise exc.in_chain(*chain_set.locate("frequency", exc.index)) from None
 
 
 def stability_terms(chain_set, wind) -> dict:

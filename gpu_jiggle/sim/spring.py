@@ -177,6 +177,17 @@ class UnstableSpringError(validation.InputError):
                     "gust_amplitude": "a gust amplitude below the largest stable one"}[argument]
         super().__init__(argument, index, frequency if value is None else value, expected, where)
 
+    def in_chain(self, chain: int, segment: int) -> "UnstableSpringError":
+        """This refusal, its ``index`` into the flat per-segment arrays, with the chain and
+        the segment within it named after the values: ``frequency[3] = 90.0 Hz with
+        damping_ratio[3] = 0.5 (segment 0 of chain 1) is unstable ...``."""
+        located = type(self).__new__(type(self))  # copy.copy would call __init__ with the message alone
+        located.__dict__.update(self.__dict__)
+        located.detail = f" (segment {segment} of chain {chain}){self.detail}"
+        located.args = (located.describe(f"[{self.index}]"),)
+        located.detail = self.detail  # a caller naming the index its own way (describe) names the chain too
+        return located
+
     def describe(self, where: str = "", remedy: str = "the substep", exact: str = 'integrator="exact"') -> str:
         """The message with ``where`` (e.g. ``"[2]"``) after the parameter names; ``remedy``
         names the substep and ``exact`` how to choose the exact integrator, in the caller's terms."""

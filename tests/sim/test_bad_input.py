@@ -7,7 +7,8 @@ import re
 import numpy as np
 import pytest
 
-from gpu_jiggle import AngleChainSet, Solver
+from gpu_jiggle import AngleChainSet, PointChainSet, Solver
+from gpu_jiggle.sim.spring import UnstableSpringError
 
 NAN, INF = float("nan"), float("inf")
 
@@ -26,12 +27,12 @@ def chain_set(**overrides):
     ({"lengths": [1, -2.0]}, "lengths[1] = -2.0"),  # per chain: the index of the value as given
     ({"lengths": [1, 1, NAN, 1, 1]}, "lengths[2] = nan"),
     ({"lengths": [1, 1, 1]}, "lengths: expected a scalar, one value per chain (2,) or one per segment (5,)"),
-    ({"frequency": 0.0}, "frequency[0] = 0.0"),
+    ({"frequency": 0.0}, "frequency = 0.0"),
     ({"frequency": [2, 2, 2, 2, INF]}, "frequency[4] = inf"),
-    ({"damping_ratio": -0.1}, "damping_ratio[0] = -0.1"),
+    ({"damping_ratio": -0.1}, "damping_ratio = -0.1"),
     ({"inertia": [1, -1e-3]}, "inertia[1] = -0.001"),
-    ({"angle_limit": 0.0}, "angle_limit[0] = 0.0"),
-    ({"angle_limit": NAN}, "angle_limit[0] = nan"),
+    ({"angle_limit": 0.0}, "angle_limit = 0.0"),
+    ({"angle_limit": NAN}, "angle_limit = nan"),
     ({"gravity": (0, NAN)}, "gravity[1] = nan"),
     ({"gravity": (0, 0, -9.8)}, "gravity: expected one vector (2,) for every chain or one per chain (2, 2), got shape (3,)"),
     ({"gravity": [(0, -9.8)] * 3}, "gravity: expected one vector (2,) for every chain or one per chain (2, 2), got shape (3, 2)"),
@@ -101,11 +102,11 @@ BAD_CALLS = [
     (lambda s: s.advance(NAN), ValueError, "frame_dt = nan"),
     (lambda s: s.advance(INF), ValueError, "frame_dt = inf"),
     (lambda s: s.advance("1/60"), TypeError, "frame_dt"),
-    (lambda s: s.set_parameters(frequency=-1.0), ValueError, "frequency[0] = -1.0"),
+    (lambda s: s.set_parameters(frequency=-1.0), ValueError, "frequency = -1.0"),
     (lambda s: s.set_parameters(frequency=[2, 2, 2, 2, 90.0]), ValueError, "frequency[4] = 90.0 Hz"),
     (lambda s: s.set_parameters(damping_ratio=[0.5, NAN]), ValueError, "damping_ratio[1] = nan"),
-    (lambda s: s.set_parameters(angle_limit=-1.0), ValueError, "angle_limit[0] = -1.0"),
-    (lambda s: s.set_parameters(inertia=-2.0), ValueError, "inertia[0] = -2.0"),
+    (lambda s: s.set_parameters(angle_limit=-1.0), ValueError, "angle_limit = -1.0"),
+    (lambda s: s.set_parameters(inertia=-2.0), ValueError, "inertia = -2.0"),
     (lambda s: s.set_parameters(gravity=(NAN, 0)), ValueError, "gravity[0] = nan"),
     (lambda s: s.set_parameters(stiffness=3.0), TypeError, "unknown parameter 'stiffness'"),
 ]
@@ -162,3 +163,17 @@ def test_missing_context_says_how_to_get_one(monkeypatch):
     assert "EGL" in str(info.value)
     # "auto" falls back to the reference and says so.
     assert Solver(chain_set(), backend="auto").backend == "cpu"
+
+
+
+def test_an_unstable_spring_is_named_by_its_chain_and_segment():
+    """The solver checks the flat per-segment arrays; its refusal also names the chain and
+    the segment within it, however the values were given."""
+    with pytest.raises(UnstableSpringError, match=r"^frequency\[4\] = 90.0 Hz with damping_ratio\[4\] = 0.5 "
+                                                  r"\(segment 1 of chain 1\) is unstable") as refused:
+        Solver(PointChainSet([3, 2], frequency=[3.0, 3.0, 3.0, 3.0, 90.0], damping_ratio=0.5), backend="cpu")
+    assert refused.value.index == 4 and refused.value.argument == "frequency"
+    solver = Solver(PointChainSet([3, 2], frequency=[3.0, 20.0], damping_ratio=0.5), backend="cpu")  # per chain
+    with pytest.raises(UnstableSpringError, match=r"^frequency\[3\] = 20.0 Hz with damping_ratio\[3\] = 0.5 "
+                                                  r"\(segment 0 of chain 1\) is unstable .* level of detail 'half'"):
+        solver.set_lod(["full", "half"])

@@ -15,7 +15,7 @@ from gpu_jiggle import AngleChainSet, PointChainSet, Solver
                                   lambda a: PointChainSet([2, 3], 2.0, 0.5, air_drag=a)])
 @pytest.mark.parametrize("value, index, shown", [([0.0, 0.0, -0.5, 0.0, 0.0], r"\[2\]", "-0.5"),
                                                   ([0.0, np.nan, 0.0, 0.0, 0.0], r"\[1\]", "nan"),
-                                                  (np.inf, r"\[0\]", "inf")])
+                                                  (np.inf, "", "inf")])
 def test_air_drag_below_zero_or_not_finite_is_refused(make, value, index, shown):
     with pytest.raises(ValueError, match=rf"air_drag{index} = {shown}"):
         make(value)
