@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import signal
 import sys
 import threading
@@ -32,6 +33,9 @@ from . import bake, bake_many, bench, describe, info, play, render, rig, spec, v
 
 #: The exit status of a command that could not run.
 EXIT_COULD_NOT_RUN = 2
+#: A command whose output's reader closed the pipe: 128 + SIGPIPE, as the shell reports a
+#: program the signal ended.
+EXIT_BROKEN_PIPE = 128 + 13
 #: The modules that register a command, in the order ``--help`` lists them.
 COMMANDS = (verify, info, describe, bake, bake_many, render, play, bench, rig, spec)
 
@@ -144,6 +148,10 @@ def _terminated(signum, frame):
 def _run(args) -> int:
     try:
         return args.run(args)
+    except BrokenPipeError:  # the reader of our output left (gpu-jiggle info | head): stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # so that the flush at exit does not fail again
+        return EXIT_BROKEN_PIPE
     except extras.MissingExtra as exc:
         print(f"gpu-jiggle {args.command}: {exc}", file=sys.stderr)
         return EXIT_COULD_NOT_RUN

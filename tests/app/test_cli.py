@@ -214,3 +214,15 @@ def test_global_debug_is_not_renders_debug_view(argv, show_traceback, draw_debug
     args = cli.build_parser().parse_args(argv)
     assert args.show_traceback is show_traceback
     assert args.debug is draw_debug
+
+
+def test_a_reader_that_leaves_early_ends_the_command_quietly():
+    """``gpu-jiggle spec | head``: the reader closed the pipe; the command stops with 128 +
+    SIGPIPE, as a program the signal ended, and prints nothing."""
+    child = subprocess.Popen([sys.executable, "-m", "gpu_jiggle", "spec"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+    # the SPEC is larger than a pipe's buffer, so some write finds no reader, whenever it runs
+    child.stdout.close()
+    errors = child.stderr.read()
+    assert child.wait(timeout=120) == cli.EXIT_BROKEN_PIPE == 141
+    assert errors == b""
