@@ -173,15 +173,18 @@ PLANE_COLLIDER = _struct([("start", "<f8", (4,)), ("delta", "<f4", (4,)), ("grou
 
 #: Per frame, header of the point kernel's frame buffer; ``alphas`` follows it. options:
 #: OPTION_* bits. substep_begin, substep_end: the substeps this dispatch runs (see
-#: :data:`ALL_SUBSTEPS`); origin: the solver's drawing origin
-#: (float64 world), which chain_output's pivots are relative to; contact_substep_cap: the most
-#: contact sub-steps one substep of a chain may take in this dispatch (SPEC 9, "Swept contact":
-#: MAX_CONTACT_SUBSTEPS, less where llvmpipe's loop budget leaves less).
+#: :data:`ALL_SUBSTEPS`); contact_substep_cap: the most contact sub-steps one substep of a
+#: chain may take in this dispatch (SPEC 9, "Swept contact": MAX_CONTACT_SUBSTEPS, less where
+#: llvmpipe's loop budget leaves less); origin (xyz; w 0): the solver's drawing origin
+#: (float64 world), which chain_output's pivots are relative to. Laid out alike as a storage
+#: and a uniform block (std430 and std140: a dvec4 last, no array of scalars), as the kernel
+#: reads it (:data:`POINT_UNIFORM_BLOCKS`).
 POINT_FRAME_PARAMS = _struct([("chain_count", "<u4"), ("alpha_stride", "<u4"), ("sphere_count", "<u4"),
                               ("capsule_count", "<u4"), ("plane_count", "<u4"), ("options", "<u4"),
                               ("substep_begin", "<u4"), ("substep_end", "<u4"), ("full_rate", SCHEDULE), ("half_rate", SCHEDULE),
                               ("wind", "<f4", (4,)), ("gust", "<f4", (4,)), ("gust_direction", "<f4", (4,)),
-                              ("origin", "<f8", (3,)), ("contact_substep_cap", "<u4"), ("pad1", "<u4")], 208)
+                              ("contact_substep_cap", "<u4"), ("pad1", "<u4"), ("pad2", "<u4"), ("pad3", "<u4"),
+                              ("origin", "<f8", (4,))], 224)
 
 #: SPEC 9, contact sub-steps: at most this many per substep of a chain (the frame buffer's
 #: contact_substep_cap, the kernels' and the reference's bound): a chain's substep costs up to
@@ -242,6 +245,17 @@ POINT_BINDINGS = {"params": 0, "chain_rig": 1, "segment_rig": 2, "chain_state": 
                   "chain_target": 5, "joint_offset": 6, "joint_output": 7, "segment_output": 8,
                   "spheres": 9, "capsules": 10, "planes": 11, "exact_step": 12,
                   "joint_rotation": 13, "chain_output": 14, "chain_control": 15}
+
+#: Buffers the kernels read as uniform blocks, name → uniform block binding
+#: (``layout(std140, binding = N) uniform``, point_common.glsl): Mesa's llvmpipe loads a
+#: uniform block's value once for the 8 invocations of a vector, a storage buffer's once per
+#: invocation (docs/PERFORMANCE.md, "Uniform blocks"). The frame buffer's header, and each
+#: collider shape's records where its slots are compiled in (point_colliders.glsl; more than
+#: PLACED_COLLIDERS are read from the storage buffer). Their records are laid out alike in
+#: both forms.
+POINT_UNIFORM_BLOCKS = {"params": 0, "spheres": 1, "capsules": 2, "planes": 3}
+#: The angle kernel's: its frame buffer's header (angle_common.glsl).
+ANGLE_UNIFORM_BLOCKS = {"params": 0}
 
 #: Records held in a texture (:mod:`gpu_jiggle.gl.record_texture`) → texture unit, per kernel:
 #: ``uniform usampler2D NAME_texels`` and ``uniform uint NAME_row_shift`` in angle_common.glsl.

@@ -291,7 +291,7 @@ class PointSolver(Solver):
         header["sphere_count"], header["capsule_count"], header["plane_count"] = self._colliders.counts()
         header["options"] = self._options
         header["wind"], header["gust"], header["gust_direction"] = self._wind.records()
-        header["origin"] = self._origin
+        header["origin"][..., :3] = self._origin
         header["contact_substep_cap"] = layouts.MAX_CONTACT_SUBSTEPS
         return packing.as_bytes(header, alphas)
 

@@ -104,7 +104,12 @@ struct AngleSegmentOutput {
 // word64x4, its joint output a word64x2, its output a word64); the per-chain records uvec4s
 // (uints, so that no flag passes through a float, where a small one would be a denormal GLSL
 // lets a GPU flush). The layout is the structs' own.
-layout(std430, binding = 0) readonly buffer FrameBuffer { AngleFrameParams params; float alphas[]; };
+// The frame buffer: its header (AngleFrameParams, 11 uvec4s) is read through the uniform block
+// `params` (ANGLE_UNIFORM_BLOCKS in gpu_jiggle/sim/layouts.py: llvmpipe loads a uniform
+// block's value once for the 8 invocations of a vector, a storage buffer's once per
+// invocation; the same bytes, laid out alike), the alphas from here.
+layout(std430, binding = 0) readonly buffer FrameBuffer { uvec4 params_words[11]; float alphas[]; };
+layout(std140, binding = 0) uniform FrameBlock { AngleFrameParams params; };
 layout(std430, binding = 1) readonly buffer ChainRigBuffer { uvec4 chain_rig_words[]; };
 layout(std430, binding = 3) coherent buffer ChainStateBuffer { uvec4 chain_state_words[]; };
 layout(std430, binding = 4) coherent buffer SegmentStateBuffer { word64x4 segment_state_words[]; };

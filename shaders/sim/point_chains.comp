@@ -392,7 +392,7 @@ void step_chain(uint c) {
     if (range.first) {
 #if NEAR_FAR != 2  // (the far pass wrote it)
         // For drawing from the GPU: the pivot in the drawing origin's frame (double, then float).
-        chain_output[c] = PointChainOutput(vec3(anchor - dvec3(params.origin[0], params.origin[1], params.origin[2])),
+        chain_output[c] = PointChainOutput(vec3(anchor - params.origin.xyz),
                                            control.lod);
 #endif
         shift_anchor(vec3(target.anchor_shift[0], target.anchor_shift[1], target.anchor_shift[2]));

@@ -150,9 +150,10 @@ struct PlaneCollider {
 // wind: xyz uniform acceleration w0, w gust amplitude A; gust: xyz wave vector κ, w angular
 // frequency 2π·f_w; gust_direction: xyz unit u. Each schedule holds its gust phase -2π·f_w·t
 // at its first substep (host float64, reduced mod 2π), each chain its κ·anchor. The alphas of
-// level of detail l start at alphas[l * alpha_stride]. options: OPTION_* bits. origin: the
-// solver's drawing origin, world, double. contact_substep_cap: the most contact sub-steps one
-// substep of a chain may take in this dispatch (SPEC 9).
+// level of detail l start at alphas[l * alpha_stride]. options: OPTION_* bits.
+// contact_substep_cap: the most contact sub-steps one substep of a chain may take in this
+// dispatch (SPEC 9). origin (xyz; w 0): the solver's drawing origin, world, double. Laid out
+// alike in a storage and a uniform block (std430, std140).
 struct PointFrameParams {
     uint chain_count;
     uint alpha_stride;
@@ -167,9 +168,11 @@ struct PointFrameParams {
     vec4 wind;
     vec4 gust;
     vec4 gust_direction;
-    double origin[3];
     uint contact_substep_cap;
     uint pad1;
+    uint pad2;
+    uint pad3;
+    dvec4 origin;
 };
 
 // Frame-time output, relative to this frame's pivot (xyz; w unused), and the raw position
@@ -189,7 +192,9 @@ struct PointSegmentOutput {
 };
 
 #ifndef POINT_DRAW_ONLY
-layout(std430, binding = 0) readonly buffer FrameBuffer { PointFrameParams params; float alphas[]; };
+// The frame buffer: its header (PointFrameParams, 14 uvec4s) is read through the uniform block
+// `params` below; the alphas from here.
+layout(std430, binding = 0) readonly buffer FrameBuffer { uvec4 params_words[14]; float alphas[]; };
 layout(std430, binding = 1) readonly buffer ChainRigBuffer { PointChainRig chain_rig[]; };
 layout(std430, binding = 2) readonly buffer SegmentRigBuffer { PointSegmentRig segment_rig[]; };
 // The chain state, declared as uvec4s (five a record) and read and written whole by
@@ -206,6 +211,9 @@ layout(std430, binding = 5) readonly buffer ChainTargetBuffer { PointChainTarget
 layout(std430, binding = 6) readonly buffer JointOffsetBuffer { float joint_offset[]; };  // xyz per segment
 layout(std430, binding = 7) writeonly buffer JointOutputBuffer { word64x4 joint_output_words[]; };
 layout(std430, binding = 8) writeonly buffer SegmentOutputBuffer { word64x2 segment_output_words[]; };
+// The colliders: a shape whose slots are compiled in (SPHERE_SLOTS and the others > 0,
+// point_colliders.glsl) is read through its uniform block below (its name then stands for
+// the block's), the others from here.
 layout(std430, binding = 9) readonly buffer SphereBuffer { SphereCollider spheres[]; };
 layout(std430, binding = 10) readonly buffer CapsuleBuffer { CapsuleCollider capsules[]; };
 layout(std430, binding = 11) readonly buffer PlaneBuffer { PlaneCollider planes[]; };
@@ -215,6 +223,24 @@ layout(std430, binding = 13) readonly buffer JointRotationBuffer { word64x2 join
 layout(std430, binding = 14) writeonly buffer ChainOutputBuffer { PointChainOutput chain_output[]; };
 #endif
 layout(std430, binding = 15) readonly buffer ChainControlBuffer { PointChainControl chain_control[]; };
+
+// Read through uniform blocks (POINT_UNIFORM_BLOCKS in gpu_jiggle/sim/layouts.py): Mesa's
+// llvmpipe loads a uniform block's value once for the 8 invocations of a vector where a
+// storage buffer's is loaded once per invocation, and every invocation reads the same frame
+// header and colliders. The blocks are views of the buffers above, laid out alike.
+layout(std140, binding = 0) uniform FrameBlock { PointFrameParams params; };
+#if SPHERE_SLOTS > 0
+layout(std140, binding = 1) uniform SphereBlock { SphereCollider sphere_block[SPHERE_SLOTS]; };
+#define spheres sphere_block  // the storage buffer's name, read here
+#endif
+#if CAPSULE_SLOTS > 0
+layout(std140, binding = 2) uniform CapsuleBlock { CapsuleCollider capsule_block[CAPSULE_SLOTS]; };
+#define capsules capsule_block  // the storage buffer's name, read here
+#endif
+#if PLANE_SLOTS > 0
+layout(std140, binding = 3) uniform PlaneBlock { PlaneCollider plane_block[PLANE_SLOTS]; };
+#define planes plane_block  // the storage buffer's name, read here
+#endif
 
 #if BUFFER_IMAGES
 // The same buffers' read-only image views (buffer_views.glsl; units POINT_VIEWS in

@@ -89,7 +89,7 @@ def parse_bindings(text):
     ``chain_rig_words``, the buffer declared as vectors, names ``chain_rig``)."""
     found = {}
     for binding, body in re.findall(r"layout\(std430,\s*binding\s*=\s*(\d+)\)[^{]*\{([^}]*)\}", text):
-        names = re.findall(r"\b(\w+)(?:\[\])?;", body)
+        names = re.findall(r"\b(\w+)(?:\[\d*\])?;", body)
         found[names[0].removesuffix("_words")] = int(binding)
     return found
 
@@ -98,6 +98,35 @@ def parse_bindings(text):
                                                 ("sim/point_common.glsl", layouts.POINT_BINDINGS)])
 def test_bindings_match_the_shader(filename, bindings):
     assert parse_bindings(glsl.read(filename)) == bindings
+
+
+@pytest.mark.parametrize("filename, blocks, records, header", [
+    ("sim/angle_common.glsl", layouts.ANGLE_UNIFORM_BLOCKS, (layouts.ANGLE_FRAME_PARAMS,), layouts.ANGLE_FRAME_PARAMS),
+    ("sim/point_common.glsl", layouts.POINT_UNIFORM_BLOCKS, (layouts.POINT_FRAME_PARAMS, layouts.SPHERE_COLLIDER,
+                                                             layouts.CAPSULE_COLLIDER, layouts.PLANE_COLLIDER),
+     layouts.POINT_FRAME_PARAMS)])
+def test_uniform_blocks_match_the_shader(filename, blocks, records, header):
+    """A kernel's uniform blocks at its UNIFORM_BLOCKS' bindings, each the view of the storage
+    buffer of that name (the header of the frame buffer, declared there as as many uvec4s as
+    the header has bytes / 16; the colliders' records), with a layout the same in both forms."""
+    text = glsl.read(filename)
+    found = re.findall(r"layout\(std140,\s*binding\s*=\s*(\d+)\)\s*uniform\s+\w+\s*\{\s*(\w+)\s+(\w+)", text)
+    names = {name.removesuffix("_block") + ("s" if name.endswith("_block") else ""): int(binding)
+             for binding, _, name in found}
+    assert names == blocks
+    assert {record for _, record, _ in found} == {name for name, dtype in
+                                                  {**layouts.ANGLE_GLSL_STRUCTS, **layouts.POINT_GLSL_STRUCTS}.items()
+                                                  if any(dtype is r for r in records)}
+    words = re.search(r"\{\s*uvec4 params_words\[(\d+)\];", text)
+    assert int(words.group(1)) * 16 == header.itemsize
+    for record in records:  # where std140 and std430 differ: arrays, structs
+        assert record.itemsize % 16 == 0, record
+        for name in record.names:
+            sub, offset = record.fields[name][:2]
+            if sub.fields:  # a struct: std140 rounds its place and size to 16 bytes
+                assert offset % 16 == 0 and sub.itemsize % 16 == 0, name
+            elif sub.shape:  # an array: std140 strides its elements 16 bytes; a vec4 or dvec4 is no array
+                assert sub.shape == (4,), name
 
 
 def test_textures_match_the_shader():

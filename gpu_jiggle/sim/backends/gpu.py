@@ -42,6 +42,9 @@ class _GpuBackend(KernelVariants):
     name = "gpu"
     SHADER = ""
     BINDINGS: dict = {}
+    #: Buffers also read as uniform blocks, name → uniform block binding
+    #: (``layouts.POINT_UNIFORM_BLOCKS``).
+    UNIFORM_BLOCKS: dict = {}
     #: Read-only records held in textures (:mod:`gpu_jiggle.gl.record_texture`), name → texture unit.
     TEXTURES: dict = {}
     #: Storage buffers read through read-only image views (:mod:`gpu_jiggle.gl.buffer_image`),
@@ -155,9 +158,12 @@ class _GpuBackend(KernelVariants):
         return {name: records.texture for name, records in self.textures.items()}
 
     def bind_buffers(self) -> None:
-        """Every buffer at its binding (``BINDINGS``); the context is current."""
+        """Every buffer at its binding (``BINDINGS``) and those read as uniform blocks at theirs
+        (``UNIFORM_BLOCKS``); the context is current."""
         for name, binding in self.BINDINGS.items():
             self.buffers[name].bind_to_storage_buffer(binding)
+        for name, binding in self.UNIFORM_BLOCKS.items():
+            self.buffers[name].bind_to_uniform_block(binding)
 
     def bind_textures(self, views_of: dict | None = None) -> None:
         """Every record texture at its unit (``TEXTURES``) and, where the kernels read through

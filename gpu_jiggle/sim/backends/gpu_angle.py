@@ -14,6 +14,7 @@ class GpuAngleBackend(_GpuBackend):
 
     SHADER = "sim/angle_chains.comp"
     BINDINGS = layouts.ANGLE_BINDINGS
+    UNIFORM_BLOCKS = layouts.ANGLE_UNIFORM_BLOCKS
     TEXTURES = layouts.ANGLE_TEXTURES
     VIEWS = layouts.ANGLE_VIEWS
     PARAMS = layouts.ANGLE_FRAME_PARAMS

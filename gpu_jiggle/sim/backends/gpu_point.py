@@ -41,6 +41,7 @@ class GpuPointBackend(_GpuBackend):
 
     SHADER = "sim/point_chains.comp"
     BINDINGS = layouts.POINT_BINDINGS
+    UNIFORM_BLOCKS = layouts.POINT_UNIFORM_BLOCKS
     VIEWS = layouts.POINT_VIEWS
     PARAMS = layouts.POINT_FRAME_PARAMS
     DTYPES = {"chain_state": layouts.POINT_CHAIN_STATE, "segment_state": layouts.POINT_SEGMENT_STATE,

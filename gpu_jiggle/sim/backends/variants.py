@@ -57,6 +57,8 @@ class KernelVariants:
                                                        {"LOCAL_SIZE": self.work_group_size, **switches}))
                 for name, binding in self.BINDINGS.items():  # every block backed by a buffer, as GL asks
                     self.buffers[name].bind_to_storage_buffer(binding)
+                for binding in self.UNIFORM_BLOCKS.values():  # zeros as large as any uniform block
+                    self.no_chains().bind_to_uniform_block(binding)
                 self.no_chains().bind_to_storage_buffer(self.BINDINGS["params"])
                 self.set_samplers(program)
                 self.bind_textures()
@@ -67,11 +69,15 @@ class KernelVariants:
 
     _no_chains = None
 
+    #: The largest uniform block a kernel declares, bytes (8 capsules; layouts.POINT_UNIFORM_BLOCKS).
+    UNIFORM_BLOCK_BYTES = 8 * layouts.CAPSULE_COLLIDER.itemsize
+
     def no_chains(self):
-        """A frame buffer of no chains (chain_count 0), for a kernel's first run; the context
-        is current."""
+        """A frame buffer of no chains (chain_count 0) for a kernel's first run, zeros as
+        large as any uniform block, which it also backs there; the context is current."""
         if self._no_chains is None:
-            self._no_chains = self.gl.track(self.ctx.buffer(np.zeros(self.PARAMS.itemsize, np.uint8)))
+            size = max(self.PARAMS.itemsize, self.UNIFORM_BLOCK_BYTES if self.UNIFORM_BLOCKS else 0)
+            self._no_chains = self.gl.track(self.ctx.buffer(np.zeros(size, np.uint8)))
         return self._no_chains
 
     def switches(self, header) -> dict:
