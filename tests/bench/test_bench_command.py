@@ -226,7 +226,7 @@ def test_a_repeated_work_group_size_is_timed_once(gl_context, tmp_path):
         assert [entry["work_group_size"] for entry in row["work_groups"]] == [32, 64]
 
 
-def test_each_feature_set_and_collider_count_is_a_case_of_its_own(gl_context, tmp_path):
+def test_each_feature_set_and_collider_count_is_a_case_of_its_own(gl_context, tmp_path, capsys):
     """--features none wind limits all beside v2 and v1, and --colliders with several counts
     (point cases with colliders take each count in turn); the fraction of chains near a
     collider comes with every case that has colliders."""
@@ -241,6 +241,9 @@ def test_each_feature_set_and_collider_count_is_a_case_of_its_own(gl_context, tm
         assert case["colliders"] == 0 or case["features"] == "all"
         assert (case["near_fraction"] is None) == (case["colliders"] == 0)
     assert all(0.0 < case["near_fraction"] <= 1.0 for case in cases if case["colliders"])
+    # each its line, its fraction named for what it is (a bound, not the chains run as near)
+    out = capsys.readouterr().out
+    assert out.count(": within reach ") == sum(1 for case in cases if case["colliders"])
 
 
 def test_feature_sets_build_what_they_name():
