@@ -3,15 +3,17 @@
 Public names: :class:`AngleChainSet`, :class:`PointChainSet` (the static rigs),
 :class:`Solver` (which gives an :class:`AngleSolver` or a :class:`PointSolver`),
 :class:`LagFollower`, :func:`stable_frequency`, :func:`to_frequency_damping_ratio`,
-:func:`to_mass_stiffness_damping`, :func:`recut`, :func:`describe`, :class:`InputError`. The model is specified in docs/SPEC.md; the layers of the
+:func:`to_mass_stiffness_damping`, :func:`recut`, :func:`describe`, :class:`InputError`,
+:class:`UnstableSpringError`. The model is specified in docs/SPEC.md; the layers of the
 package are described in docs/ARCHITECTURE.md. This import needs only numpy and moderngl.
 """
 from .sim import AngleChainSet, AngleSolver, LagFollower, PointChainSet, PointSolver, Solver
 from .sim.response import describe
-from .sim.spring import recut, stable_frequency, to_frequency_damping_ratio, to_mass_stiffness_damping
+from .sim.spring import (UnstableSpringError, recut, stable_frequency, to_frequency_damping_ratio,
+                         to_mass_stiffness_damping)
 from .sim.validation import InputError
 
 __all__ = ["AngleChainSet", "PointChainSet", "Solver", "AngleSolver", "PointSolver", "LagFollower",
            "stable_frequency", "to_frequency_damping_ratio", "to_mass_stiffness_damping", "recut", "describe",
-           "InputError"]
+           "InputError", "UnstableSpringError"]
 __version__ = "0.1.0"

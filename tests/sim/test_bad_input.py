@@ -7,8 +7,7 @@ import re
 import numpy as np
 import pytest
 
-from gpu_jiggle import AngleChainSet, PointChainSet, Solver
-from gpu_jiggle.sim.spring import UnstableSpringError
+from gpu_jiggle import AngleChainSet, PointChainSet, Solver, UnstableSpringError
 
 NAN, INF = float("nan"), float("inf")
 
