@@ -194,24 +194,24 @@ class UnstableSpringError(validation.InputError):
         pair = (f"with frequency{where} = {self.frequency!r} Hz and damping_ratio{where} = {self.damping_ratio!r}"
                 f"{self.detail}")
         if self.argument == "air_drag":
-            return (f"air_drag{where} = {self.value!r} 1/s {pair} is unstable for the substep {self.substep!r} "
+            return (f"air_drag{where} = {self.value!r} 1/s {pair} is unstable for the substep {self.substep:.6g} "
                     f"s{self.what}: the largest stable air drag there is {self.limit:.4g} 1/s ({cite(1)}); lower it "
                     f"or {remedy}, or choose the exact integrator ({exact}), which integrates air drag exactly")
         if self.argument == "gust_amplitude":
-            return (f"gust_amplitude = {self.value!r} length/s² {pair} is unstable for the substep {self.substep!r} "
+            return (f"gust_amplitude = {self.value!r} length/s² {pair} is unstable for the substep {self.substep:.6g} "
                     f"s{self.what}: the gust's change along the wave turns with the particle like a spring "
                     f"(A·|κ|, {cite(1)}); the largest stable gust amplitude at this wave vector is {self.limit:.4g}; "
                     f"lower it or the wave number, or raise damping_ratio or air_drag")
         if self.argument == "lengths":
             shortest = (f"the shortest length that runs with these values is {self.limit:.4g}" if self.limit > 0 else
                         "no length runs with these values: raise damping_ratio or air_drag")
-            return (f"lengths{where} = {self.value!r} is too short for the substep {self.substep!r} s{self.what} "
+            return (f"lengths{where} = {self.value!r} is too short for the substep {self.substep:.6g} s{self.what} "
                     f"{pair}: gravity, wind, their gusts and the root's acceleration across a segment turn it like "
                     f"a spring of stiffness |g_eff|/L that the step cannot keep stable ({cite(1)}); {shortest}; or "
                     f"lower {remedy} or max_root_acceleration")
         return (f"frequency{where} = {self.value!r} Hz with damping_ratio{where} = {self.damping_ratio!r}"
                 f"{self.detail} is unstable "
-                f"for the substep {self.substep!r} s{self.what}: the largest stable frequency for that damping ratio "
+                f"for the substep {self.substep:.6g} s{self.what}: the largest stable frequency for that damping ratio "
                 f"is {self.limit:.4g} Hz ({cite(1)}); lower the frequency or {remedy}, or choose the exact "
                 f"integrator ({exact}), which has no stability bound")
 
