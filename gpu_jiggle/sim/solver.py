@@ -292,12 +292,13 @@ class Solver(SavedState, LevelsOfDetail, MeasuredDispatch, Releasable):
         from the solver's state without a read-back (angle chains' segment rig is a texture,
         :meth:`gpu_textures`): ``chain_rig``, ``joint_output``,
         ``segment_output``, point chains' ``chain_output`` (each pivot relative to
-        :attr:`origin`, and the level of detail) and the rest (with point chains' near pass's
-        ``near_chain_state``, ``near_segment_state`` and ``near_chains`` once a frame has run
-        as near and far chains, :mod:`gpu_jiggle.sim.backends.near_far`). Layouts and bindings
-        are those of :mod:`gpu_jiggle.sim.layouts`; ``shaders/draw/point_draw.glsl`` declares them for a
-        vertex shader, with the world position of a joint at frame time. They change in place
-        at every ``advance``; do not write to them.
+        :attr:`origin`, and the level of detail) and the rest (with point chains' spare state,
+        ``near_chain_state`` and ``near_segment_state``, and ``near_chains`` once a frame has
+        run as near and far chains, :mod:`gpu_jiggle.sim.backends.near_far`). Layouts and
+        bindings are those of :mod:`gpu_jiggle.sim.layouts`; ``shaders/draw/point_draw.glsl``
+        declares them for a vertex shader, with the world position of a joint at frame time.
+        They change in place at every ``advance``, but for point chains' state, which such a
+        frame may swap with its spare: ask again after each ``advance``. Do not write to them.
 
         Raises: TypeError on the CPU backend.
         """
