@@ -74,6 +74,7 @@ def test_render_gif_shows_the_textured_fox_running(gl, tmp_path):
     result = render(FOX, RIG, "Run", out, seconds=0.5, fps=10, size=(240, 136), samples=0, progress=False)
     assert result.path == out and result.kind == "gif" and result.frames == 5 and result.backend == "gpu"
     assert result.travel > 100
+    assert 0 < result.frame_seconds < result.seconds  # the frames' time, without loading and compiling
     gif = Image.open(out)
     assert gif.n_frames == 5 and gif.size == (240, 136)
     frames = []
