@@ -178,21 +178,19 @@ class UnstableSpringError(validation.InputError):
         super().__init__(argument, index, frequency if value is None else value, expected, where)
 
     def in_chain(self, chain: int, segment: int) -> "UnstableSpringError":
-        """This refusal, its ``index`` into the flat per-segment arrays, with the chain and
-        the segment within it named after the values: ``frequency[3] = 90.0 Hz with
-        damping_ratio[3] = 0.5 (segment 0 of chain 1) is unstable ...``."""
-        located = type(self).__new__(type(self))  # copy.copy would call __init__ with the message alone
-        located.__dict__.update(self.__dict__)
-        located.detail = f" (segment {segment} of chain {chain}){self.detail}"
-        located.args = (located.describe(f"[{self.index}]"),)
-        located.detail = self.detail  # a caller naming the index its own way (describe) names the chain too
-        return located
+        """This refusal (its ``index`` into the flat per-segment arrays), its message now
+        naming the chain and the segment within it after the values: ``frequency[3] = 90.0 Hz
+        with damping_ratio[3] = 0.5 (segment 0 of chain 1) is unstable ...``. Returns itself."""
+        self.args = (self.describe(f"[{self.index}]", f" (segment {segment} of chain {chain})"),)
+        return self
 
-    def describe(self, where: str = "", remedy: str = "the substep", exact: str = 'integrator="exact"') -> str:
-        """The message with ``where`` (e.g. ``"[2]"``) after the parameter names; ``remedy``
-        names the substep and ``exact`` how to choose the exact integrator, in the caller's terms."""
-        pair = (f"with frequency{where} = {self.frequency!r} Hz and damping_ratio{where} = {self.damping_ratio!r}"
-                f"{self.detail}")
+    def describe(self, where: str = "", located: str = "", remedy: str = "the substep",
+                 exact: str = 'integrator="exact"') -> str:
+        """The message with ``where`` (e.g. ``"[2]"``) after the parameter names and
+        ``located`` (e.g. ``" (segment 0 of chain 1)"``) after their values; ``remedy`` names
+        the substep and ``exact`` how to choose the exact integrator, in the caller's terms."""
+        detail = located + self.detail
+        pair = f"with frequency{where} = {self.frequency!r} Hz and damping_ratio{where} = {self.damping_ratio!r}{detail}"
         if self.argument == "air_drag":
             return (f"air_drag{where} = {self.value!r} 1/s {pair} is unstable for the substep {self.substep:.6g} "
                     f"s{self.what}: the largest stable air drag there is {self.limit:.4g} 1/s ({cite(1)}); lower it "
@@ -210,7 +208,7 @@ class UnstableSpringError(validation.InputError):
                     f"a spring of stiffness |g_eff|/L that the step cannot keep stable ({cite(1)}); {shortest}; or "
                     f"lower {remedy} or max_root_acceleration")
         return (f"frequency{where} = {self.value!r} Hz with damping_ratio{where} = {self.damping_ratio!r}"
-                f"{self.detail} is unstable "
+                f"{detail} is unstable "
                 f"for the substep {self.substep:.6g} s{self.what}: the largest stable frequency for that damping ratio "
                 f"is {self.limit:.4g} Hz ({cite(1)}); lower the frequency or {remedy}, or choose the exact "
                 f"integrator ({exact}), which has no stability bound")
