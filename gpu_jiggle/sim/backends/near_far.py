@@ -89,7 +89,7 @@ class NearFarPasses:
                 program = b.gl.track(compute_shader(b.ctx, SHADER, {"LOCAL_SIZE": b.work_group_size,
                                                                     "KEEP_NEAR": keep}))
                 self.buffers["near_chains"].write(NEAR_CHAINS_HEADER.tobytes())
-                self._bind(b.no_chains())
+                self._bind(b.no_chains(), self._state(), self._spares())
                 program.run(group_x=1)
                 b.ctx.memory_barrier()
                 self.programs[keep] = program
@@ -106,8 +106,7 @@ class NearFarPasses:
         near_chains = self.buffers["near_chains"]
         near_chains.write(NEAR_CHAINS_HEADER.tobytes())
         b.uploaded_bytes += NEAR_CHAINS_HEADER.nbytes
-        start = {name: b.buffers[name] for name in NEAR_STATE}
-        spare = {name: self.buffers[copy] for name, (copy, _) in NEAR_STATE.items()}
+        start, spare = self._state(), self._spares()
         self.swapped = programs.far_reads_views and first_of_frame and not b.keep_shape_teleports
         if self.swapped:  # the far pass reads start through its views and writes spare
             far_state, near_state = spare, start
@@ -145,14 +144,19 @@ class NearFarPasses:
         """How many chains the last dispatch listed as near (a read-back of 4 bytes)."""
         return int(np.frombuffer(self.buffers["near_chains"].read(4, offset=NEAR_COUNT_OFFSET), np.uint32)[0])
 
-    def _bind(self, params, state=None, near_state=None) -> None:
+    def _state(self) -> dict:
+        """The backend's state buffers, by name."""
+        return {name: self.backend.buffers[name] for name in NEAR_STATE}
+
+    def _spares(self) -> dict:
+        """Their spares, by the name of the state buffer each stands for."""
+        return {name: self.buffers[copy] for name, (copy, _) in NEAR_STATE.items()}
+
+    def _bind(self, params, state: dict, near_state: dict) -> None:
         """The bindings of near_chains.comp, with ``params`` as its frame buffer, ``state``
         ({name: buffer}) where the far pass wrote (list_near reads the marks there, keep_near
-        writes) and ``near_state`` where the near pass ran (keep_near reads); the backend's
-        state and the spares where not given."""
+        writes) and ``near_state`` where the near pass ran (keep_near reads)."""
         b = self.backend
-        state = state or {name: b.buffers[name] for name in NEAR_STATE}
-        near_state = near_state or {name: self.buffers[copy] for name, (copy, _) in NEAR_STATE.items()}
         params.bind_to_storage_buffer(b.BINDINGS["params"])
         b.buffers["chain_rig"].bind_to_storage_buffer(b.BINDINGS["chain_rig"])
         for name, (_, binding) in NEAR_STATE.items():
