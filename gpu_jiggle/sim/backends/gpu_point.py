@@ -10,8 +10,8 @@ from .. import layouts
 from . import gpu
 from .gpu import _GpuBackend
 from .near_far import NearFarPasses, NearFarPrograms, splits_near_far
-from .variants import (FUSED_BATCHES, batch_switches, collider_slots, each_batch, frame_substeps, fused_substeps,
-                       option_switches)
+from .variants import (COLLIDER_SLOT_BUCKETS, FUSED_BATCHES, batch_switches, collider_slots, each_batch,
+                       frame_substeps, fused_substeps, option_switches)
 
 
 def segment_major(switches: dict) -> bool:
@@ -42,6 +42,9 @@ class GpuPointBackend(_GpuBackend):
     SHADER = "sim/point_chains.comp"
     BINDINGS = layouts.POINT_BINDINGS
     UNIFORM_BLOCKS = layouts.POINT_UNIFORM_BLOCKS
+    #: A collider shape's uniform block: its records in the largest bucket of slots.
+    UNIFORM_BLOCK_BYTES = COLLIDER_SLOT_BUCKETS[-1] * max(
+        record.itemsize for record in (layouts.SPHERE_COLLIDER, layouts.CAPSULE_COLLIDER, layouts.PLANE_COLLIDER))
     VIEWS = layouts.POINT_VIEWS
     PARAMS = layouts.POINT_FRAME_PARAMS
     DTYPES = {"chain_state": layouts.POINT_CHAIN_STATE, "segment_state": layouts.POINT_SEGMENT_STATE,

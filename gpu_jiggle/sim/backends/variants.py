@@ -69,14 +69,14 @@ class KernelVariants:
 
     _no_chains = None
 
-    #: The largest uniform block a kernel declares, bytes (8 capsules; layouts.POINT_UNIFORM_BLOCKS).
-    UNIFORM_BLOCK_BYTES = 8 * layouts.CAPSULE_COLLIDER.itemsize
+    #: The largest uniform block the kernel declares beside its frame header, bytes.
+    UNIFORM_BLOCK_BYTES = 0
 
     def no_chains(self):
         """A frame buffer of no chains (chain_count 0) for a kernel's first run, zeros as
         large as any uniform block, which it also backs there; the context is current."""
         if self._no_chains is None:
-            size = max(self.PARAMS.itemsize, self.UNIFORM_BLOCK_BYTES if self.UNIFORM_BLOCKS else 0)
+            size = max(self.PARAMS.itemsize, self.UNIFORM_BLOCK_BYTES)
             self._no_chains = self.gl.track(self.ctx.buffer(np.zeros(size, np.uint8)))
         return self._no_chains
 
