@@ -73,8 +73,12 @@ class LevelsOfDetail:
 
 
 def check_chain_set_stable(chain_set, substep: float, **terms) -> None:
-    """:func:`~gpu_jiggle.sim.spring.check_stable` of ``chain_set``'s springs (``terms``: its
-    other arguments); its UnstableSpringError names the chain and the segment within it."""
+    """:func:`~gpu_jiggle.sim.spring.check_stable` of ``chain_set``'s springs (its (S,)
+    frequency in Hz and damping ratio) for ``substep`` seconds; ``terms``: check_stable's other
+    arguments.
+
+    Raises: UnstableSpringError (a ValueError) at the first unstable segment, its ``index``
+    into the (S,) arrays, its message also naming the chain and the segment within it."""
     try:
         check_stable(chain_set.frequency, chain_set.damping_ratio, substep, **terms)
     except UnstableSpringError as exc:
