@@ -160,10 +160,10 @@ class PointSolver(Solver):
         colliders = ColliderSet.validated(spheres, sphere_groups, capsules, capsule_groups, planes, plane_groups,
                                           sphere_inside, capsule_inside)
         self._backend.check_colliders(len(colliders.spheres), len(colliders.capsules), len(colliders.planes))
-        kinds_changed = _kernel_kinds(colliders) != _kernel_kinds(self._colliders)
+        kinds_before = self._kernel_kinds()
         self._colliders = colliders
         self._snap_colliders = self._snap_colliders or bool(snap)
-        if kinds_changed:  # set every frame: the kernel changes only with the counts and inside flags
+        if self._kernel_kinds() != kinds_before:  # set every frame: the kernel changes only with these
             self._prepare_kernel()
 
     def rebase(self, origin) -> None:
@@ -280,8 +280,18 @@ class PointSolver(Solver):
 
     def _prepare_kernel(self):
         header = self._switch_header()
-        (header["sphere_count"], header["capsule_count"], header["plane_count"]), inside = _kernel_kinds(self._colliders)
-        self._backend.prepare(header, inside_colliders=inside)
+        (header["sphere_count"], header["capsule_count"], header["plane_count"]), inside, turning = self._kernel_kinds()
+        self._backend.prepare(header, inside_colliders=inside, turning_planes=turning)
+
+    def _kernel_kinds(self) -> tuple:
+        """What of the colliders set the point kernel is compiled for: the counts of each shape,
+        whether a sphere or capsule keeps particles inside, and whether a plane's normal turns
+        over the next frame (it is not where the colliders' path starts, which a snap or a
+        change of counts restarts at rest: _upload_inputs)."""
+        colliders, path = self._colliders, self._collider_path
+        turning = (not self._snap_colliders and path.follows(colliders)
+                   and bool((colliders.planes[:, :3] != path.start.planes[:, :3]).any()))
+        return colliders.counts(), bool(colliders.sphere_inside.any() or colliders.capsule_inside.any()), turning
 
     def _frame_buffer(self, plan):
         self._backend.upload_colliders(*self._collider_path.records(self._colliders, plan.full.span,
@@ -408,12 +418,6 @@ def point_segment_rig(chain_set, rest_lengths) -> np.ndarray:
     rig["limit_bounds"][:, 1] = np.select([hinge, spherical], [chain_set.hinge_limit[:, 1],
                                                                chain_set.spherical_limit[:, 1]], 0.0)
     return rig
-
-
-def _kernel_kinds(colliders) -> tuple:
-    """What of a ColliderSet the point kernel is compiled for: its counts of each shape, and
-    whether a sphere or capsule keeps particles inside."""
-    return colliders.counts(), bool(colliders.sphere_inside.any() or colliders.capsule_inside.any())
 
 
 def _require_rotations(chain_set, where):

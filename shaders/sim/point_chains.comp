@@ -16,7 +16,8 @@
 // and the frame use): a switch at 0 leaves the feature's code out, for frames that cannot use
 // it (no collider that keeps particles inside, no exact integrator, no wind, no segment with
 // a max distance; ANGLE_LIMITS: a bit for each kind of angle limit some segment has, 1 cone,
-// 2 hinge, 4 spherical). Mesa's llvmpipe runs both sides of a branch, so code
+// 2 hinge, 4 spherical; TURNING_PLANES: a plane's normal turns over the frame, placing it takes
+// a normalisation and a double dot product per chain and substep). Mesa's llvmpipe runs both sides of a branch, so code
 // left in costs there even when unused; on a GPU it costs registers. The colliders of each
 // shape come in slots (point_colliders.glsl): their count rounded up to 0, 1, 2, 4 or 8, or
 // -1 for the frame's count, whatever it is.
@@ -24,6 +25,7 @@
 #define CAPSULE_SLOTS -1
 #define PLANE_SLOTS -1
 #define INSIDE_COLLIDERS 1
+#define TURNING_PLANES 1
 #define EXACT_STEPS 1
 #define WIND 1
 #define ANGLE_LIMITS 7

@@ -118,7 +118,7 @@ vec4 plane_on_path(uint k, Contact ct, vec4 start) {
     PlaneCollider pl = planes[k];
     vec3 n;
     float offset;
-    if (all(equal(pl.delta.xyz, vec3(0.0)))) {  // its normal stays
+    if (TURNING_PLANES == 0 || all(equal(pl.delta.xyz, vec3(0.0)))) {  // its normal stays (TURNING_PLANES 0: every plane's)
         n = start.xyz;
         offset = start.w;
     } else {

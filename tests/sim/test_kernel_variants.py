@@ -1,8 +1,7 @@
 """The GPU backend compiles its kernel with a feature left out where a frame cannot use it (no
-colliders of a shape, no inside collider, no exact integrator, no wind, no angle limit, no max
-distance), and the point kernel with its colliders of each shape in a fixed number of slots.
-Each variant runs
-the same operations as the kernel with every feature compiled in, but the shader compiler may
+colliders of a shape, no inside collider, no plane whose normal turns, no exact integrator, no
+wind, no angle limit, no max distance), and the point kernel with its colliders of each shape
+in a fixed number of slots. Each variant runs the same operations as the kernel with every feature compiled in, but the shader compiler may
 fuse multiply-adds differently in a different program (GLSL allows it), so the two agree to
 float32 rounding, not always bit for bit: measured on llvmpipe, 0 to 13 values of 804 differ
 after one frame (by at most 3e-8), and the chains' rounding grows to 7e-6 units after 40
@@ -23,7 +22,8 @@ from gpu_jiggle.sim.backends import variants
 POINT_SWITCHES = ("INSIDE_COLLIDERS", "EXACT_STEPS", "WIND", "MAX_DISTANCE")
 POINT_SLOTS = ("SPHERE_SLOTS", "CAPSULE_SLOTS", "PLANE_SLOTS")
 #: The point kernel with everything in: each shape's loop to the frame's count (-1).
-FULL_POINT = {**{name: 1 for name in POINT_SWITCHES}, **{name: -1 for name in POINT_SLOTS}, "ANGLE_LIMITS": 7}
+FULL_POINT = {**{name: 1 for name in POINT_SWITCHES}, **{name: -1 for name in POINT_SLOTS}, "ANGLE_LIMITS": 7,
+              "TURNING_PLANES": 1}
 ANGLE_SWITCHES = ("EXACT_STEPS", "WIND")
 
 
@@ -61,8 +61,9 @@ def all_features(monkeypatch, backend_class, switches):
 
 
 def run_point(integrator, limits, colliders, inside, wind, frames=40, **options):
-    """``colliders``: False, True (a sphere, a capsule and a plane) or "many" (3 spheres, 5
-    capsules, 9 planes: slots of 4 and 8 with some empty, and a loop over the planes);
+    """``colliders``: False, True (a sphere, a capsule and a plane), "many" (3 spheres, 5
+    capsules, 9 planes: slots of 4 and 8 with some empty, and a loop over the planes) or
+    "turning" (a sphere and a plane that tilts, then stays, then tilts back);
     ``options``: the Solver's target_path and damping_frame."""
     chain_set = PointChainSet([5, 4, 6], 3.0, 0.3, rest_lengths=0.1, particle_radius=0.01, gravity=(0, -9.8, 0),
                               air_drag=0.2, angle_limit=0.5 if limits else np.inf,
@@ -78,6 +79,9 @@ def run_point(integrator, limits, colliders, inside, wind, frames=40, **options)
             solver.set_colliders(spheres=[[0.3, -0.3, 0.0, 0.12], [0.0, -0.45, 0.05, 0.08], [0.6, -0.2, 0.1, 0.06]],
                                  capsules=[[-0.2, -0.2 - 0.05 * j, -0.1, 0.9, -0.25, 0.1, 0.03] for j in range(5)],
                                  planes=[[0, 1, 0, -0.55 - 0.01 * j] for j in range(9)])
+        elif colliders == "turning":
+            tilt = 0.4 * np.sin(0.15 * min(frame, 12) - 0.15 * max(frame - 24, 0))
+            solver.set_colliders(spheres=[[0.3, -0.3, 0.0, 0.12]], planes=[[np.sin(tilt), np.cos(tilt), 0, -0.45]])
         elif colliders:
             solver.set_colliders(spheres=[[0.3, -0.3, 0.0, 0.12 if not inside else 0.5]], sphere_inside=[inside],
                                  capsules=[[-0.2, -0.2, -0.1, 0.9, -0.25, 0.1, 0.05]], planes=[[0, 1, 0, -0.55]])
@@ -95,11 +99,25 @@ def run_point(integrator, limits, colliders, inside, wind, frames=40, **options)
     ("exact", False, False, False, True),
     ("exact", True, True, False, False),
     ("semi-implicit", False, "many", False, True),
+    ("exact", False, "turning", False, True),
 ])
 def test_point_variants_give_the_bits_of_the_full_kernel(gl, monkeypatch, integrator, limits, colliders, inside, wind):
     specialised = run_point(integrator, limits, colliders, inside, wind)
     all_features(monkeypatch, gpu_point.GpuPointBackend, FULL_POINT)
     assert np.abs(run_point(integrator, limits, colliders, inside, wind) - specialised).max() <= 1e-4
+
+
+def test_planes_are_placed_as_turning_only_in_frames_where_one_turns(gl, monkeypatch):
+    """TURNING_PLANES: the kernel leaves the turning normal's placement out of frames whose
+    planes all keep their normal, and each frame runs the variant its colliders' records ask for."""
+    ran = []
+    original = gpu_point.GpuPointBackend.program_for
+    monkeypatch.setattr(gpu_point.GpuPointBackend, "program_for", lambda self, header: ran.append(
+        (self.switches(header)["TURNING_PLANES"], bool(self.turning_planes))) or original(self, header))
+    run_point("exact", False, "turning", False, True)
+    turned = [switch for switch, _ in ran]
+    assert all(switch == int(turning) for switch, turning in ran)
+    assert turned[0] == 0 and 1 in turned and turned[18:24] == [0] * 6  # at rest, tilting, held
 
 
 def run_angle(integrator, wind, frames=40, **options):
@@ -182,7 +200,8 @@ def test_reads_through_image_views_give_the_bits_of_the_buffers(gl, monkeypatch)
 def test_a_frame_compiles_only_what_it_uses_and_advance_compiles_nothing(gl):
     solver = Solver(PointChainSet([3], 2.0, 0.5, rest_lengths=0.1), backend="gpu")
     programs = solver._backend.programs
-    lean = {"SPHERE_SLOTS": 0, "CAPSULE_SLOTS": 0, "PLANE_SLOTS": 0, "INSIDE_COLLIDERS": 0, "EXACT_STEPS": 0,
+    lean = {"SPHERE_SLOTS": 0, "CAPSULE_SLOTS": 0, "PLANE_SLOTS": 0, "INSIDE_COLLIDERS": 0, "TURNING_PLANES": 0,
+            "EXACT_STEPS": 0,
             "WIND": 0, "ANGLE_LIMITS": 0, "MAX_DISTANCE": 0, "NEAR_FAR": 0, "TARGET_PATH": 2, "RELATIVE_DAMPING": 1,
             "BUFFER_IMAGES": 1}  # llvmpipe has buffer textures: the kernels read through image views
     # compiled by the constructor: without colliders, a batch of 2, 4 and 8 fused substeps

@@ -73,6 +73,7 @@ class GpuPointBackend(_GpuBackend):
     angle_limits = 7  # a bit for each kind of angle limit a segment has, as ANGLE_LIMITS (upload_rig)
     max_distances = True  # whether any segment has a finite max distance (upload_rig)
     inside_colliders = True  # whether a sphere or capsule keeps particles inside (upload_colliders)
+    turning_planes = True  # whether a plane's normal turns over the frame (upload_colliders)
     #: Whether a chain of the last targets uploaded teleports keeping its shape (its segments'
     #: own walk, before the substeps', in the frame's first dispatch; upload_targets).
     keep_shape_teleports = True
@@ -82,10 +83,12 @@ class GpuPointBackend(_GpuBackend):
     split_near_far = True
     near_far = None  # NearFarPasses, made with the first frame that splits
 
-    def prepare(self, header, inside_colliders: bool = False) -> None:
+    def prepare(self, header, inside_colliders: bool = False, turning_planes: bool = False) -> None:
         """As :meth:`_GpuBackend.prepare`; ``inside_colliders``: whether a sphere or capsule of
-        the colliders set keeps particles inside."""
+        the colliders set keeps particles inside; ``turning_planes``: whether a plane's normal
+        will turn over the next frame."""
         self.inside_colliders = bool(inside_colliders)
+        self.turning_planes = bool(turning_planes)
         super().prepare(header)
         if self.near_far is not None or self.splits(self.switches(header)):
             with self.gl.current():
@@ -147,7 +150,8 @@ class GpuPointBackend(_GpuBackend):
     def switches(self, header) -> dict:
         """SPHERE_SLOTS, CAPSULE_SLOTS, PLANE_SLOTS: the frame's colliders of each shape,
         rounded up to a bucket (:func:`collider_slots`); INSIDE_COLLIDERS: a sphere or capsule
-        keeps particles inside; EXACT_STEPS: the exact integrator is on; WIND: w0 or the gust
+        keeps particles inside; TURNING_PLANES: a plane's normal turns over the frame (its
+        record's delta.xyz is not zero); EXACT_STEPS: the exact integrator is on; WIND: w0 or the gust
         amplitude is not zero (without it the kernel's wind is exactly 0); ANGLE_LIMITS: a bit
         for each kind of angle limit some segment has (1 cone, 2 hinge, 4 spherical);
         MAX_DISTANCE: a segment has a finite max distance; NEAR_FAR 0 (one pass,
@@ -162,6 +166,7 @@ class GpuPointBackend(_GpuBackend):
         switches = {"SPHERE_SLOTS": collider_slots(counts[0]), "CAPSULE_SLOTS": collider_slots(counts[1]),
                     "PLANE_SLOTS": collider_slots(counts[2]),
                     "INSIDE_COLLIDERS": int(counts[0] + counts[1] > 0 and self.inside_colliders),
+                    "TURNING_PLANES": int(counts[2] > 0 and self.turning_planes),
                     "EXACT_STEPS": int(bool(int(header["options"]) & layouts.OPTION_EXACT_INTEGRATOR)),
                     "WIND": int(bool((header["wind"] != 0).any())), "ANGLE_LIMITS": self.angle_limits,
                     "MAX_DISTANCE": int(self.max_distances), "NEAR_FAR": 0,
@@ -242,6 +247,7 @@ class GpuPointBackend(_GpuBackend):
         (:func:`collider_slots`), which the kernel skips; a shape whose records are those last
         written (colliders at rest) uploads nothing."""
         self.inside_colliders = bool(spheres["inside"].any() or capsules["inside"].any())
+        self.turning_planes = bool((planes["delta"][:, :3] != 0).any())
         with self.gl.current():
             for name, records in (("spheres", spheres), ("capsules", capsules), ("planes", planes)):
                 slots = collider_slots(len(records))
