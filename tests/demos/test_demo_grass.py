@@ -93,7 +93,7 @@ def test_blades_are_stored_tile_by_tile(demo):
     """Neighbours in memory are neighbours in the field, so the solver's work groups of 64
     chains mostly share a level of detail (what makes slowed and frozen blades cheaper); in a
     tile, blades of one segment count side by side, so that most SIMD batches of 8 chains walk
-    no segment that one of them lacks (randomly mixed, 4% would)."""
+    no segment that one of them lacks (with counts mixed at random, almost none would)."""
     field = demo.make_field(6000)
     batches = field.segment_counts[: 8 * (len(field.pivots) // 8)].reshape(-1, 8)
     assert np.mean(batches.min(axis=1) == batches.max(axis=1)) > 0.6
