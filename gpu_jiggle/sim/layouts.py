@@ -162,14 +162,23 @@ POINT_CHAIN_OUTPUT = _struct([("pivot", "<f4", (3,)), ("lod", "<u4")], 16)
 #: centre and radius; capsule ends, radius in start_a's w; plane unit normal and offset), their
 #: move this frame (float32) and their path velocity × span (float32; not for planes). inside:
 #: 1 for a sphere or capsule that keeps particles inside it (SPEC 4.2), 0 for one that keeps
-#: them out.
+#: them out. Where the collider can be over the frame, for the far pass's broad phase (SPEC 9,
+#: "Near and far chains"; :mod:`gpu_jiggle.sim.collider_bounds`): a sphere's frame_bound
+#: (float64 world centre xyz, radius w), a capsule's frame_a and frame_b (the ends of a capsule
+#: of radius frame_a's w), each holding the collider with its move over every substep; a
+#: plane's frame_offset, its largest offset; frame_move, the longest move of a centre or end
+#: over one substep, and frame_radius, the smallest radius, over the frame.
 SPHERE_COLLIDER = _struct([("start", "<f8", (4,)), ("delta", "<f4", (4,)), ("start_rate", "<f4", (4,)),
-                           ("group", "<u4"), ("inside", "<u4")] + [(f"pad{i}", "<u4") for i in range(1, 7)], 96)
+                           ("frame_bound", "<f8", (4,)), ("group", "<u4"), ("inside", "<u4"),
+                           ("frame_move", "<f4"), ("frame_radius", "<f4")]
+                          + [(f"pad{i}", "<u4") for i in range(4)], 128)
 CAPSULE_COLLIDER = _struct([("start_a", "<f8", (4,)), ("start_b", "<f8", (4,)), ("delta_a", "<f4", (4,)),
                             ("delta_b", "<f4", (4,)), ("rate_a", "<f4", (4,)), ("rate_b", "<f4", (4,)),
-                            ("group", "<u4"), ("inside", "<u4")] + [(f"pad{i}", "<u4") for i in range(1, 7)], 160)
-PLANE_COLLIDER = _struct([("start", "<f8", (4,)), ("delta", "<f4", (4,)), ("group", "<u4"), ("pad0", "<u4"),
-                          ("pad1", "<u4"), ("pad2", "<u4")], 64)
+                            ("frame_a", "<f8", (4,)), ("frame_b", "<f8", (4,)), ("group", "<u4"), ("inside", "<u4"),
+                            ("frame_move", "<f4"), ("frame_radius", "<f4")]
+                           + [(f"pad{i}", "<u4") for i in range(4)], 224)
+PLANE_COLLIDER = _struct([("start", "<f8", (4,)), ("delta", "<f4", (4,)), ("frame_offset", "<f8"), ("group", "<u4"),
+                          ("pad0", "<u4")], 64)
 
 #: Per frame, header of the point kernel's frame buffer; ``alphas`` follows it. options:
 #: OPTION_* bits. substep_begin, substep_end: the substeps this dispatch runs (see

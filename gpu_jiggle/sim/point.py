@@ -18,6 +18,7 @@ import numpy as np
 from . import layouts, packing, validation
 from .chains import PointChainSet
 from .angle import anchor_shift
+from .collider_bounds import collider_fractions, fill_frame_bounds
 from .inputs import ColliderPath, ColliderSet, Wind
 from .solver import Solver
 from .spring import coefficients
@@ -294,10 +295,12 @@ class PointSolver(Solver):
         return colliders.counts(), bool(colliders.sphere_inside.any() or colliders.capsule_inside.any()), turning
 
     def _frame_buffer(self, plan):
-        self._backend.upload_colliders(*self._collider_path.records(self._colliders, plan.full.span,
-                                                                     layouts.path_kind(self._options)))
         header, alphas = packing.frame_buffer(layouts.POINT_FRAME_PARAMS, plan, self._clock.substeps,
                                               self._chain_set.chain_count, self._wind.time_phases(plan))
+        path = layouts.path_kind(self._options)
+        records = self._collider_path.records(self._colliders, plan.full.span, path)
+        fill_frame_bounds(*records, *collider_fractions(header[0], alphas), path)
+        self._backend.upload_colliders(*records)
         header["sphere_count"], header["capsule_count"], header["plane_count"] = self._colliders.counts()
         header["options"] = self._options
         header["wind"], header["gust"], header["gust_direction"] = self._wind.records()

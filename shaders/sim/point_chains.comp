@@ -165,7 +165,7 @@ bool walk_batches(PointChainRig chain, dvec3 anchor, SubstepRange range, uint fi
 #if NEAR_FAR == 1
     // chain_reach's reach and smallest particle radius, summed in the batch's walk (reach_segment,
     // root to tip) where a walk of their own would cost one more walk of the chain
-    float reach = 0.0, smallest_radius = 0.0, largest_radius = 0.0;
+    float largest_radius = 0.0;
     ContactBox boxes[FUSED_SUBSTEPS];
 #endif
 #if ONE_BATCH
@@ -210,7 +210,7 @@ bool walk_batches(PointChainRig chain, dvec3 anchor, SubstepRange range, uint fi
             PointSegmentState st = load_segment_state(s);
             vec3 offset = target_offset(s);
 #if NEAR_FAR == 1
-            reach_segment(i, rig, reach, largest_radius, smallest_radius);
+            reach_segment(i, rig, far_reach, largest_radius, far_smallest_radius);
 #endif
 #if FIRST_FRAME_IN_WALK
             vec4 rotation = joint_rotation(s);
@@ -253,25 +253,14 @@ bool walk_batches(PointChainRig chain, dvec3 anchor, SubstepRange range, uint fi
         }
         WROTE_VIEWED();  // the walk's stores seen by a later read through a view (buffer_views.glsl)
 #if NEAR_FAR == 1
-        reach += largest_radius;
-        if (finishing) {  // the colliders begin_output placed, before the substeps' are
-            contact_near = contact_near || box_near(output_box);
+        far_reach += largest_radius;
+        for (uint k = 0u; k < uint(FUSED_SUBSTEPS); ++k) {  // the batch's boxes into the frame's (point_far.glsl)
+            if (k < count) {
+                add_substep_box(boxes[k], motion[k].pivot, motion[k].moved);
+            }
         }
-        // a loop that is not unrolled: one copy of the colliders' placement (compile time)
-        for (uint j = 0u; j < count;) {  // tested at its end too (common.glsl, "Loops")
-            SubstepMotion m = motion[0];
-            ContactBox box = boxes[0];
-            for (uint k = 1u; k < uint(FUSED_SUBSTEPS); ++k) {
-                if (k == j) {
-                    m = motion[k];
-                    box = boxes[k];
-                }
-            }
-            contact_near = contact_near || near_in_substep(chain, anchor, first_alpha, batch + j, m.pivot, m.moved, box,
-                                                           reach, smallest_radius);
-            if (++j == count) {
-                break;
-            }
+        if (finishing) {
+            add_output_box();
         }
 #endif
 #if !ONE_BATCH
@@ -386,9 +375,14 @@ void step_chain(uint c) {
         return;
     }
     chain_held = load_chain_state(c);
+#if NEAR_FAR == 1
+    far_anchor = anchor;  // the far pass places no collider: it tests the frame's bounds (point_far.glsl)
+    far_mask = chain.collider_mask;
+#else
     if (COLLIDERS != 0) {
         relate_colliders(anchor);
     }
+#endif
     bool moving = false;
     frozen = control.lod == LOD_FROZEN;
     if (range.first) {
@@ -484,8 +478,12 @@ void main() {
         return;
     }
 #endif
+#if NEAR_FAR == 1
+    begin_frame_box();
+#endif
     step_chain(c);
 #if NEAR_FAR == 1
+    contact_near = frame_near();
     chain_state_words[5u * c + 4u].z = contact_near ? 1u : 0u;  // PointChainState.contact_near
 #endif
 }

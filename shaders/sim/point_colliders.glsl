@@ -274,8 +274,12 @@ vec4 plane_at(uint k, Contact ct) {
 
 // Whether the chain collides with a collider of `group` that keeps particles out (inside 0)
 // or in (inside 1).
+bool keeps_out(uint mask, uint group, uint inside) {
+    return inside == 0u && in_mask(mask, group);
+}
+
 bool keeps_out(Contact ct, uint group, uint inside) {
-    return inside == 0u && in_mask(ct.mask, group);
+    return keeps_out(ct.mask, group, inside);
 }
 
 bool keeps_in(Contact ct, uint group, uint inside) {

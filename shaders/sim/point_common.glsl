@@ -106,19 +106,24 @@ struct PointChainOutput {
 // (start, double world coordinates), their move this frame (delta, float) and their path
 // velocity times the span (start_rate, float). Sphere: xyz centre, w radius. Capsule: a and
 // b ends, a.w radius. Plane: xyz unit normal, w offset (particles keep n·x ≥ w + ρ); normals,
-// radii and offsets move linearly, centres and ends on the path.
+// radii and offsets move linearly, centres and ends on the path. Where each can be over the
+// frame, for the far pass (point_far.glsl; the host's, gpu_jiggle/sim/collider_bounds.py):
+// frame_bound, a ball (double world centre, radius); frame_a, frame_b, a capsule (its radius
+// in frame_a.w); frame_offset, a plane's largest offset; frame_move, the longest move over one
+// substep; frame_radius, the smallest radius.
 struct SphereCollider {
     dvec4 start;
     vec4 delta;
     vec4 start_rate;
+    dvec4 frame_bound;
     uint group;
     uint inside;
+    float frame_move;
+    float frame_radius;
+    uint pad0;
     uint pad1;
     uint pad2;
     uint pad3;
-    uint pad4;
-    uint pad5;
-    uint pad6;
 };
 
 struct CapsuleCollider {
@@ -128,23 +133,24 @@ struct CapsuleCollider {
     vec4 delta_b;
     vec4 rate_a;
     vec4 rate_b;
+    dvec4 frame_a;
+    dvec4 frame_b;
     uint group;
     uint inside;
+    float frame_move;
+    float frame_radius;
+    uint pad0;
     uint pad1;
     uint pad2;
     uint pad3;
-    uint pad4;
-    uint pad5;
-    uint pad6;
 };
 
 struct PlaneCollider {
     dvec4 start;
     vec4 delta;
+    double frame_offset;
     uint group;
     uint pad0;
-    uint pad1;
-    uint pad2;
 };
 
 // wind: xyz uniform acceleration w0, w gust amplitude A; gust: xyz wave vector κ, w angular

@@ -1,13 +1,17 @@
 // SPEC 9, "Near and far chains": the far pass's broad phase (NEAR_FAR 1). The far pass walks
-// each segment through a batch of substeps with its state in registers (walk_batches), so it
-// does not place the colliders for every particle. Each segment instead adds the balls that
-// the contact broad phase (contact_possible) tests for it in each substep to that substep's
-// box (ContactBox). After the batch the colliders are placed for each substep as the near pass
-// places them, and the chain is near where a box comes within reach of one (box_near) or the
-// colliders' motion asks for contact sub-steps. A box holds every ball the broad phase would
-// test, so a chain the box finds clear of every collider is one the broad phase finds clear
-// everywhere: its contact stages are no-ops. Included by point_chains.comp after its globals
-// and point_paths.glsl.
+// each segment through a batch of substeps with its state in registers (walk_batches). Each
+// segment adds the balls that the contact broad phase (contact_possible) tests for it in each
+// substep to that substep's box (ContactBox), and the frame-time output's segments to the
+// output's box; after the walk the boxes, moved into the anchor's frame, make the chain's box
+// for the frame (frame_box). Once per chain and frame it is tested against each collider's
+// bound over the frame (the host's, gpu_jiggle/sim/collider_bounds.py: every placement of the
+// collider in any substep, with its move, lies inside it): the chain is near where a bound
+// comes within reach of the box, or where a collider may move fast enough for contact
+// sub-steps and its bound comes within the chain's reach of the pivot's path. A box holds
+// every ball the broad phase would test, and a bound every collider it would test them
+// against, so a chain found clear is one the broad phase finds clear in every substep: its
+// contact stages are no-ops. Included by point_chains.comp after its globals and
+// point_paths.glsl.
 
 // A chain in one substep, relative to the pivot: the box (`lo`, `hi`) of the broad phase's
 // balls: collide_near's about each particle after the spring, of its travel over the substep
@@ -100,22 +104,72 @@ float cross_gap(vec3 a, vec3 b, vec3 centre, vec3 half_size) {
     return gap;
 }
 
-// Whether the placed colliders (place_colliders, place_collider_moves) come near the box of
-// one substep: a sphere within reach of the balls' box; a capsule within reach by every lower
-// bound of its distance from the box (their boxes' gap, cross_gap, the ball about the box's
-// centre, the capsule about its longest axis, the box's side facing it); a plane within ρ of
-// the particles' box (the plane stages look at the particle alone).
-bool box_near(ContactBox box) {
-    if (always_near) {
-        return true;
+// The chain's frame in the anchor's frame (begin_frame_box, add_substep_box, add_output_box):
+// its box over every substep and the output; the box of the pivot's path's middles (where
+// contact_substeps centres the ball that holds the chain in a substep) and the pivot's longest
+// move over a substep; the chain's reach (chain_reach's, summed in the walk) and smallest
+// particle radius; its anchor and collider mask.
+ContactBox frame_box;
+vec3 middles_lo;
+vec3 middles_hi;
+float longest_move;
+float far_reach;
+float far_smallest_radius;
+dvec3 far_anchor;
+uint far_mask;
+
+void begin_frame_box() {
+    frame_box = empty_box(vec3(0.0));
+    middles_lo = frame_box.lo;
+    middles_hi = frame_box.hi;
+    longest_move = 0.0;
+    far_reach = 0.0;
+    far_smallest_radius = 0.0;
+    far_anchor = dvec3(0.0);
+    far_mask = 0u;
+}
+
+void add_box(ContactBox box, vec3 shift) {
+    frame_box.lo = min(frame_box.lo, box.lo + shift);
+    frame_box.hi = max(frame_box.hi, box.hi + shift);
+    if (PLANE_SLOTS != 0) {
+        frame_box.x_lo = min(frame_box.x_lo, box.x_lo + shift);
+        frame_box.x_hi = max(frame_box.x_hi, box.x_hi + shift);
     }
+    frame_box.radius = max(frame_box.radius, box.radius);
+}
+
+// A substep's box (relative to its pivot, at `pivot` relative to the anchor, which moved by
+// `moved` over the substep).
+void add_substep_box(ContactBox box, vec3 pivot, vec3 moved) {
+    add_box(box, pivot);
+    vec3 middle = pivot - 0.5 * moved;
+    middles_lo = min(middles_lo, middle);
+    middles_hi = max(middles_hi, middle);
+    longest_move = max(longest_move, length(moved));
+}
+
+// The output's box (relative to this frame's pivot, the anchor).
+void add_output_box() {
+    add_box(output_box, vec3(0.0));
+}
+
+// Whether each collider's bound over the frame (relative to the anchor) comes near the box,
+// of largest particle radius ρ (box.radius), the chain colliding with the groups of `mask`: a
+// sphere's ball within reach of the box; a capsule within reach by every lower bound of its
+// distance from the box (their boxes' gap, cross_gap, the ball about the box's centre, the
+// capsule about its longest axis, the box's side facing it); a plane within ρ of the
+// particles' box (the plane stages look at the particle alone). The box's extent counts four
+// half diagonals: a substep's box about its own pivot, which lies inside this one, is no
+// further out.
+bool box_near(ContactBox box, dvec3 anchor, uint mask) {
     float rho = box.radius;
     vec3 lo = box.lo;
     vec3 hi = box.hi;
     vec3 half_size = 0.5 * (hi - lo);
     vec3 centre = lo + half_size;
     float half_diagonal = length(half_size);
-    float extent = length(max(abs(lo), abs(hi))) + 2.0 * half_diagonal;
+    float extent = length(max(abs(lo), abs(hi))) + 4.0 * half_diagonal;
     // the box inside a capsule: its longest axis through the centre, the rest as the radius
     vec3 axis = half_size.x >= max(half_size.y, half_size.z) ? vec3(half_size.x, 0.0, 0.0)
               : (half_size.y >= half_size.z ? vec3(0.0, half_size.y, 0.0) : vec3(0.0, 0.0, half_size.z));
@@ -126,9 +180,10 @@ bool box_near(ContactBox box) {
         if (!sphere_slot(k)) {
             continue;
         }
-        vec4 s = placed_sphere[k];
-        float reach = s.w + rho + length(placed_sphere_move[k]);
-        if (sphere_keeps_out[k] && !box_clear(length(s.xyz - clamp(s.xyz, lo, hi)), reach, extent)) {
+        vec3 s = vec3(spheres[k].frame_bound.xyz - anchor);
+        float reach = float(spheres[k].frame_bound.w) + rho;
+        if (keeps_out(mask, spheres[k].group, spheres[k].inside)
+            && !box_clear(length(s - clamp(s, lo, hi)), reach, extent)) {
             return true;
         }
     }
@@ -136,25 +191,26 @@ bool box_near(ContactBox box) {
         if (!capsule_slot(k)) {
             continue;
         }
-        vec4 a = placed_capsule_a[k];
-        vec3 b = placed_capsule_b[k];
-        float reach = a.w + rho + max(length(placed_capsule_move_a[k]), length(placed_capsule_move_b[k]));
-        vec3 gaps = max(min(a.xyz, b) - hi, lo - max(a.xyz, b));
-        float gap = max(max(max(gaps.x, gaps.y), gaps.z), cross_gap(a.xyz, b, centre, half_size));
-        vec3 u = b - a.xyz;
-        vec3 q = closest_on_segment(a.xyz, b, centre);
+        vec3 a = vec3(capsules[k].frame_a.xyz - anchor);
+        vec3 b = vec3(capsules[k].frame_b.xyz - anchor);
+        float reach = float(capsules[k].frame_a.w) + rho;
+        vec3 gaps = max(min(a, b) - hi, lo - max(a, b));
+        float gap = max(max(max(gaps.x, gaps.y), gaps.z), cross_gap(a, b, centre, half_size));
+        vec3 u = b - a;
+        vec3 q = closest_on_segment(a, b, centre);
         float to_centre = length(centre - q) - half_diagonal;
         // across the segment (it projects to a point there) towards the box's point nearest to
         // it, found by two rounds of nearest points: the box's extent that way
-        q = closest_on_segment(a.xyz, b, clamp(q, lo, hi));
+        q = closest_on_segment(a, b, clamp(q, lo, hi));
         vec3 across = clamp(q, lo, hi) - q;
         across = across - dot(across, u) / max(dot(u, u), 1e-30) * u;
         float across_length = length(across);
         float to_side = across_length > 0.0 ? (dot(across, centre - q) - dot(abs(across), half_size)) / across_length
                                             : -1.0;
-        vec3 q_axis = closest_to_segment(a.xyz, b, axis_start, axis_end);
+        vec3 q_axis = closest_to_segment(a, b, axis_start, axis_end);
         float to_axis = length(q_axis - closest_on_segment(axis_start, axis_end, q_axis)) - axis_radius;
-        if (capsule_keeps_out[k] && !box_clear(max(max(gap, to_centre), max(to_axis, to_side)), reach, extent)) {
+        if (keeps_out(mask, capsules[k].group, capsules[k].inside)
+            && !box_clear(max(max(gap, to_centre), max(to_axis, to_side)), reach, extent)) {
             return true;
         }
     }
@@ -163,34 +219,59 @@ bool box_near(ContactBox box) {
     }
     vec3 x_half = 0.5 * (box.x_hi - box.x_lo);
     vec3 x_centre = box.x_lo + x_half;
-    float x_extent = length(max(abs(box.x_lo), abs(box.x_hi)));
     for (uint k = 0u; k < PLANE_LOOP; ++k) {
         if (!plane_slot(k)) {
             continue;
         }
-        vec4 p = placed_plane[k];
-        float lowest = dot(p.xyz, x_centre) - dot(abs(p.xyz), x_half) - p.w;
-        if (plane_applies[k] && !box_clear(lowest, rho, x_extent + abs(p.w))) {
+        vec3 n = normalize(vec3(planes[k].start.xyz));  // (it does not turn: TURNING_PLANES runs one pass)
+        float offset = float(planes[k].frame_offset - dot(dvec3(n), anchor));
+        float lowest = dot(n, x_centre) - dot(abs(n), x_half) - offset;
+        if (in_mask(mask, planes[k].group) && !box_clear(lowest, rho, extent + abs(offset))) {
             return true;
         }
     }
     return false;
 }
 
-// The far pass, after the batch that held substep j (its pivot on its path, relative to the
-// anchor, and `moved`, the pivot's move over it; `box`, the chain's), places the colliders as
-// walk_substeps does: whether the chain is near in it (contact sub-steps wanted, or its box near
-// a collider). reach and smallest_radius: chain_reach's.
-bool near_in_substep(PointChainRig chain, dvec3 anchor, uint first_alpha, uint j, vec3 pivot, vec3 moved,
-                     ContactBox box, float reach, float smallest_radius) {
-    float alpha_start, alpha_end, collider_begin, collider_end;
-    substep_fractions(first_alpha, j, alpha_start, alpha_end, collider_begin, collider_end);
-    Contact contact = Contact(chain.collider_mask, anchor, collider_end, path_weights(collider_end, target_path),
-                              pivot, 0.0, sch.substep, vec3(0.0));
-    place_colliders(contact);
-    Contact start_contact = contact;
-    start_contact.alpha = collider_begin;
-    start_contact.w = path_weights(collider_begin, target_path);
-    place_collider_moves(start_contact);
-    return contact_substeps(contact, moved, reach, smallest_radius) > 1u || box_near(box);
+// contact_substeps takes more than one sub-step only for a collider whose move relative to the
+// pivot over a substep passes CONTACT_SUBSTEP_TRIGGER times its radius with ρ (the chain's
+// smallest): no collider does where its longest move and the pivot's together stay under
+// FAST_SHARE of that, with its smallest radius. The spare 1e-3 covers float32 rounding: a
+// collider whose contact sub-steps the test could decide is within the chain's reach, where
+// its placement's rounding is of the order of 1e-7 of its radius, the reach and the moves.
+#define FAST_SHARE (1.0 - 1e-3)
+
+bool may_move_fast(uint mask, uint group, uint inside, float frame_move, float frame_radius) {
+    return keeps_out(mask, group, inside)
+           && frame_move + longest_move >= FAST_SHARE * CONTACT_SUBSTEP_TRIGGER * (frame_radius + far_smallest_radius);
+}
+
+// Whether the chain (colliding with the groups of far_mask, its anchor far_anchor) is near a
+// collider this frame: its frame box near a collider's bound; or a collider that may move fast
+// (may_move_fast) within the chain's reach of the pivot's path (contact_substeps' ball about
+// the middle of each substep's path, of the reach and half the move as radius: the middles'
+// box grown by the largest, added to the box the bounds are tested against).
+bool frame_near() {
+    uint mask = far_mask;
+    if (frame_box.lo.x > frame_box.hi.x) {  // nothing walked: no substep and no output
+        return false;
+    }
+    bool fast = false;
+    for (uint k = 0u; k < SPHERE_LOOP; ++k) {
+        if (sphere_slot(k)) {
+            fast = fast || may_move_fast(mask, spheres[k].group, spheres[k].inside, spheres[k].frame_move,
+                                         spheres[k].frame_radius);
+        }
+    }
+    for (uint k = 0u; k < CAPSULE_LOOP; ++k) {
+        if (capsule_slot(k)) {
+            fast = fast || may_move_fast(mask, capsules[k].group, capsules[k].inside, capsules[k].frame_move,
+                                         capsules[k].frame_radius);
+        }
+    }
+    ContactBox box = frame_box;
+    float grow = far_reach + 0.5 * longest_move;
+    box.lo = fast ? min(box.lo, middles_lo - grow) : box.lo;
+    box.hi = fast ? max(box.hi, middles_hi + grow) : box.hi;
+    return box_near(box, far_anchor, mask);
 }

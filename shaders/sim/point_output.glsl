@@ -49,7 +49,7 @@ struct OutputWalk {
 // change), with this frame's colliders placed, and the pivot's joint written.
 OutputWalk begin_output(PointChainRig chain, dvec3 anchor) {
     vec3 base_change = chain_held.pivot_rate.xyz - chain_held.prev_pivot_rate.xyz;
-    if (COLLIDERS != 0) {  // where push_out_of_frame finds them: this frame's colliders
+    if (COLLIDERS != 0 && NEAR_FAR != 1) {  // where push_out_of_frame finds them: this frame's colliders
         place_colliders(Contact(chain.collider_mask, anchor, 1.0, PathWeights(1.0, 0.0, 0.0, 0.0), vec3(0.0), 0.0, 1.0,
                                 vec3(0.0)));
     }
@@ -145,6 +145,6 @@ void write_output(PointChainRig chain, dvec3 anchor, bool ends_path, float alpha
     }
     WROTE_VIEWED();  // the walk's stores seen by a later read through a view (buffer_views.glsl)
 #if NEAR_FAR == 1
-    contact_near = contact_near || box_near(output_box);  // the colliders begin_output placed
+    add_output_box();  // (point_far.glsl)
 #endif
 }

@@ -62,10 +62,13 @@ class NearFarPrograms(NamedTuple):
 
 def splits_near_far(switches: dict) -> bool:
     """Whether a frame with these point-kernel switches runs as near and far chains: it has
-    spheres, capsules or planes, each shape in slots (at most 8), and none keeps particles
-    inside (those act on particles far from them: every chain would be near)."""
+    spheres, capsules or planes, each shape in slots (at most 8), none keeps particles inside
+    (those act on particles far from them: every chain would be near), and no plane's normal
+    turns over the frame (the far pass bounds a plane by its largest offset along one normal,
+    gpu_jiggle/sim/collider_bounds.py)."""
     slots = [switches[name] for name in ("SPHERE_SLOTS", "CAPSULE_SLOTS", "PLANE_SLOTS")]
-    return any(slots) and min(slots) >= 0 and not switches["INSIDE_COLLIDERS"]
+    return (any(slots) and min(slots) >= 0 and not switches["INSIDE_COLLIDERS"]
+            and not switches.get("TURNING_PLANES", 0))
 
 
 class NearFarPasses:
