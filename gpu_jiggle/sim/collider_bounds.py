@@ -76,8 +76,8 @@ def fill_frame_bounds(spheres: np.ndarray, capsules: np.ndarray, planes: np.ndar
     ``path`` (``layouts.PATH_*``). Radii below 0 (a radius extrapolated backwards) count as 0."""
     if not len(end):
         return
-    w_end = path_weights(end, path)[:2]
-    w_begin = path_weights(begin, path)[:2]
+    w_end = [np.broadcast_to(np.asarray(w, np.float64), end.shape) for w in path_weights(end, path)[:2]]
+    w_begin = [np.broadcast_to(np.asarray(w, np.float64), begin.shape) for w in path_weights(begin, path)[:2]]
     if len(spheres):
         start = spheres["start"][:, :3]
         delta, rate = spheres["delta"][:, :3].astype(np.float64), spheres["start_rate"][:, :3].astype(np.float64)

@@ -114,15 +114,16 @@ def test_which_switches_split():
 
 def random_scene(seed: int, split: bool, frames: int = 24):
     """Chains hanging among spheres and capsules that move up to 4 m/s (fast enough for
-    contact sub-steps), a plane rising, frames of 1 to 6 substeps, half-rate chains and
-    teleports: the outputs and state after each frame, and how many chains ran near."""
+    contact sub-steps), a plane rising, frames of 1 to 6 substeps, half-rate chains,
+    teleports, each target path: the outputs and state after each frame, and how many chains ran near."""
     rng = np.random.default_rng(seed)
     chains = 16
     counts = rng.integers(2, 7, chains)
     chain_set = PointChainSet(counts, rng.uniform(1.0, 6.0, chains), rng.uniform(0.2, 0.9), rest_lengths=0.05,
                               particle_radius=rng.uniform(0.003, 0.02), gravity=(0, -9.8, 0), air_drag=0.2,
                               collider_mask=rng.integers(1, 4, chains))
-    solver = Solver(chain_set, backend="gpu", integrator=("semi-implicit", "exact")[seed % 2], max_substeps=6)
+    solver = Solver(chain_set, backend="gpu", integrator=("semi-implicit", "exact")[seed % 2], max_substeps=6,
+                    target_path=("monotone", "hermite", "linear", "monotone")[seed % 4])
     solver._backend.split_near_far = split
     solver.measure_dispatch()
     pivots = ANCHOR + rng.uniform(-0.3, 0.3, (chains, 3))
