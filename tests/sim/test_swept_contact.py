@@ -2,6 +2,8 @@
 radius per substep does not pass through a chain (both backends)."""
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 import pytest
 
@@ -180,3 +182,25 @@ def test_a_steadily_moving_body_changes_nothing_for_a_carried_chain(backend, kin
     swing = np.abs(at_rest - JOINTS).max()
     assert swing > 0.1  # the collider did hit the chain
     assert np.abs(moving - at_rest).max() < 1e-3 * swing, np.abs(moving - at_rest).max()
+
+
+def test_llvmpipe_says_where_its_cap_on_contact_substeps_may_cut_a_path(gl, caplog):
+    """On llvmpipe a frame's contact sub-steps are capped at what the loop budget leaves, far
+    below the numpy path's MAX_CONTACT_SUBSTEPS; the host says so (once) where a collider or a
+    pivot may move fast enough to need more, and not for a body moving as bodies do."""
+    chains = PointChainSet([SEGMENTS] * 3, 3.0, 0.5, particle_radius=0.01, gravity=(0.0, -9.81, 0.0))
+    joints = np.concatenate([JOINTS + [0.1 * c, 0.0, 0.0] for c in range(3)])
+    with Solver(chains, backend="gpu") as solver:
+        if not solver._backend.loop_limited:
+            pytest.skip("a GPU other than llvmpipe keeps the numpy path's cap")
+        with caplog.at_level(logging.WARNING, logger="gpu_jiggle.sim.backends.gpu_point"):
+            for frame in range(6):  # walking pace past a thin capsule: nothing to say
+                solver.set_pose(joints + [0.0, 0.0, 0.02 * frame])
+                solver.set_colliders(capsules=[[-1.0, -0.3, 0.1, 1.0, -0.3, 0.1, 0.02]])
+                solver.advance(1 / 60)
+            assert not caplog.records
+            solver.set_pose(joints + [0.0, 0.0, 3.0])  # the body jumps 3 m with no teleport
+            solver.advance(1 / 60)
+            solver.set_pose(joints + [0.0, 0.0, 6.0])
+            solver.advance(1 / 60)
+    assert len(caplog.records) == 1 and "may ask for" in caplog.text and "teleport" in caplog.text

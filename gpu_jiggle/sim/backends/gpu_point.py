@@ -4,14 +4,24 @@ colliders and features, and its frames with colliders as near and far chains
 (:mod:`.near_far`)."""
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 
 from .. import layouts
 from . import gpu
 from .gpu import _GpuBackend
 from .near_far import NearFarPasses, NearFarPrograms, splits_near_far
+from .reference_sweep import CONTACT_STEP_FRACTION
 from .variants import (COLLIDER_SLOT_BUCKETS, FUSED_BATCHES, batch_switches, collider_slots, each_batch,
                        frame_substeps, fused_substeps, option_switches)
+
+
+log = logging.getLogger(__name__)
+
+#: How much faster than its frame's average a pivot may move in one substep on its target path
+#: (the cubic's peak speed is 4/3 of it), for the warning of dispatch_chunk.
+PIVOT_PEAK_SPEED = 1.5
 
 
 def segment_major(switches: dict) -> bool:
@@ -211,13 +221,43 @@ class GpuPointBackend(_GpuBackend):
         chunk = max(1, min(chunk, room // (walk * gpu.LLVMPIPE_CONTACT_SUBSTEPS + extra)))
         cap = max(1, (room // chunk - extra) // walk)
         header["contact_substep_cap"] = min(cap, int(header["contact_substep_cap"][0]))
+        self._warn_of_cap(int(header["contact_substep_cap"][0]), substeps)
         return chunk
+
+    warned_cap = False  # _warn_of_cap has warned (said once per backend)
+    smallest_radius = 0.0  # the rig's smallest particle radius ρ (upload_rig)
+    largest_shift = 0.0  # the longest pivot move over the last frame of a chain not teleported (upload_targets)
+    collider_moves = np.zeros((0, 2))  # per sphere and capsule: frame_move, frame_radius (upload_colliders)
+
+    def _warn_of_cap(self, cap: int, substeps: int) -> None:
+        """Log once where a sphere or capsule may pass a chain fast enough to ask for more
+        contact sub-steps than llvmpipe's ``cap`` (SPEC 9, "Swept contact": ceil(relative move /
+        (CONTACT_STEP_FRACTION·(r + ρ)))), the numpy path's being MAX_CONTACT_SUBSTEPS: a chain
+        that needs more cuts the collider's path where the numpy path would not. Estimated on
+        the host from each collider's longest move and smallest radius over the frame and the
+        longest pivot move (a substep's share at PIVOT_PEAK_SPEED); the kernel's count is not
+        read back."""
+        if self.warned_cap or cap >= layouts.MAX_CONTACT_SUBSTEPS or not len(self.collider_moves):
+            return
+        pivot = PIVOT_PEAK_SPEED * self.largest_shift / max(substeps, 1)
+        moves, radii = self.collider_moves[:, 0], self.collider_moves[:, 1]
+        size = float(CONTACT_STEP_FRACTION) * (radii + self.smallest_radius)
+        need = np.where(size > 0, np.ceil((moves + pivot) / np.where(size > 0, size, 1.0)), 1.0)
+        if need.max() > cap:
+            self.warned_cap = True
+            k = int(np.argmax(need))
+            log.warning("contact sub-steps: on llvmpipe a substep takes at most %d (the numpy path %d); a collider of "
+                        "radius %.3g moving %.3g in a substep, with the pivots moving up to %.3g, may ask for %d, so "
+                        "a chain's path may cut it (docs/SPEC.md section 9, \"Swept contact\"; a jump of a body is "
+                        "a teleport)", cap, layouts.MAX_CONTACT_SUBSTEPS, float(radii[k]), float(moves[k]), pivot,
+                        int(need[k]))
 
     def upload_rig(self, chain_rig, segment_rig, exact_step):
         self.spherical_limits = bool((segment_rig["limit_kind"] == layouts.LIMIT_SPHERICAL).any())
         kinds = np.unique(segment_rig["limit_kind"])
         self.angle_limits = int(sum(1 << (int(kind) - 1) for kind in kinds if kind != layouts.LIMIT_NONE))
         self.max_distances = bool(np.isfinite(segment_rig["max_distance"]).any())
+        self.smallest_radius = float(segment_rig["particle_radius"].min()) if len(segment_rig) else 0.0
         super().upload_rig(chain_rig, segment_rig, exact_step)
 
     def upload_targets(self, chain_target, chain_control, joint_offset=None, joint_rotation=None):
@@ -226,6 +266,8 @@ class GpuPointBackend(_GpuBackend):
         ones written (a static body's targets, teleport flags and levels upload nothing)."""
         modes = chain_control["teleport"] & layouts.TELEPORT_MODE_MASK
         self.keep_shape_teleports = bool((modes == layouts.TELEPORT_KEEP_SHAPE).any())
+        shifts = np.linalg.norm(chain_target["anchor_shift"][modes == layouts.TELEPORT_NONE], axis=1)
+        self.largest_shift = float(shifts.max()) if shifts.size else 0.0
         with self.gl.current():
             self._write_changed("chain_target", chain_target)
             self._write_changed("chain_control", chain_control)
@@ -248,6 +290,8 @@ class GpuPointBackend(_GpuBackend):
         written (colliders at rest) uploads nothing."""
         self.inside_colliders = bool(spheres["inside"].any() or capsules["inside"].any())
         self.turning_planes = bool((planes["delta"][:, :3] != 0).any())
+        self.collider_moves = np.concatenate([np.stack([shape["frame_move"], shape["frame_radius"]], axis=1)
+                                              for shape in (spheres, capsules)]).astype(np.float64)
         with self.gl.current():
             for name, records in (("spheres", spheres), ("capsules", capsules), ("planes", planes)):
                 slots = collider_slots(len(records))
