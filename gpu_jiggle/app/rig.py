@@ -61,7 +61,9 @@ def run_command(args) -> int:
     except (FileNotFoundError, ValueError) as exc:
         print(f"gpu-jiggle rig: {one_line(exc)}", file=sys.stderr)
         return 2
-    print(f"{len(data['chain'])} chains, {len(data['collider'])} colliders from VRM {springs.version} -> {out}")
+    chains, colliders = len(data["chain"]), len(data["collider"])
+    print(f"{chains} chain{'s' if chains != 1 else ''}, {colliders} collider{'s' if colliders != 1 else ''} "
+          f"from VRM {springs.version} -> {out}")
     return 0
 
 

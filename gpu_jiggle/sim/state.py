@@ -196,8 +196,9 @@ def check_header(arrays: dict, kind: str, chain_set=None, substep=None, max_subs
         return
     counts = segment_counts(arrays)
     if counts.shape != chain_set.segment_counts.shape or not np.array_equal(counts, chain_set.segment_counts):
-        raise ValueError(f"state: saved for another chain set ({counts.size} chains of {int(counts.sum())} segments); "
-                         f"this solver has {chain_set!r}")
+        segments = int(counts.sum())
+        raise ValueError(f"state: saved for another chain set ({counts.size} chain{'s' if counts.size != 1 else ''} "
+                         f"of {segments} segment{'s' if segments != 1 else ''}); this solver has {chain_set!r}")
     for name, value in chain_set_parameters(chain_set).items():
         saved = arrays.get("chain_set." + name)
         if saved is None and name in PARAMETER_DEFAULTS:
