@@ -64,6 +64,12 @@ def _ball_about(points):
     return 0.5 * (points.min(axis=1) + points.max(axis=1))
 
 
+def _radius_on_path(start, delta, fractions):
+    """(K, m) float64: radii from ``start`` (K, 1) growing by ``delta`` (K, 1) linearly, at path
+    ``fractions`` (m,); below 0 (a radius extrapolated backwards) counted as 0."""
+    return np.maximum(start + fractions[None, :] * delta.astype(np.float64), 0.0)
+
+
 def _distances(points, centre):
     return np.linalg.norm(points - centre[:, None, :], axis=2)
 
@@ -82,7 +88,7 @@ def fill_frame_bounds(spheres: np.ndarray, capsules: np.ndarray, planes: np.ndar
         start = spheres["start"][:, :3]
         delta, rate = spheres["delta"][:, :3].astype(np.float64), spheres["start_rate"][:, :3].astype(np.float64)
         at_end, at_begin = _on_path(start, delta, rate, w_end), _on_path(start, delta, rate, w_begin)
-        radius = np.maximum(spheres["start"][:, 3:4] + end[None, :] * spheres["delta"][:, 3:4].astype(np.float64), 0.0)
+        radius = _radius_on_path(spheres["start"][:, 3:4], spheres["delta"][:, 3:4], end)
         move = np.linalg.norm(at_end - at_begin, axis=2)
         centre = _ball_about(at_end)
         spheres["frame_bound"][:, :3] = centre
@@ -97,8 +103,7 @@ def fill_frame_bounds(spheres: np.ndarray, capsules: np.ndarray, planes: np.ndar
             rate = capsules[f"rate_{side}"][:, :3].astype(np.float64)
             ends_end.append(_on_path(start, delta, rate, w_end))
             ends_begin.append(_on_path(start, delta, rate, w_begin))
-        radius = np.maximum(capsules["start_a"][:, 3:4] + end[None, :] * capsules["delta_a"][:, 3:4].astype(np.float64),
-                            0.0)
+        radius = _radius_on_path(capsules["start_a"][:, 3:4], capsules["delta_a"][:, 3:4], end)
         move = np.maximum(*(np.linalg.norm(e - b, axis=2) for e, b in zip(ends_end, ends_begin)))
         axis_a, axis_b = _ball_about(ends_end[0]), _ball_about(ends_end[1])
         off_axis = np.maximum(_distances(ends_end[0], axis_a), _distances(ends_end[1], axis_b))

@@ -17,8 +17,8 @@
 // it (no collider that keeps particles inside, no exact integrator, no wind, no segment with
 // a max distance; ANGLE_LIMITS: a bit for each kind of angle limit some segment has, 1 cone,
 // 2 hinge, 4 spherical; TURNING_PLANES: a plane's normal turns over the frame, placing it takes
-// a normalisation and a double dot product per chain and substep). Mesa's llvmpipe runs both sides of a branch, so code
-// left in costs there even when unused; on a GPU it costs registers. The colliders of each
+// a normalisation and a double dot product per chain and substep). Mesa's llvmpipe runs both
+// sides of a branch, so code left in costs there even when unused; on a GPU it costs registers. The colliders of each
 // shape come in slots (point_colliders.glsl): their count rounded up to 0, 1, 2, 4 or 8, or
 // -1 for the frame's count, whatever it is.
 #define SPHERE_SLOTS -1
@@ -483,7 +483,8 @@ void main() {
 #endif
     step_chain(c);
 #if NEAR_FAR == 1
-    contact_near = frame_near();
-    chain_state_words[5u * c + 4u].z = contact_near ? 1u : 0u;  // PointChainState.contact_near
+    // SPEC 9, "Near and far chains": the far pass runs no contact stage; where one could act
+    // (point_far.glsl), it marks the chain near, for the near pass to run again
+    chain_state_words[5u * c + 4u].z = frame_near() ? 1u : 0u;  // PointChainState.contact_near
 #endif
 }

@@ -350,9 +350,3 @@ bool contact_possible(Contact ct, vec3 base, vec3 x, float travel) {
 bool contact_possible(Contact ct, vec3 base, vec3 x) {
     return contact_possible(ct, base, x, 0.0);
 }
-
-// SPEC 9, "Near and far chains": the far pass (NEAR_FAR 1) runs no contact stage; where one
-// could act (point_far.glsl), it marks the chain near, for the near pass to run again.
-#if NEAR_FAR == 1
-bool contact_near = false;
-#endif
