@@ -52,19 +52,24 @@ class ColliderSet:
         """Check every argument (SPEC section 7) and return the set; nothing is kept on error.
 
         Raises:
-            ValueError: a wrong shape, a non-finite value, a negative radius, a plane normal
-                whose length is off by more than 1e-3, a group outside [0, 31].
+            ValueError: a wrong shape, a non-finite value, a negative radius, a coordinate,
+                offset or radius beyond ±1e15 (validation.COORDINATE_LIMIT), a plane normal
+                whose length is off by more than 1e-3 (placed at its row's x, as given), a
+                group outside [0, 31].
             TypeError: non-numeric values, non-integer groups, non-boolean inside flags.
         """
-        s = _rows("spheres", spheres, 4)
-        validation.require("spheres", s, _column_ok(s, 3), "a radius >= 0 in column 3")
-        c = _rows("capsules", capsules, 7)
-        validation.require("capsules", c, _column_ok(c, 6), "a radius >= 0 in column 6")
-        p = _rows("planes", planes, 4)
+        s = _rows("spheres", spheres, radius_column=3)
+        c = _rows("capsules", capsules, radius_column=6)
+        p = _rows("planes", planes)
         norms = np.linalg.norm(p[:, :3], axis=1)
-        validation.require("planes", norms, np.abs(norms - 1.0) <= NORMAL_TOLERANCE,
-                           f"a unit normal (length within {NORMAL_TOLERANCE} of 1) in columns 0-2; this is its length")
-        p = p.copy()
+        bad = np.flatnonzero(~(np.abs(norms - 1.0) <= NORMAL_TOLERANCE))
+        if len(bad):  # the row's normal, its place that of the normal's x as given
+            row = int(bad[0])
+            one_row = np.ndim(planes) == 1
+            raise validation.InputError(
+                "planes", 4 * row, p[row, :3].tolist(),
+                f"a unit normal (length within {NORMAL_TOLERANCE} of 1) in columns 0-2; its length is {norms[row]:.6g}",
+                "[0:3]" if one_row else f"[{row}, 0:3]", (0,) if one_row else (row, 0))
         p[:, :3] /= norms[:, None] if len(p) else 1.0
         return ColliderSet(s, validation.group_array("sphere_groups", sphere_groups, len(s)),
                            c, validation.group_array("capsule_groups", capsule_groups, len(c)),
@@ -102,20 +107,36 @@ class ColliderSet:
         return self.counts() == other.counts()
 
 
-def _column_ok(a, column):
-    good = np.ones(a.shape, dtype=bool)
-    good[:, column] = a[:, column] >= 0
-    return good
+#: Each collider shape's columns, for the messages.
+COLUMNS = {"spheres": ("centre x", "centre y", "centre z", "radius"),
+           "capsules": ("end a x", "end a y", "end a z", "end b x", "end b y", "end b z", "radius"),
+           "planes": ("normal x", "normal y", "normal z", "offset")}
 
 
-def _rows(name, value, width):
+def _rows(name, value, radius_column=None):
+    """``value`` as a new (K, width) float64 array of colliders of shape ``name`` (one flat row
+    of ``width`` is one collider; None or [] none): finite, positions and offsets within
+    ±COORDINATE_LIMIT, the radius (``radius_column``) within [0, COORDINATE_LIMIT]. Raises
+    TypeError, ValueError (an InputError at the first bad entry, its place as given)."""
+    width = len(COLUMNS[name])
     if value is None:
         return np.zeros((0, width))
-    a = validation.coordinates(name, value)
-    if a.ndim == 1 and a.size in (0, width):  # one collider as a flat row; [] for none
-        a = a.reshape(-1, width)
+    given = validation.float_array(name, value)
+    a = given.reshape(-1, width) if given.ndim == 1 and given.size in (0, width) else given
     if a.ndim != 2 or a.shape[1] != width:
-        raise ValueError(f"{name}: expected shape (any, {width}), got {a.shape}")
+        raise ValueError(f"{name}: expected shape (any, {width}), a row each ({', '.join(COLUMNS[name])}), or one "
+                         f"row of {width}; got {given.shape}")
+    limit = validation.COORDINATE_LIMIT
+    good = np.abs(a) <= limit
+    if radius_column is not None:
+        good[:, radius_column] = (a[:, radius_column] >= 0) & (a[:, radius_column] <= limit)
+
+    def expected(i):
+        if i % width == radius_column:
+            return f"a radius >= 0 and <= {limit:.3g} in column {radius_column}"
+        return f"a coordinate within ±{limit:.3g}"
+
+    validation.require(name, given, good.reshape(given.shape), expected)
     return a
 
 

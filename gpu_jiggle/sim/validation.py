@@ -173,15 +173,17 @@ def coordinates(name: str, value, shape: tuple | None = None) -> np.ndarray:
     return a
 
 
-def require(name: str, a: np.ndarray, good, expected: str) -> None:
+def require(name: str, a: np.ndarray, good, expected) -> None:
     """Raise :class:`InputError` (a ``ValueError``) at the first entry of ``a`` where ``good``
-    is False."""
+    is False; ``expected``: what was expected there, a str or a function of the entry's flat
+    index giving it (for an argument whose columns mean different things)."""
     good = np.broadcast_to(np.asarray(good, dtype=bool), a.shape)
     if not good.all():
         i = int(np.flatnonzero(~good.ravel())[0])
         where = _index_text(i, a.shape) if a.ndim else ""
         indices = tuple(int(k) for k in np.unravel_index(i, a.shape)) if a.ndim else None
-        raise InputError(name, i if a.ndim else None, a.ravel()[i].item(), expected, where, indices)
+        text = expected(i) if callable(expected) else expected
+        raise InputError(name, i if a.ndim else None, a.ravel()[i].item(), text, where, indices)
 
 
 def positive(name: str, value, shape=None) -> np.ndarray:

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 from test_bad_input import assert_refusal_changes_nothing, assert_same_state
 
-from gpu_jiggle import AngleChainSet, PointChainSet, Solver
+from gpu_jiggle import AngleChainSet, InputError, PointChainSet, Solver
+from gpu_jiggle.sim.inputs import ColliderSet
 
 NAN, INF = float("nan"), float("inf")
 
@@ -57,7 +58,15 @@ BAD_CALLS = [
     (lambda s: s.set_colliders(spheres=[[0, 0, 0, 1]], sphere_groups=[0.5]), TypeError, "sphere_groups"),
     (lambda s: s.set_colliders(capsules=[[0, 0, 0, 1, 1, 1, -0.5]]), ValueError, "capsules[0, 6] = -0.5"),
     (lambda s: s.set_colliders(capsules=[[0, 0, 0, 1, INF, 1, 0.5]]), ValueError, "capsules[0, 4] = inf"),
-    (lambda s: s.set_colliders(planes=[[0, 2, 0, 0]]), ValueError, "planes[0] = 2.0: expected a unit normal"),
+    (lambda s: s.set_colliders(planes=[[0, 2, 0, 0]]), ValueError, "planes[0, 0:3] = [0.0, 2.0, 0.0]: expected a unit normal"),
+    (lambda s: s.set_colliders(spheres=[[0, 0, 0, 1e20]]), ValueError,
+     "spheres[0, 3] = 1e+20: expected a radius >= 0 and <= 1e+15 in column 3"),
+    (lambda s: s.set_colliders(spheres=[[0, 0, 0, 1], [1e20, 0, 0, -1]]), ValueError,
+     "spheres[1, 0] = 1e+20: expected a coordinate within ±1e+15"),
+    (lambda s: s.set_colliders(capsules=[0, 0, 0, 1, 1, 1]), ValueError,
+     "capsules: expected shape (any, 7), a row each (end a x, end a y, end a z, end b x, end b y, end b z, radius), "
+     "or one row of 7; got (6,)"),
+    (lambda s: s.set_colliders(planes=[0, 0, 0.5, 1]), ValueError, "planes[0:3] = [0.0, 0.0, 0.5]: expected a unit normal"),
     (lambda s: s.set_wind((1, 0)), ValueError, "acceleration: expected shape (3,)"),
     (lambda s: s.set_wind((1, 0, 0), NAN), ValueError, "gust_amplitude = nan"),
     (lambda s: s.set_parameters(world_influence=2.0), ValueError, "world_influence = 2.0"),
@@ -143,3 +152,19 @@ def test_coordinates_beyond_float32_are_refused(backend):
     with pytest.raises(ValueError, match="within float32"):
         s.set_colliders(spheres=[[0, 0, 0, 1e300]])
     assert_same_state(before, s.state())
+
+
+@pytest.mark.parametrize("planes, index, indices", [([[0, 1, 0, 0], [0, 0, 2, 1]], 4, (1, 0)), ([0, 3, 0, 1], 0, (0,))])
+def test_a_bad_plane_normal_is_placed_at_its_row_as_given(planes, index, indices):
+    with pytest.raises(InputError) as caught:
+        ColliderSet.validated(planes=planes)
+    assert (caught.value.argument, caught.value.index, caught.value.indices) == ("planes", index, indices)
+    assert caught.value.value == np.asarray(planes, float).reshape(-1, 4)[index // 4, :3].tolist()
+    assert "its length is" in str(caught.value)
+
+
+def test_the_first_bad_collider_entry_is_named_whatever_its_column():
+    with pytest.raises(InputError) as caught:  # row 0's radius comes before row 1's coordinate
+        ColliderSet.validated(capsules=[[0, 0, 0, 1, 1, 1, -1], [2e15, 0, 0, 1, 1, 1, 1]])
+    assert (caught.value.index, caught.value.indices, caught.value.value) == (6, (0, 6), -1.0)
+    assert "a radius >= 0" in caught.value.expected
