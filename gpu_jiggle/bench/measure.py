@@ -49,6 +49,8 @@ def time_solver(case, backend: str, rng, budget_seconds: float, max_frames: int,
     ``how`` (how the dispatch was timed), ``frames``, the rates ``frame_rate``,
     ``dispatch_rate``, ``frame_readback_rate`` (segment-substeps/s), and on the GPU
     ``memory_bytes`` (all the solver's GPU buffers and textures), ``memory_per_segment``,
+    ``compulsory_bytes`` (what a frame's dispatch must move, :func:`compulsory_bytes`) and
+    ``frame_bytes_per_segment`` (that over the segments),
     ``upload_bytes`` (per frame), ``upload_per_joint``, ``buffer_bytes`` ({name: bytes}) and,
     where frames ran as near and far chains, ``near_chains`` (the fraction run as near).
 
@@ -96,7 +98,8 @@ def time_solver(case, backend: str, rng, budget_seconds: float, max_frames: int,
                        memory_per_segment=sum(sizes.values()) / case.segment_count,
                        upload_bytes=int(np.median(uploads)),
                        upload_per_joint=float(np.median(uploads)) / case.joint_count,
-                       compulsory_bytes=compulsory_bytes(sizes))
+                       compulsory_bytes=compulsory_bytes(sizes),
+                       frame_bytes_per_segment=compulsory_bytes(sizes) / case.segment_count)
             if near and near[-1] is not None:
                 out["near_chains"] = float(np.median(near)) / case.chains
         return out

@@ -9,12 +9,13 @@ from .. import extras
 
 #: The table's columns: heading, width.
 COLUMNS = (("case", 58), ("gpu dispatch/s", 14), ("gpu frame/s", 12), ("+read-back", 11), ("numpy frame/s", 13),
-           ("gpu÷numpy", 9), ("B/seg", 6), ("up B/joint", 10), ("of copy BW", 10))
+           ("gpu÷numpy", 9), ("B/seg", 6), ("frame B/seg", 11), ("up B/joint", 10), ("of copy BW", 10))
 
 #: What the columns hold, printed under the table (docs/PERFORMANCE.md, "Benchmarks", says more).
 LEGEND = ("columns: segment-substeps per second of the GPU path's dispatch alone, of its whole frame (set_pose "
           "and advance, finished) and with positions() read back, and of the numpy path's whole frame; B/seg: "
-          "the GPU buffers' bytes per segment; up B/joint: bytes uploaded per frame and joint; of copy BW: the "
+          "the GPU buffers' bytes per segment; frame B/seg: the bytes a frame's dispatch must move (state read "
+          "and written, rig, inputs and outputs once) per segment; up B/joint: bytes uploaded per frame and joint; of copy BW: the "
           "bytes a dispatch must move per second, as a share of what a copy shader moves on the same context")
 
 
@@ -35,6 +36,7 @@ def table(report: dict) -> str:
                  rate_text(gpu.get("frame_readback_rate")), rate_text(cpu.get("frame_rate")),
                  f"{row['gpu_over_numpy']:.1f}×" if "gpu_over_numpy" in row else "-",
                  f"{gpu['memory_per_segment']:.0f}" if "memory_per_segment" in gpu else "-",
+                 f"{gpu['frame_bytes_per_segment']:.0f}" if "frame_bytes_per_segment" in gpu else "-",
                  f"{gpu['upload_per_joint']:.1f}" if "upload_per_joint" in gpu else "-",
                  f"{row['bandwidth_fraction']:.1%}" if "bandwidth_fraction" in row else "-"]
         lines.append("  ".join(f"{cell:>{width}}" if i else f"{cell:<{width}}"

@@ -92,6 +92,9 @@ def test_memory_and_uploads_are_those_of_the_records(quick_report):
         assert gpu["memory_bytes"] == sum(gpu["buffer_bytes"].values())
         assert gpu["memory_per_segment"] == pytest.approx(gpu["memory_bytes"] / case["segment_count"])
         assert gpu["compulsory_bytes"] == compulsory_bytes(gpu["buffer_bytes"])
+        assert gpu["frame_bytes_per_segment"] == pytest.approx(gpu["compulsory_bytes"] / case["segment_count"])
+        state = records["segment_state"] // case["segment_count"]  # read and written once, at the least
+        assert 2 * state < gpu["frame_bytes_per_segment"] <= 2 * gpu["memory_per_segment"], case["label"]
         # A frame uploads its targets and per-segment pose (no rotations: the pose gives none)
         # and the frame buffer, nothing of the rig or state (nor, after the first frames,
         # point chains' teleport flags and levels of detail, which do not change).
