@@ -1,5 +1,5 @@
-"""What the demo, render and window tests share (not a test module): the demo scripts as
-modules, a window run under Xvfb, and reading what an image shows."""
+"""What the demo, render and window tests share (not a test module): the demo and benchmark
+scripts as modules, a window run under Xvfb, and reading what an image shows."""
 from __future__ import annotations
 
 import importlib.util
@@ -17,15 +17,17 @@ from PIL import Image
 ON_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 ROOT = Path(__file__).resolve().parent.parent
 DEMOS = ROOT / "demos"
+BENCHMARKS = ROOT / "benchmarks"
 FOX = ROOT / "data" / "fox" / "Fox.gltf"
 FOX_RIG = ROOT / "rigs" / "fox.toml"
 
 
-# -- the demo scripts --------------------------------------------------------------------------------
+# -- the demo and benchmark scripts -------------------------------------------------------------------
 @contextmanager
-def demo_module(filename: str):
-    """``demos/<filename>`` as a module (its file name starts with a digit, so no plain import)."""
-    spec = importlib.util.spec_from_file_location("demo_" + Path(filename).stem, DEMOS / filename)
+def script_module(path: Path, name: str):
+    """The script at ``path`` as the module ``name`` while the block runs (a script is no
+    package's: no plain import)."""
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up while the class is made
     try:
@@ -33,6 +35,23 @@ def demo_module(filename: str):
         yield module
     finally:
         sys.modules.pop(spec.name, None)
+
+
+def demo_module(filename: str):
+    """``demos/<filename>`` as a module (its file name starts with a digit, so no plain import)."""
+    return script_module(DEMOS / filename, "demo_" + Path(filename).stem)
+
+
+def benchmark_fixture(filename: str):
+    """A module-scoped fixture ``bench``: ``benchmarks/<filename>`` loaded once for the test
+    module (assign it to ``bench`` there)."""
+
+    @pytest.fixture(scope="module")
+    def bench():
+        with script_module(BENCHMARKS / filename, Path(filename).stem) as module:
+            yield module
+
+    return bench
 
 
 def demo_fixture(filename: str):

@@ -3,22 +3,14 @@ length step) and the same work whatever bytes they move, so that its rows compar
 like; the command prints every row. Timings are not judged here."""
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
+from demo_support import benchmark_fixture
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_floor.py"
 CHAINS, SEGMENTS, SUBSTEPS, FRAMES = 70, 4, 2, 40  # 70: a partial last work group
 
 
-@pytest.fixture(scope="module")
-def bench():
-    spec = importlib.util.spec_from_file_location("bench_floor", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+bench = benchmark_fixture("bench_floor.py")
 
 
 @pytest.fixture(scope="module")

@@ -3,20 +3,10 @@ memory (the loads read the same values, the stores write the same bytes), so its
 compare like with like, and it says so only when that holds. Timings are not judged here."""
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
+from demo_support import benchmark_fixture
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_memory_access.py"
-
-
-@pytest.fixture(scope="module")
-def bench():
-    spec = importlib.util.spec_from_file_location("bench_memory_access", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+bench = benchmark_fixture("bench_memory_access.py")
 
 
 def test_every_kernel_runs_and_the_kernels_of_a_kind_agree(bench, gl_context):
