@@ -22,6 +22,20 @@ FOX = ROOT / "data" / "fox" / "Fox.gltf"
 FOX_RIG = ROOT / "rigs" / "fox.toml"
 
 
+# -- what a written file holds --------------------------------------------------------------------------
+def mp4_copyright(path) -> str | None:
+    """The ``copyright`` tag of an MP4, whole, as ffmpeg (imageio-ffmpeg's) exports it (its
+    ffmetadata format, which escapes ``=;#\\`` with a backslash); None without one."""
+    import re
+
+    import imageio_ffmpeg
+
+    said = subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-v", "error", "-i", str(path), "-f", "ffmetadata", "-"],
+                          capture_output=True, text=True, timeout=60, check=True).stdout
+    tags = [line.split("=", 1)[1] for line in said.splitlines() if line.startswith("copyright=")]
+    return re.sub(r"\\(.)", r"\1", tags[0]) if tags else None
+
+
 # -- the demo and benchmark scripts -------------------------------------------------------------------
 @contextmanager
 def script_module(path: Path, name: str):

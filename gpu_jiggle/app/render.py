@@ -35,6 +35,7 @@ from ..extras import require
 from ..character.bake import MAX_BAKE_FRAMES
 from ..character.rig_specs import LookAtSpec, TwoBoneIKSpec
 from ..character.bake import DEFAULT_PREROLL
+from ..character.credit import credit_of
 from ..character.travel import make_pipeline, preroll_frames, run_preroll
 from ..gl.offscreen import OffscreenTarget, choose_samples
 from ..render.scene import ZOOM_RANGE, CharacterView, Framing
@@ -265,7 +266,7 @@ def render(model, rig, animation: str | None, out, seconds: float = 4.0, fps: fl
     left = panel[0] - DIVIDER_WIDTH // 2
     looped = time.perf_counter()
     try:
-        with FrameWriter(out, (width, height), fps) as writer:
+        with FrameWriter(out, (width, height), fps, credit=credit_of(character.json)) as writer:
             for k in range(count):
                 t = clip.start + k / fps
                 halves = []

@@ -101,10 +101,11 @@ def _remove(path: Path | None) -> None:
             pass
 
 
-def write_image(path, image) -> Path:
+def write_image(path, image, credit: str | None = None) -> Path:
     """Write ``image`` (a PIL image, or (H, W, 3) uint8 RGB pixels, top row first) to
     ``path`` in the format its suffix names (``.png``), whole or not at all, creating its
-    folder. Returns the path.
+    folder; ``credit``: the authors and licence of what it shows, kept as a PNG's
+    ``Copyright`` text (:func:`png_credit`). Returns the path.
 
     Raises:
         ValueError: a suffix Pillow does not know. OSError: the folder or the file cannot be
@@ -118,12 +119,23 @@ def write_image(path, image) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = _temporary(path)
     try:
-        image.save(temporary)  # the temporary name keeps the suffix, which names the format
+        image.save(temporary, **png_credit(credit, path))  # the temporary name keeps the suffix, which names the format
         os.replace(temporary, path)
     except BaseException:
         _remove(temporary)
         raise
     return path
+
+
+def png_credit(credit: str | None, path) -> dict:
+    """Pillow's save arguments that keep ``credit`` in a PNG at ``path`` (a ``Copyright`` text
+    chunk, PNG 1.2 section 4.2.3); none for another format or no credit."""
+    if not credit or Path(path).suffix.lower() != ".png":
+        return {}
+    PngImagePlugin = require("PIL.PngImagePlugin", "writing images")
+    info = PngImagePlugin.PngInfo()
+    info.add_itxt("Copyright", credit)
+    return {"pnginfo": info}
 
 
 class FrameWriter:
@@ -133,7 +145,10 @@ class FrameWriter:
     Args:
         path: ``*.mp4``, ``*.gif``, or a folder. size: (width, height) pixels of every frame.
         fps: frames per second (> 0). palette_from: a GIF's palette source (a PIL image
-            spanning the motion); :meth:`close` may give it instead.
+            spanning the motion); :meth:`close` may give it instead. credit: the authors and
+            licence of what the frames show (a character's, :mod:`gpu_jiggle.character.credit`),
+            kept in the output: an MP4's ``copyright`` metadata, a GIF's comment, each PNG
+            frame's ``Copyright`` text.
 
     Attributes:
         path: the final file or folder. kind: ``"mp4"``, ``"gif"`` or ``"png"``.
@@ -144,8 +159,9 @@ class FrameWriter:
         OSError: the folder cannot be made.
     """
 
-    def __init__(self, path, size, fps: float, palette_from=None):
+    def __init__(self, path, size, fps: float, palette_from=None, credit: str | None = None):
         self.kind = output_kind(path)  # before Path() drops a trailing '/'
+        self.credit = credit or None
         self.path = Path(path)
         width, height = (int(v) for v in size)
         fps = float(fps)
@@ -181,7 +197,7 @@ class FrameWriter:
         width, height = self.size
         encoded = tuple(-(-side // MP4_BLOCK) * MP4_BLOCK for side in self.size)
         self._padding = (encoded[1] - height, encoded[0] - width)
-        self._encoder = _Encoder(self._temporary, encoded, self.fps, self.path)
+        self._encoder = _Encoder(self._temporary, encoded, self.fps, self.path, self.credit)
 
     def __enter__(self) -> "FrameWriter":
         return self
@@ -216,7 +232,8 @@ class FrameWriter:
         elif self.kind == "gif":
             self._gif.append(Image.fromarray(pixels, "RGB"))
         else:
-            Image.fromarray(pixels, "RGB").save(self._temporary / PNG_FRAME_NAME.format(self.count))
+            frame = self._temporary / PNG_FRAME_NAME.format(self.count)
+            Image.fromarray(pixels, "RGB").save(frame, **png_credit(self.credit, frame))
         self.count += 1
 
     def close(self, palette_from=None) -> None:
@@ -307,7 +324,8 @@ class FrameWriter:
                                                  dither=Image.Dither.NONE)
         frames = [f.quantize(palette=palette, dither=Image.Dither.NONE) for f in self._gif]
         frames[0].save(self._temporary, format="GIF", save_all=True, append_images=frames[1:],
-                       duration=gif_durations(len(frames), self.fps), loop=0, optimize=False)
+                       duration=gif_durations(len(frames), self.fps), loop=0, optimize=False,
+                       **({"comment": self.credit.encode("utf-8")} if self.credit else {}))
 
 
 def gif_durations(count: int, fps: float) -> list:
@@ -336,7 +354,7 @@ class _Encoder:
     message, when it exits with another status than 0 (a full disk: "No space left on
     device") or stops reading frames."""
 
-    def __init__(self, path: Path, size, fps: float, target: Path):
+    def __init__(self, path: Path, size, fps: float, target: Path, credit: str | None = None):
         imageio_ffmpeg = require("imageio_ffmpeg", "writing an MP4")
 
         self.target = target
@@ -345,7 +363,7 @@ class _Encoder:
         command = [imageio_ffmpeg.get_ffmpeg_exe(), "-y", "-f", "rawvideo", "-vcodec", "rawvideo",
                    "-s", f"{width}x{height}", "-pix_fmt", "rgb24", "-r", str(Fraction(fps).limit_denominator()),
                    "-i", "-", "-an", "-vcodec", MP4_CODEC, "-pix_fmt", MP4_PIXEL_FORMAT, "-crf", str(quality),
-                   "-v", "error", "-f", "mp4", str(path)]
+                   "-v", "error", *(("-metadata", f"copyright={credit}") if credit else ()), "-f", "mp4", str(path)]
         self._messages = tempfile.TemporaryFile()
         try:
             self._process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,

@@ -2,6 +2,7 @@
 MP4; the side-by-side compare; where the character travels; bad input."""
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -17,7 +18,7 @@ from gpu_jiggle.character.travel import ground_speed, make_pipeline
 from gpu_jiggle.render.scene import Framing, SkinnedMeshes, skin_on_host
 from gpu_jiggle.render.video import output_kind
 
-from demo_support import FOX, FOX_RIG as RIG, fox_dark_brown, fox_orange, middle
+from demo_support import FOX, FOX_RIG as RIG, fox_dark_brown, fox_orange, middle, mp4_copyright
 
 
 @pytest.fixture(scope="module")
@@ -145,6 +146,8 @@ def test_render_mp4_from_the_command_line(gl, tmp_path, capsys):
         reader.close()
     assert len(frames) == 4 and frames[0].shape == (120, 200, 3)
     assert fox_orange(middle(frames[-1])).sum() > 300  # H.264 shifts colours a little; the fur stays orange
+    # the Fox's CC-BY credit (its asset.copyright) travels with the video (data/fox/LICENSE.md)
+    assert mp4_copyright(out) == json.loads(FOX.read_text())["asset"]["copyright"]
 
 
 # -- what a render says it drew --------------------------------------------------------------------

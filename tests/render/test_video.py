@@ -11,6 +11,8 @@ from PIL import Image
 from gpu_jiggle.app.viewer import demo_parser, parse_demo_args
 from gpu_jiggle.render.video import FrameWriter, write_image
 
+from demo_support import mp4_copyright
+
 
 def frames(count, size):
     """``count`` (H, W, 3) uint8 frames of ``size`` (w, h): a bar moving right on grey."""
@@ -311,3 +313,21 @@ def test_gif_frame_times_track_the_clock():
     assert all(t % 10 == 0 for t in times), "GIF stores hundredths of a second"
     assert set(times) == {60, 70}
     assert all(abs(sum(times[:k]) - 1000 * k / 15) <= 5 for k in range(46))
+
+
+CREDIT = "Model by Someone (CC-BY 4.0) https://example.org/a?b=c&d"
+
+
+@pytest.mark.parametrize("credit", [CREDIT, None])
+def test_the_credit_travels_with_every_kind_of_output(tmp_path, credit):
+    outputs = {"mp4": tmp_path / "clip.mp4", "gif": tmp_path / "clip.gif", "png": tmp_path / "frames"}
+    for path in outputs.values():
+        with FrameWriter(path, (32, 20), 10, credit=credit) as writer:
+            for pixels in frames(3, (32, 20)):
+                writer.add(pixels)
+    still = write_image(tmp_path / "still.png", frames(1, (32, 20))[0], credit=credit)
+    assert mp4_copyright(outputs["mp4"]) == credit
+    comment = Image.open(outputs["gif"]).info.get("comment")
+    assert (comment.decode("utf-8") if comment else None) == credit
+    for png in [*sorted(outputs["png"].glob("*.png")), still]:
+        assert Image.open(png).text.get("Copyright") == credit, png.name
