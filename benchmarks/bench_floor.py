@@ -1,8 +1,10 @@
-"""How far the point kernel is from the floor of this context: the least a damped-spring chain
-kernel does (``shaders/bench/floor_chains.comp``), with the least bytes and with the point
-kernel's bytes per segment, against the solver's own dispatch and whole frame on chains of the
-same shape. Prints milliseconds and segment-substeps per second, each against the floor's, in
-one run with the kernels taking turns; asserts nothing.
+"""How far the point kernel is from the floor of this context.
+
+The floor is the least a damped-spring chain kernel does (``shaders/bench/floor_chains.comp``),
+run with the least bytes and with the point kernel's bytes per segment, against the solver's
+own dispatch and whole frame on chains of the same shape. Prints milliseconds and
+segment-substeps per second, each against the floor's, in one run with the kernels taking
+turns, and the machine's load average before and after; asserts nothing.
 
     python benchmarks/bench_floor.py [--shapes 10000x5 125000x8] [--substeps 2] [--repeats 7]
 
@@ -17,6 +19,7 @@ detail, the world and local rotations out): the gap between the rows is what tho
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -39,8 +42,8 @@ MODEL_VEC4S = {"STATE_VEC4S": layouts.POINT_SEGMENT_STATE.itemsize // 16,
                "CHAIN_VEC4S": layouts.POINT_CHAIN_STATE.itemsize // 16}
 #: The floor kernels: name → MODEL_BYTES (bit 1 the point kernel's reads, bit 2 its writes).
 FLOORS = {"floor": 0, "model_reads": 1, "model_writes": 2, "model_bytes": 3}
-LABELS = {"floor": "floor, least bytes", "model_reads": "floor, the point kernel's reads",
-          "model_writes": "floor, the point kernel's writes", "model_bytes": "floor, the point kernel's bytes",
+LABELS = {"floor": "floor, least bytes", "model_reads": "floor + the point kernel's reads",
+          "model_writes": "floor + its writes", "model_bytes": "floor + both",
           "dispatch": "solver's dispatch (no colliders)", "frame": "solver's whole frame"}
 GRAVITY = (0.0, -9.8, 0.0)
 WIND = (0.5, 0.0, 0.0, 0.7)  # m/s², gust frequency (Hz)
@@ -164,19 +167,28 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shapes", type=parse_shape, nargs="+", default=[(10_000, 5), (125_000, 8)],
                         help="CHAINSxSEGMENTS each (default: the grass demo's 10k blades, and 1M segments in chains of 8)")
-    parser.add_argument("--substeps", type=int, default=2)
-    parser.add_argument("--repeats", type=int, default=7, help="frames of each, taking turns; the median")
+    parser.add_argument("--substeps", type=int, default=2, help="substeps a frame, 1 to 8 (default 2)")
+    parser.add_argument("--repeats", type=int, default=7, help="frames of each, taking turns; the median (default 7)")
     args = parser.parse_args(argv)
     if not 1 <= args.substeps <= 8 or args.repeats < 1:
         parser.error(f"--substeps {args.substeps}, --repeats {args.repeats}: expected 1 to 8 substeps and at least "
                      "1 repeat")
     ctx = get_context()
-    largest = max(c * n for c, n in args.shapes) * MODEL_VEC4S["STATE_VEC4S"]
-    why = views_unavailable(largest, 3)
-    if why:
-        print(f"image views unavailable: {why}", file=sys.stderr)
-        return 1
-    print("renderer:", describe(ctx).get("GL_RENDERER"), f"| {args.substeps} substeps | median of {args.repeats}")
+    for chains, segments in args.shapes:  # every shape checked before any runs
+        texels = chains * segments * MODEL_VEC4S["STATE_VEC4S"]
+        why = views_unavailable(texels, 3)
+        if why:
+            most = texels // (chains * segments)
+            limit = int(ctx.info.get("GL_MAX_TEXTURE_BUFFER_SIZE") or 0) // most
+            parser.error(f"--shapes {chains}x{segments}: too large for this context's image views ({why}; a texel "
+                         f"is 16 bytes, a segment's state {most} texels): at most {limit // segments} chains of "
+                         f"{segments}")
+        try:
+            check_storage_block(BenchCase("point", chains * segments, segments, args.substeps, "wind", 0), ctx)
+        except ValueError as exc:
+            parser.error(f"--shapes {chains}x{segments}: {exc}")
+    print("renderer:", describe(ctx).get("GL_RENDERER"), f"| {args.substeps} substeps | median of {args.repeats}"
+          " | load average before:", " ".join(f"{x:.1f}" for x in os.getloadavg()))
     print(f"{'chains':>8} {'segments':>9} | {'kernel':<34} {'ms':>8} {'seg-substeps/s':>15} {'x floor':>8}")
     for chains, segments in args.shapes:
         seconds = measure(ctx, chains, segments, args.substeps, args.repeats)
@@ -184,7 +196,9 @@ def main(argv=None) -> int:
         for name, label in LABELS.items():
             s = statistics.median(seconds[name])
             rate = chains * segments * args.substeps / s
-            print(f"{chains:>8} {chains * segments:>9} | {label:<34} {s * 1e3:>8.2f} {rate:>15.3g} {s / floor:>8.2f}")
+            print(f"{chains:>8} {chains * segments:>9} | {label:<34} {s * 1e3:>8.2f} {rate:>15.2e} {s / floor:>8.2f}")
+    print("load average after:", " ".join(f"{x:.1f}" for x in os.getloadavg()),
+          "(other processes take from llvmpipe: compare rows of one run)")
     return 0
 
 

@@ -114,7 +114,7 @@ def test_the_table_shows_every_case_and_the_yardstick(quick_report, tmp_path, ca
     assert "copy shader: up to" in out and "renderer: " in out
     assert "work-group size (chains per group)" in out
     assert bench_report.LEGEND in out  # and it says what the columns of bytes hold
-    assert all(name in bench_report.LEGEND for name, _ in bench_report.COLUMNS[6:])
+    assert all(name in bench_report.LEGEND for name, _ in bench_report.COLUMNS[5:])
     for row in json.loads(figures.read_text())["cases"]:
         sweep = row["work_groups"]
         assert [entry["work_group_size"] for entry in sweep] == [1, 64]
