@@ -133,7 +133,7 @@ def _rows(name, value, radius_column=None):
 
     def expected(i):
         if i % width == radius_column:
-            return f"a radius >= 0 and <= {limit:.3g} in column {radius_column}"
+            return f"a radius >= 0 and <= {limit:.3g}"
         return f"a coordinate within ±{limit:.3g}"
 
     validation.require(name, given, good.reshape(given.shape), expected)

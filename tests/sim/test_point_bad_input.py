@@ -60,7 +60,7 @@ BAD_CALLS = [
     (lambda s: s.set_colliders(capsules=[[0, 0, 0, 1, INF, 1, 0.5]]), ValueError, "capsules[0, 4] = inf"),
     (lambda s: s.set_colliders(planes=[[0, 2, 0, 0]]), ValueError, "planes[0, 0:3] = [0.0, 2.0, 0.0]: expected a unit normal"),
     (lambda s: s.set_colliders(spheres=[[0, 0, 0, 1e20]]), ValueError,
-     "spheres[0, 3] = 1e+20: expected a radius >= 0 and <= 1e+15 in column 3"),
+     "spheres[0, 3] = 1e+20: expected a radius >= 0 and <= 1e+15"),
     (lambda s: s.set_colliders(spheres=[[0, 0, 0, 1], [1e20, 0, 0, -1]]), ValueError,
      "spheres[1, 0] = 1e+20: expected a coordinate within ±1e+15"),
     (lambda s: s.set_colliders(capsules=[0, 0, 0, 1, 1, 1]), ValueError,
