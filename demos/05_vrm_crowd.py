@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from gpu_jiggle.app.viewer import Demo, Parameter, demo_parser, parse_demo_args, run
+from gpu_jiggle.character.credit import credit_of
 from gpu_jiggle.character.crowd import Crowd, grid_placements
 from gpu_jiggle.character.gltf import Character
 from gpu_jiggle.character.motion import MOTIONS, builtin_motion
@@ -59,6 +60,7 @@ class VrmCrowd(Demo):
         self.parameters = [Parameter("count", "avatars", count, 1, 4096, kind="int", log=True, step=2.0,
                                      rebuild=True, fmt="%d")]
         self.character = Character.load(AVATAR)
+        self.credit = credit_of(self.character.json)  # Godette's CC-BY credit, kept in the images written
         self.rig = rig_from_vrm(self.character)
         self.motion = builtin_motion(self.character, motion)
         self.backend = backend

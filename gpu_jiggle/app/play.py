@@ -38,6 +38,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from ..character.bake import DEFAULT_PREROLL
+from ..character.credit import credit_of
 from ..character.motion import MOTIONS, Motion, builtin_motion
 from ..character.travel import make_pipeline, preroll_frames, run_preroll
 from ..render.scene import ZOOM_RANGE, CharacterView
@@ -81,6 +82,7 @@ class CharacterPlayer:
         self.ctx = ctx
         self.preroll, self.preroll_fps = preroll, preroll_fps
         self.character = character
+        self.credit = credit_of(character.json)  # kept in the screenshots and videos of it
         self.rig = rig
         self.backend = backend
         self.travel = travel

@@ -152,7 +152,8 @@ class FrameWriter:
 
     Attributes:
         path: the final file or folder. kind: ``"mp4"``, ``"gif"`` or ``"png"``.
-        count: frames added so far.
+        count: frames added so far. credit: as given; it may be set until the first frame
+        is added.
 
     Raises:
         ValueError: another suffix, a size under 1×1 or an fps that is not > 0.

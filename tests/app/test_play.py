@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from PIL import Image
 
 from gpu_jiggle.app import cli
 from gpu_jiggle.render.draw3d import OffscreenTarget
@@ -26,6 +27,7 @@ def test_window_under_xvfb_shows_the_fox_running(tmp_path):
         assert np.any(np.abs(centre.astype(int) - background[0]).sum(axis=-1) > 60)
     changed = np.any(np.abs(middle(shots[0]).astype(int) - middle(shots[1]).astype(int)) > 30, axis=-1).sum()
     assert changed > 400, "frames 6 and 11 should differ: the fox runs"
+    assert "@tomkranis" in Image.open(tmp_path / "shot.png").text.get("Copyright", ""), "the Fox's CC-BY credit"
 
 
 @pytest.fixture

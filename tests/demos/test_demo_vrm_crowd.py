@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from PIL import Image
 
 from gpu_jiggle import AngleChainSet, PointChainSet
 from gpu_jiggle.character.crowd import Crowd, grid_placements
@@ -93,6 +94,7 @@ def test_headless_run_draws_the_crowd(gl, demo, tmp_path, capsys):
         assert image.shape == (240, 320, 3)
         assert hair_blue(image) > 1500, "the avatars should be drawn"
     assert changed(images[1], images[2]) > 0.002, "the heads turn"
+    assert Image.open(tmp_path / "05_vrm_crowd_0011.png").text.get("Copyright") == "Low-Poly Godette by SirRichard94 (CC_BY)"
 
 
 def test_window_under_xvfb(tmp_path):
@@ -103,3 +105,4 @@ def test_window_under_xvfb(tmp_path):
     assert last.shape == (450, 800, 3)
     assert hair_blue(last) > 3000, result.stdout
     assert changed(before, last) > 0.002
+    assert "Godette" in Image.open(tmp_path / "shots" / "crowd.png").text.get("Copyright", "")  # the screenshot's credit

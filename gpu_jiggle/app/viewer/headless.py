@@ -20,7 +20,7 @@ import numpy as np
 from ...render.video import FrameWriter, write_image
 from .args import DEFAULT_FRAMES
 from .panel import TextPanel
-from .session import MS_PER_SECOND, Session, choose_samples
+from .session import MS_PER_SECOND, Session, choose_samples, demo_credit
 
 __all__ = ["run_headless", "run_strip", "spread_frames", "caption", "STRIP_GAP", "STRIP_GIF_FPS"]
 
@@ -96,9 +96,11 @@ def run_headless(make_demo, args, default_frames: int = DEFAULT_FRAMES) -> int:
         return bool(args.png_every) and i % args.png_every == 0
 
     def keep(i, pixels, session):
+        credit = demo_credit(session.demo)
         if i == frames - 1 or png_frame(i):
-            written.append(write_image(out / f"{session.demo.name}_{i:04d}.png", pixels))
+            written.append(write_image(out / f"{session.demo.name}_{i:04d}.png", pixels, credit=credit))
         if video is not None:
+            video.credit = video.credit or credit  # the demo is made after the writer: before its first frame
             video.add(pixels)
 
     try:
@@ -163,15 +165,16 @@ def run_strip(make_demo, args, default_frames: int, frame_size, strip_frames) ->
     sheet = Image.new("RGB", (len(strip) * (width + STRIP_GAP) - STRIP_GAP, height), "white")
     for k, image in enumerate(strip):
         sheet.paste(image, (k * (width + STRIP_GAP), 0))
-    strip_path = write_image(out / f"{name}_strip.png", sheet)
-    with FrameWriter(out / f"{name}.gif", frame_size, args.fps / gif_every, palette_from=sheet) as gif:
+    credit = demo_credit(session.demo)
+    strip_path = write_image(out / f"{name}_strip.png", sheet, credit=credit)
+    with FrameWriter(out / f"{name}.gif", frame_size, args.fps / gif_every, palette_from=sheet, credit=credit) as gif:
         for pixels in animation:  # one palette spanning the motion: no flicker between frames
             gif.add(pixels)
     _summary(session, frames, lines, seconds)
     print(f"{name}: contact strip ({len(strip)} frames): {strip_path}")
     print(f"{name}: animation ({len(animation)} frames): {gif.path}")
     if args.screenshot:
-        write_image(args.screenshot, last[0])
+        write_image(args.screenshot, last[0], credit=credit)
         print(f"{name}: last frame: {args.screenshot}")
     return 0
 

@@ -119,10 +119,14 @@ class Demo:
             fractions from the top-left (see :mod:`~gpu_jiggle.app.viewer.framing`); the
             session sets it before each ``draw`` (the whole framebuffer without a panel,
             headless included), and a demo's camera frames its subject there.
+        credit: the authors and licence of what it shows where that is someone else's model
+            (:mod:`gpu_jiggle.character.credit`), kept in every image and video written of
+            it; None for the demo's own drawing.
     """
 
     name = "demo"
     title = "gpu_jiggle"
+    credit = None
     parameters: list = []
     actions: list = []
     area = FULL_AREA
@@ -180,6 +184,11 @@ class Demo:
 
     def release(self) -> None:
         """Free GPU objects (the solver, programs, buffers)."""
+
+
+def demo_credit(demo) -> str | None:
+    """``demo``'s :attr:`Demo.credit` (None for a demo without one: demos need not inherit)."""
+    return getattr(demo, "credit", None)
 
 
 def _ms(value) -> str:

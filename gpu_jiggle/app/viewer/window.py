@@ -32,7 +32,7 @@ from ...render.video import write_image
 from .args import DEFAULT_FRAMES
 from .headless import run_headless
 from .panel import ImGuiPanel, TextPanel, imgui_available
-from .session import MS_PER_SECOND, Session, choose_samples
+from .session import MS_PER_SECOND, Session, choose_samples, demo_credit
 
 __all__ = ["open_window", "save_screen", "save_layout", "layout_path", "run_window", "run", "numbered",
            "fit_framebuffers",
@@ -83,9 +83,9 @@ def open_window(title: str, size):
     return window, ("" if gui_ok else gui_reason)
 
 
-def save_screen(ctx, size, path) -> None:
+def save_screen(ctx, size, path, credit: str | None = None) -> None:
     """Write the window's back buffer (before the swap), ``size`` (width, height) px, to
-    ``path`` as PNG (whole or not at all). It is copied into a framebuffer of ours first:
+    ``path`` as PNG (whole or not at all), with ``credit`` (what it shows: write_image). It is copied into a framebuffer of ours first:
     reading the default framebuffer directly selects a colour attachment it does not have
     (GL_INVALID_OPERATION on a core context)."""
     colour = ctx.renderbuffer(tuple(size), components=4)
@@ -98,7 +98,7 @@ def save_screen(ctx, size, path) -> None:
         copy.release()
         colour.release()
     pixels = np.frombuffer(data, np.uint8).reshape(size[1], size[0], 3)[::-1]
-    write_image(path, pixels)
+    write_image(path, pixels, credit=credit)
 
 
 def layout_path(path) -> Path:
@@ -242,12 +242,12 @@ def run_window(make_demo, args, window, gui_reason: str = "") -> int:
             if each_frame is not None:  # a scripted session (tests, recordings): after the frame is drawn
                 each_frame(session)
             if args.screenshot and session.frames in shots:
-                save_screen(ctx, size, numbered(args.screenshot, session.frames))
+                save_screen(ctx, size, numbered(args.screenshot, session.frames), demo_credit(session.demo))
                 if os.environ.get(LAYOUT_ENV):
                     save_layout(session, gui, size, layout_path(numbered(args.screenshot, session.frames)))
             if args.frames is not None and session.frames >= args.frames:
                 if args.screenshot:
-                    save_screen(ctx, size, args.screenshot)
+                    save_screen(ctx, size, args.screenshot, demo_credit(session.demo))
                     if os.environ.get(LAYOUT_ENV):
                         save_layout(session, gui, size, layout_path(args.screenshot))
                     print(f"{name}: screenshot after {session.frames} frames: {args.screenshot}")
