@@ -1,4 +1,4 @@
-"""How far the point kernel is from the floor of this context.
+"""How far the point kernel is from the least work any spring-chain kernel does here (the floor).
 
 The floor is the least a damped-spring chain kernel does (``shaders/bench/floor_chains.comp``),
 run with the least bytes and with the point kernel's bytes per segment, against the solver's
@@ -168,7 +168,7 @@ def main(argv=None) -> int:
     parser.add_argument("--shapes", type=parse_shape, nargs="+", default=[(10_000, 5), (125_000, 8)],
                         help="CHAINSxSEGMENTS each (default: the grass demo's 10k blades, and 1M segments in chains of 8)")
     parser.add_argument("--substeps", type=int, default=2, help="substeps a frame, 1 to 8 (default 2)")
-    parser.add_argument("--repeats", type=int, default=7, help="frames of each, taking turns; the median (default 7)")
+    parser.add_argument("--repeats", type=int, default=7, help="frames timed of each kernel, the kernels taking turns; the median is printed (default 7)")
     args = parser.parse_args(argv)
     if not 1 <= args.substeps <= 8 or args.repeats < 1:
         parser.error(f"--substeps {args.substeps}, --repeats {args.repeats}: expected 1 to 8 substeps and at least "
@@ -180,9 +180,9 @@ def main(argv=None) -> int:
         if why:
             most = texels // (chains * segments)
             limit = int(ctx.info.get("GL_MAX_TEXTURE_BUFFER_SIZE") or 0) // most
-            parser.error(f"--shapes {chains}x{segments}: too large for this context's image views ({why}; a texel "
-                         f"is 16 bytes, a segment's state {most} texels): at most {limit // segments} chains of "
-                         f"{segments}")
+            parser.error(f"--shapes {chains}x{segments}: too large for this context: the point kernel reads a "
+                         f"segment's state as {most} texels of 16 bytes through a buffer texture, and {why} "
+                         f"(texels): at most {limit // segments} chains of {segments}")
         try:
             check_storage_block(BenchCase("point", chains * segments, segments, args.substeps, "wind", 0), ctx)
         except ValueError as exc:
