@@ -24,6 +24,7 @@ the command line) removes the temporary file or folder instead, leaving the prev
 as it was. A temporary left by a process that was killed outright (SIGKILL) is removed by
 the next writer of the same output (:func:`gpu_jiggle.whole_files.remove_stale`: this host,
 a process that no longer runs). A single image is written the same way (:func:`write_image`).
+The ffmpeg process is :mod:`.mp4_encoder`'s, the PNG folder's exchange :mod:`.frame_folder`'s.
 
 ```python
 from gpu_jiggle.render.video import FrameWriter
@@ -34,40 +35,24 @@ with FrameWriter("out/clip.mp4", (320, 240), fps=30) as writer:
 """
 from __future__ import annotations
 
-import contextlib
-import ctypes
-import ctypes.util
-import errno
 import os
 import shutil
-import subprocess
-import tempfile
-from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 
 from ..extras import require
-from ..whole_files import TEMPORARY_MARK, remove_stale, temporary_name, writer_gone
+from ..whole_files import remove_stale, temporary_name
+from .frame_folder import PNG_FRAME_NAME, check_frame_folder, replace_frames, restore_aside
+from .mp4_encoder import Mp4Encoder
 
 __all__ = ["FrameWriter", "output_kind", "write_image", "VIDEO_SUFFIXES"]
 
 VIDEO_SUFFIXES = (".mp4", ".gif")   # files; anything without a suffix is a folder of PNGs
-PNG_FRAME_NAME = "frame_{:04d}.png"
-PNG_FRAME_GLOB = "frame_*.png"
-MP4_CODEC = "libx264"               # H.264
-MP4_PIXEL_FORMAT = "yuv420p"        # 4:2:0 chroma: what players expect
-MP4_QUALITY = 8                     # imageio-ffmpeg's scale, 0 (worst) to 10 (best)
 MP4_BLOCK = 2                       # sides must be multiples of this (4:2:0)
 GIF_COLOURS = 255                   # the one palette's size
 CENTISECONDS_PER_SECOND = 100        # GIF's unit of display time
 MS_PER_CENTISECOND = 10
-#: The suffix of an old PNG folder renamed aside where an atomic exchange is not available.
-ASIDE_MARK = ".old"
-RENAME_EXCHANGE = 2                 # renameat2's flag (Linux >= 3.15)
-AT_FDCWD = -100
-#: The last bytes of ffmpeg's own messages kept for an error.
-FFMPEG_MESSAGE_BYTES = 2000
 
 
 def output_kind(path) -> str:
@@ -181,9 +166,9 @@ class FrameWriter:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._folder = Path(os.path.realpath(self.path))  # a link to a folder: its folder gets the frames
         if self.kind == "png":
-            _restore_aside(self._folder)
+            restore_aside(self._folder)
             if self._folder.is_dir():
-                _check_frame_folder(self._folder)
+                check_frame_folder(self._folder)
         remove_stale(self._folder if self.kind == "png" else self.path)
         if self.kind == "png":
             self._temporary = temporary_name(self._folder)
@@ -198,7 +183,7 @@ class FrameWriter:
         width, height = self.size
         encoded = tuple(-(-side // MP4_BLOCK) * MP4_BLOCK for side in self.size)
         self._padding = (encoded[1] - height, encoded[0] - width)
-        self._encoder = _Encoder(self._temporary, encoded, self.fps, self.path, self.credit)
+        self._encoder = Mp4Encoder(self._temporary, encoded, self.fps, self.path, self.credit)
 
     def __enter__(self) -> "FrameWriter":
         return self
@@ -260,41 +245,11 @@ class FrameWriter:
                 self._save_gif(palette_from if palette_from is not None else self.palette_from)
                 os.replace(self._temporary, self.path)
             elif self.kind == "png" and self.count:
-                self._move_frames()
+                replace_frames(self._temporary, self._folder)
         except BaseException:
             self.abort()
             raise
         self._finish()
-
-    def _move_frames(self) -> None:
-        """The temporary folder of frames becomes ``path`` in one step: renamed to it when
-        there is none; else given the old folder's other files (hard links) and mode, then
-        exchanged with it atomically (``renameat2(RENAME_EXCHANGE)``), the old frames then
-        removed with the temporary name. Where the exchange is not available, the old folder
-        is renamed aside first (``.tmp.old``) and put back by the next writer should this
-        process be killed between the two renames."""
-        folder = self._folder
-        if not folder.exists():
-            os.rename(self._temporary, folder)
-            return
-        _check_frame_folder(folder)
-        for entry in os.scandir(folder):
-            if not _is_frame(entry.name):
-                try:
-                    os.link(entry.path, self._temporary / entry.name, follow_symlinks=False)
-                except OSError:
-                    shutil.copy2(entry.path, self._temporary / entry.name, follow_symlinks=False)
-        os.chmod(self._temporary, os.stat(folder).st_mode & 0o7777)
-        if _exchange(self._temporary, folder):
-            return  # the temporary name now holds the old frames: removed by _finish
-        aside = temporary_name(folder, ASIDE_MARK)
-        os.rename(folder, aside)
-        try:
-            os.rename(self._temporary, folder)
-        except BaseException:
-            os.rename(aside, folder)
-            raise
-        shutil.rmtree(aside, ignore_errors=True)
 
     def abort(self) -> None:
         """Stop without writing: the temporary file or folder of frames is removed, and the
@@ -347,108 +302,3 @@ def _flush(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-class _Encoder:
-    """ffmpeg (imageio-ffmpeg's binary) turning raw RGB frames on its stdin into an H.264 MP4
-    at ``path``; :meth:`close` waits for it and raises OSError, with the end of ffmpeg's own
-    message, when it exits with another status than 0 (a full disk: "No space left on
-    device") or stops reading frames."""
-
-    def __init__(self, path: Path, size, fps: float, target: Path, credit: str | None = None):
-        imageio_ffmpeg = require("imageio_ffmpeg", "writing an MP4")
-
-        self.target = target
-        width, height = size
-        quality = int((1 - MP4_QUALITY / 10.0) * 51)  # imageio-ffmpeg's mapping onto x264's crf (0 best, 51 worst)
-        command = [imageio_ffmpeg.get_ffmpeg_exe(), "-y", "-f", "rawvideo", "-vcodec", "rawvideo",
-                   "-s", f"{width}x{height}", "-pix_fmt", "rgb24", "-r", str(Fraction(fps).limit_denominator()),
-                   "-i", "-", "-an", "-vcodec", MP4_CODEC, "-pix_fmt", MP4_PIXEL_FORMAT, "-crf", str(quality),
-                   "-v", "error", *(("-metadata", f"copyright={credit}") if credit else ()), "-f", "mp4", str(path)]
-        self._messages = tempfile.TemporaryFile()
-        try:
-            self._process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                                             stderr=self._messages)
-        except BaseException:
-            self._messages.close()
-            raise
-
-    def send(self, pixels: np.ndarray) -> None:
-        """One frame, (H, W, 3) uint8. OSError when ffmpeg stopped reading (it failed)."""
-        try:
-            self._process.stdin.write(memoryview(np.ascontiguousarray(pixels)).cast("B"))
-        except (BrokenPipeError, ValueError):
-            self._fail(self._process.wait())
-
-    def close(self) -> None:
-        """End the stream and wait for ffmpeg. OSError unless it exited with 0."""
-        try:
-            self._process.stdin.close()
-        except BrokenPipeError:
-            pass
-        status = self._process.wait()
-        if status != 0:
-            self._fail(status)
-        self._messages.close()
-
-    def kill(self) -> None:
-        """Stop ffmpeg without finishing the file."""
-        if self._process.poll() is None:
-            self._process.kill()
-        with contextlib.suppress(OSError):
-            self._process.stdin.close()
-        self._process.wait()
-        self._messages.close()
-
-    def _fail(self, status: int):
-        self._messages.seek(0, os.SEEK_END)
-        self._messages.seek(max(0, self._messages.tell() - FFMPEG_MESSAGE_BYTES))
-        said = " ".join(self._messages.read().decode("utf-8", "replace").split()) or "no message"
-        self._messages.close()
-        raise OSError(f"{self.target}: ffmpeg failed (exit status {status}): {said}")
-
-
-def _is_frame(name: str) -> bool:
-    return Path(name).match(PNG_FRAME_GLOB)
-
-
-def _check_frame_folder(folder: Path) -> None:
-    """ValueError for a folder a whole set of frames cannot replace: one holding a folder or
-    anything else that is not a regular file (a folder named ``frame_0005.png`` included)."""
-    for entry in os.scandir(folder):
-        if entry.is_symlink() and not _is_frame(entry.name):
-            continue  # carried over as it is
-        if not entry.is_file(follow_symlinks=False):
-            raise ValueError(f"{folder}: holds {entry.name!r}, which is not a file; the PNG frames replace a "
-                             f"folder of files whole, so give a new folder or move it out")
-
-
-def _exchange(a: Path, b: Path) -> bool:
-    """Swap the names ``a`` and ``b`` in one step (Linux ``renameat2``); False where the
-    system or the file system cannot (nothing changed then)."""
-    libc_name = ctypes.util.find_library("c")
-    if libc_name is None:
-        return False
-    libc = ctypes.CDLL(libc_name, use_errno=True)
-    renameat2 = getattr(libc, "renameat2", None)
-    if renameat2 is None:
-        return False
-    renameat2.argtypes = (ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint)
-    if renameat2(AT_FDCWD, os.fsencode(a), AT_FDCWD, os.fsencode(b), RENAME_EXCHANGE) == 0:
-        return True
-    code = ctypes.get_errno()
-    if code in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
-        return False
-    raise OSError(code, os.strerror(code), str(b))
-
-
-def _restore_aside(folder: Path) -> None:
-    """Put back a PNG folder renamed aside (:data:`ASIDE_MARK`) by a writer killed before it
-    renamed the new frames in, when ``folder`` is missing."""
-    if folder.exists() or not folder.parent.is_dir():
-        return
-    for entry in os.scandir(folder.parent):
-        if entry.name.startswith(f".{folder.name}.") and entry.name.endswith(TEMPORARY_MARK + ASIDE_MARK) \
-                and entry.is_dir(follow_symlinks=False) and writer_gone(folder, entry.name):
-            os.rename(entry.path, folder)
-            return

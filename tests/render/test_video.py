@@ -265,8 +265,8 @@ def test_a_writer_killed_between_its_two_renames_has_the_old_frames_put_back(tmp
     child = subprocess.Popen([sys.executable, "-c", f"""
 import os, sys
 import numpy as np
-from gpu_jiggle.render import video
-video._exchange = lambda a, b: False           # a file system without an atomic exchange
+from gpu_jiggle.render import frame_folder, video
+frame_folder.exchange = lambda a, b: False    # a file system without an atomic exchange
 rename = os.rename
 def stop_after_first(a, b):
     rename(a, b)
