@@ -226,7 +226,9 @@ class GpuPointBackend(_GpuBackend):
 
     warned_cap = False  # _warn_of_cap has warned (said once per backend)
     smallest_radius = 0.0  # the rig's smallest particle radius ρ (upload_rig)
-    largest_shift = 0.0  # the longest pivot move over the last frame of a chain not teleported (upload_targets)
+    #: The last targets' anchor shifts (C, 3) and whether each chain is not teleported (C,)
+    #: (upload_targets), for _warn_of_cap's longest pivot move.
+    shifts = (np.zeros((0, 3), np.float32), np.zeros(0, bool))
     collider_moves = np.zeros((0, 2))  # per sphere and capsule: frame_move, frame_radius (upload_colliders)
 
     def _warn_of_cap(self, cap: int, substeps: int) -> None:
@@ -236,12 +238,23 @@ class GpuPointBackend(_GpuBackend):
         that needs more cuts the collider's path where the numpy path would not. Estimated on
         the host from each collider's longest move and smallest radius over the frame and the
         longest pivot move (a substep's share at PIVOT_PEAK_SPEED); the kernel's count is not
-        read back."""
+        read back. The pivots' moves are looked at chain by chain only where a bound of them
+        (the largest move along each axis) could ask for more: a frame's host work stays a few
+        comparisons for a million chains."""
         if self.warned_cap or cap >= layouts.MAX_CONTACT_SUBSTEPS or not len(self.collider_moves):
             return
-        pivot = PIVOT_PEAK_SPEED * self.largest_shift / max(substeps, 1)
         moves, radii = self.collider_moves[:, 0], self.collider_moves[:, 1]
         size = float(CONTACT_STEP_FRACTION) * (radii + self.smallest_radius)
+        if not (size > 0).any():
+            return  # a collider of no size with particles of none takes one sub-step
+        # ceil((move + pivot) / size) > cap where pivot > cap·size - move: the longest pivot move
+        # over the frame that no collider asks more than the cap for
+        room = float(np.min(np.where(size > 0, cap * size - moves, np.inf))) * max(substeps, 1) / PIVOT_PEAK_SPEED
+        anchor_shift, kept = self.shifts
+        if room >= 0 and (not kept.any() or np.linalg.norm(np.abs(anchor_shift).max(axis=0)) <= room):
+            return
+        lengths = np.linalg.norm(anchor_shift[kept], axis=1)
+        pivot = PIVOT_PEAK_SPEED * (float(lengths.max()) if lengths.size else 0.0) / max(substeps, 1)
         need = np.where(size > 0, np.ceil((moves + pivot) / np.where(size > 0, size, 1.0)), 1.0)
         if need.max() > cap:
             self.warned_cap = True
@@ -266,8 +279,7 @@ class GpuPointBackend(_GpuBackend):
         ones written (a static body's targets, teleport flags and levels upload nothing)."""
         modes = chain_control["teleport"] & layouts.TELEPORT_MODE_MASK
         self.keep_shape_teleports = bool((modes == layouts.TELEPORT_KEEP_SHAPE).any())
-        shifts = np.linalg.norm(chain_target["anchor_shift"][modes == layouts.TELEPORT_NONE], axis=1)
-        self.largest_shift = float(shifts.max()) if shifts.size else 0.0
+        self.shifts = (chain_target["anchor_shift"], modes == layouts.TELEPORT_NONE)  # looked at only to warn
         with self.gl.current():
             self._write_changed("chain_target", chain_target)
             self._write_changed("chain_control", chain_control)
