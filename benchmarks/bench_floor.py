@@ -80,7 +80,8 @@ class FloorKernel:
         side = int(np.ceil(np.sqrt(chains)))
         i = np.arange(chains)
         pivots = np.stack([(i % side) * 0.01, np.zeros(chains), (i // side) * 0.01], 1)
-        strand = np.stack([np.zeros(segments + 1), -SEGMENT_LENGTH * np.arange(segments + 1), np.zeros(segments + 1)], 1)
+        down = -SEGMENT_LENGTH * np.arange(segments + 1)
+        strand = np.stack([np.zeros_like(down), down, np.zeros_like(down)], 1)
         targets = np.zeros((chains, segments + 1, 4), np.float32)
         targets[..., :3] = pivots[:, None, :] + strand[None]
         state = np.zeros((s, vec4s["STATE_VEC4S"], 4), np.float32)
@@ -166,9 +167,11 @@ def measure(ctx, chains: int, segments: int, substeps: int, repeats: int) -> dic
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shapes", type=parse_shape, nargs="+", default=[(10_000, 5), (125_000, 8)],
-                        help="CHAINSxSEGMENTS each (default: the grass demo's 10k blades, and 1M segments in chains of 8)")
+                        help="CHAINSxSEGMENTS each (default: the grass demo's 10k blades, and 1M segments in "
+                             "chains of 8)")
     parser.add_argument("--substeps", type=int, default=2, help="substeps a frame, 1 to 8 (default 2)")
-    parser.add_argument("--repeats", type=int, default=7, help="frames timed of each kernel, the kernels taking turns; the median is printed (default 7)")
+    parser.add_argument("--repeats", type=int, default=7,
+                        help="frames timed of each kernel, the kernels taking turns; the median is printed (default 7)")
     args = parser.parse_args(argv)
     if not 1 <= args.substeps <= 8 or args.repeats < 1:
         parser.error(f"--substeps {args.substeps}, --repeats {args.repeats}: expected 1 to 8 substeps and at least "

@@ -98,8 +98,8 @@ def time_solver(case, backend: str, rng, budget_seconds: float, max_frames: int,
                        memory_per_segment=sum(sizes.values()) / case.segment_count,
                        upload_bytes=int(np.median(uploads)),
                        upload_per_joint=float(np.median(uploads)) / case.joint_count,
-                       compulsory_bytes=compulsory_bytes(sizes),
-                       frame_bytes_per_segment=compulsory_bytes(sizes) / case.segment_count)
+                       compulsory_bytes=compulsory_bytes(sizes))
+            out["frame_bytes_per_segment"] = out["compulsory_bytes"] / case.segment_count
             if near and near[-1] is not None:
                 out["near_chains"] = float(np.median(near)) / case.chains
         return out

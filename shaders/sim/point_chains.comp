@@ -18,9 +18,9 @@
 // a max distance; ANGLE_LIMITS: a bit for each kind of angle limit some segment has, 1 cone,
 // 2 hinge, 4 spherical; TURNING_PLANES: a plane's normal turns over the frame, placing it takes
 // a normalisation and a double dot product per chain and substep). Mesa's llvmpipe runs both
-// sides of a branch, so code left in costs there even when unused; on a GPU it costs registers. The colliders of each
-// shape come in slots (point_colliders.glsl): their count rounded up to 0, 1, 2, 4 or 8, or
-// -1 for the frame's count, whatever it is.
+// sides of a branch, so code left in costs there even when unused; on a GPU it costs
+// registers. The colliders of each shape come in slots (point_colliders.glsl): their count
+// rounded up to 0, 1, 2, 4 or 8, or -1 for the frame's count, whatever it is.
 #define SPHERE_SLOTS -1
 #define CAPSULE_SLOTS -1
 #define PLANE_SLOTS -1

@@ -106,4 +106,4 @@ def test_window_under_xvfb(tmp_path):
     assert last.shape == (450, 800, 3)
     assert hair_blue(last) > 3000, result.stdout
     assert changed(before, last) > 0.002
-    assert "Godette" in Image.open(tmp_path / "shots" / "crowd.png").text.get("Copyright", "")  # the screenshot's credit
+    assert "Godette" in Image.open(tmp_path / "shots" / "crowd.png").text.get("Copyright", "")  # its credit

@@ -58,7 +58,8 @@ BAD_CALLS = [
     (lambda s: s.set_colliders(spheres=[[0, 0, 0, 1]], sphere_groups=[0.5]), TypeError, "sphere_groups"),
     (lambda s: s.set_colliders(capsules=[[0, 0, 0, 1, 1, 1, -0.5]]), ValueError, "capsules[0, 6] = -0.5"),
     (lambda s: s.set_colliders(capsules=[[0, 0, 0, 1, INF, 1, 0.5]]), ValueError, "capsules[0, 4] = inf"),
-    (lambda s: s.set_colliders(planes=[[0, 2, 0, 0]]), ValueError, "planes[0, 0:3] = [0.0, 2.0, 0.0]: expected a unit normal"),
+    (lambda s: s.set_colliders(planes=[[0, 2, 0, 0]]), ValueError,
+     "planes[0, 0:3] = [0.0, 2.0, 0.0]: expected a unit normal"),
     (lambda s: s.set_colliders(spheres=[[0, 0, 0, 1e20]]), ValueError,
      "spheres[0, 3] = 1e+20: expected a radius >= 0 and <= 1e+15"),
     (lambda s: s.set_colliders(spheres=[[0, 0, 0, 1], [1e20, 0, 0, -1]]), ValueError,
@@ -66,7 +67,8 @@ BAD_CALLS = [
     (lambda s: s.set_colliders(capsules=[0, 0, 0, 1, 1, 1]), ValueError,
      "capsules: expected shape (any, 7), a row each (end a x, end a y, end a z, end b x, end b y, end b z, radius), "
      "or one row of 7; got (6,)"),
-    (lambda s: s.set_colliders(planes=[0, 0, 0.5, 1]), ValueError, "planes[0:3] = [0.0, 0.0, 0.5]: expected a unit normal"),
+    (lambda s: s.set_colliders(planes=[0, 0, 0.5, 1]), ValueError,
+     "planes[0:3] = [0.0, 0.0, 0.5]: expected a unit normal"),
     (lambda s: s.set_wind((1, 0)), ValueError, "acceleration: expected shape (3,)"),
     (lambda s: s.set_wind((1, 0, 0), NAN), ValueError, "gust_amplitude = nan"),
     (lambda s: s.set_parameters(world_influence=2.0), ValueError, "world_influence = 2.0"),
@@ -154,7 +156,8 @@ def test_coordinates_beyond_float32_are_refused(backend):
     assert_same_state(before, s.state())
 
 
-@pytest.mark.parametrize("planes, index, indices", [([[0, 1, 0, 0], [0, 0, 2, 1]], 4, (1, 0)), ([0, 3, 0, 1], 0, (0,))])
+@pytest.mark.parametrize("planes, index, indices", [([[0, 1, 0, 0], [0, 0, 2, 1]], 4, (1, 0)),
+                                                    ([0, 3, 0, 1], 0, (0,))])
 def test_a_bad_plane_normal_is_placed_at_its_row_as_given(planes, index, indices):
     with pytest.raises(InputError) as caught:
         ColliderSet.validated(planes=planes)

@@ -100,7 +100,8 @@ def run_headless(make_demo, args, default_frames: int = DEFAULT_FRAMES) -> int:
         if i == frames - 1 or png_frame(i):
             written.append(write_image(out / f"{session.demo.name}_{i:04d}.png", pixels, credit=credit))
         if video is not None:
-            video.credit = video.credit or credit  # the demo is made after the writer: before its first frame
+            if not video.count:  # the demo is made after the writer: its credit before the first frame
+                video.credit = credit
             video.add(pixels)
 
     try:
@@ -167,7 +168,8 @@ def run_strip(make_demo, args, default_frames: int, frame_size, strip_frames) ->
         sheet.paste(image, (k * (width + STRIP_GAP), 0))
     credit = demo_credit(session.demo)
     strip_path = write_image(out / f"{name}_strip.png", sheet, credit=credit)
-    with FrameWriter(out / f"{name}.gif", frame_size, args.fps / gif_every, palette_from=sheet, credit=credit) as gif:
+    with FrameWriter(out / f"{name}.gif", frame_size, args.fps / gif_every, palette_from=sheet,
+                     credit=credit) as gif:
         for pixels in animation:  # one palette spanning the motion: no flicker between frames
             gif.add(pixels)
     _summary(session, frames, lines, seconds)

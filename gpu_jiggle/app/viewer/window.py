@@ -85,9 +85,10 @@ def open_window(title: str, size):
 
 def save_screen(ctx, size, path, credit: str | None = None) -> None:
     """Write the window's back buffer (before the swap), ``size`` (width, height) px, to
-    ``path`` as PNG (whole or not at all), with ``credit`` (what it shows: write_image). It is copied into a framebuffer of ours first:
-    reading the default framebuffer directly selects a colour attachment it does not have
-    (GL_INVALID_OPERATION on a core context)."""
+    ``path`` as PNG (whole or not at all), with ``credit`` (the authors and licence of what it
+    shows, as :func:`~gpu_jiggle.render.video.write_image` keeps it). It is copied into a
+    framebuffer of ours first: reading the default framebuffer directly selects a colour
+    attachment it does not have (GL_INVALID_OPERATION on a core context)."""
     colour = ctx.renderbuffer(tuple(size), components=4)
     copy = ctx.framebuffer(color_attachments=[colour])
     try:
