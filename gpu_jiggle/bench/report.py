@@ -16,8 +16,9 @@ LEGEND = ("columns: segment-substeps per second of the GPU path's dispatch alone
           "and advance, finished) and with positions() read back, and of the numpy path's whole frame; gpu÷numpy: "
           "how many times faster the GPU path's whole frame is than the numpy path's (their rates' ratio); B/seg: "
           "the GPU buffers' bytes per segment; frame B/seg: the bytes a frame's dispatch must move per segment, the "
-          "state counted twice (read and written), rig, inputs and outputs once, so it can pass B/seg; up B/joint: bytes uploaded per frame and joint; of copy BW: the bytes a dispatch must move per "
-          "second, as a share of what a copy shader moves on the same context")
+          "state counted twice (read and written), rig, inputs and outputs once, so it can pass B/seg; up B/joint: "
+          "bytes uploaded per frame and joint; of copy BW: the bytes a dispatch must move per second, as a share of "
+          "what a copy shader moves on the same context")
 
 
 def rate_text(value) -> str:
