@@ -1,12 +1,15 @@
 """The host's shortcuts for per-frame arithmetic give the same bits as the plain numpy they
-replace: the wind's phase mod 2π and the copy of structured records."""
+replace: the wind's phase mod 2π, the copy of structured records, and the numpy reference's
+dot and cross products of rows."""
 from __future__ import annotations
 
 import math
 
 import numpy as np
+import pytest
 
 from gpu_jiggle.sim import layouts
+from gpu_jiggle.sim.backends.reference_geometry import cross, dot
 from gpu_jiggle.sim.inputs import modulo_two_pi
 from gpu_jiggle.sim.packing import copy_records
 
@@ -50,3 +53,28 @@ def test_set_pose_keeps_nothing_of_the_callers_arrays(backend):
         for solver in (given, untouched):
             solver.advance(1 / 60)
         assert np.array_equal(given.positions(), untouched.positions())
+
+
+def _rows(rng, shape):
+    """float32 rows with mixed signs and magnitudes, so that the order of a sum shows in its bits."""
+    return (rng.normal(size=shape) * 10.0 ** rng.integers(-4, 5, shape)).astype(np.float32)
+
+
+@pytest.mark.parametrize("shapes", [((64, 3), (64, 3)), ((1000, 3), (1000, 3)), ((1000, 3), (3,)),
+                                    ((3,), (1000, 3)), ((8, 16, 3), (8, 16, 3)), ((8, 16, 3), (16, 3))])
+def test_reference_dot_and_cross_are_the_column_forms_bit_for_bit(shapes):
+    """The reference's dot (x + y, then + z) and cross (a_y·b_z - a_z·b_y, ...) as the shader
+    writes them, whichever form they take numpy in, rows against rows or against one vector."""
+    rng = np.random.default_rng(11)
+    a, b = _rows(rng, shapes[0]), _rows(rng, shapes[1])
+    plain_dot = a[..., 0] * b[..., 0] + a[..., 1] * b[..., 1] + a[..., 2] * b[..., 2]
+    plain_cross = np.stack([a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1],
+                            a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
+                            a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]], axis=-1)
+    assert dot(a, b).dtype == cross(a, b).dtype == np.float32
+    assert dot(a, b).view(np.uint32).tolist() == plain_dot.view(np.uint32).tolist()
+    assert cross(a, b).view(np.uint32).tolist() == plain_cross.view(np.uint32).tolist()
+    x = a if a.ndim >= b.ndim else b  # these rows tell sums in another order apart
+    y = np.broadcast_to(b if x is a else a, x.shape)
+    other = x[..., 0] * y[..., 0] + (x[..., 1] * y[..., 1] + x[..., 2] * y[..., 2])
+    assert other.view(np.uint32).tolist() != np.broadcast_to(plain_dot, other.shape).view(np.uint32).tolist()
