@@ -75,7 +75,7 @@ void output_segment(inout OutputWalk walk, PointChainRig chain, uint i, uint s, 
     vec3 dir = turn_ahead(prev_dir, cur_dir, change, sch.substep, ahead);
     float ld = length(dir);
     dir = ld < MIN_LENGTH ? cur_dir / max(length(cur_dir), MIN_LENGTH) : dir / ld;
-    vec3 x = base + dir * rig.rest_length;
+    precise vec3 x = base + dir * rig.rest_length;  // precise: no variant may fold x - base below into dir * rest_length
     vec3 animated_offset = offset - walk.animated_base;  // this frame's target direction
     vec3 target = base + (i == 0u ? animated_offset
                                   : follow_parent(walk.parent_animated, walk.parent_output, animated_offset,
