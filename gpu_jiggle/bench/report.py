@@ -95,7 +95,8 @@ def table(report: dict) -> str:
         best = max(copy["bytes_per_second"] for copy in copies)
         lines += ["", f"copy shader: up to {best / 1e9:.2f} GB/s moved ({copies[0]['how']})"]
     machine = report["machine"]
-    lines += ["", f"renderer: {machine.get('renderer', 'none')}; numpy {machine['numpy']}; "
+    version = f" ({machine['gl_version']})" if machine.get("gl_version") else ""
+    lines += ["", f"renderer: {machine.get('renderer', 'none')}{version}; numpy {machine['numpy']}; "
                   f"dispatch timed by {next((r['gpu']['how'] for r in report['cases'] if 'how' in r['gpu']), '-')}"]
     return "\n".join(lines)
 
