@@ -68,6 +68,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "installing system packages: ${missing[*]}"
   $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-if [ ${#backports[@]} -gt 0 ]; then
-  $sudo apt-get install -y -qq --no-install-recommends -t bookworm-backports "${backports[@]}" >/dev/null
+if [ ${#backports[@]} -gt 0 ] \
+    && ! $sudo apt-get install -y -qq --no-install-recommends -t bookworm-backports "${backports[@]}" >/dev/null; then
+  echo "could not install Mesa from bookworm-backports: keeping Debian 12's (its llvmpipe runs the solver slower)" >&2
+  $sudo apt-get install -y -qq --no-install-recommends "${backports[@]}" >/dev/null
 fi
