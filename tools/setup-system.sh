@@ -12,7 +12,7 @@
 set -euo pipefail
 
 missing=()
-have_lib() { ldconfig -p 2>/dev/null | grep -q "$1"; }
+have_lib() { ldconfig -p 2>/dev/null | grep -F "$1" >/dev/null; }  # not grep -q: under pipefail its early exit fails ldconfig (SIGPIPE)
 have_lib 'libEGL.so.1 '      || missing+=(libegl1)
 have_lib 'libEGL_mesa.so.0 ' || missing+=(libegl-mesa0)
 have_lib 'libGL.so.1 '       || missing+=(libgl1)
