@@ -29,17 +29,22 @@ command -v xauth >/dev/null    || missing+=(xauth)
 command -v node >/dev/null     || missing+=(nodejs)   # the glTF validator the tests run
 command -v npm >/dev/null      || missing+=(npm)
 
-# Mesa from bookworm-backports where the distribution is Debian 12 and its llvmpipe is older
-# than Mesa 24 (the installed libgl1-mesa-dri's version, or none installed).
+# Mesa from bookworm-backports where the distribution is Debian 12, no GPU device is visible
+# (a /dev/dri render node or NVIDIA's devices: there Mesa may be the GPU's driver, the owner's
+# choice) and the installed llvmpipe is older than Mesa 24, or none is installed. A speed-up,
+# never a reason to fail: without root or sudo, or where backports cannot be reached, Debian's
+# Mesa is kept, or installed where it is missing.
 backports=()
+mesa_missing=()
 if [ "${GPU_JIGGLE_SYSTEM_MESA:-0}" != 1 ] && [ -r /etc/os-release ] \
-    && grep -qx 'VERSION_CODENAME=bookworm' /etc/os-release && grep -qx 'ID=debian' /etc/os-release; then
+    && grep -qx 'VERSION_CODENAME=bookworm' /etc/os-release && grep -qx 'ID=debian' /etc/os-release \
+    && ! ls /dev/dri/renderD* /dev/nvidiactl >/dev/null 2>&1; then
   mesa=$(dpkg-query -W -f='${Version}' libgl1-mesa-dri 2>/dev/null || true)
   if [ -z "$mesa" ] || [ "${mesa%%.*}" -lt 24 ] 2>/dev/null; then
     backports=(libegl-mesa0 libgl1-mesa-dri)
     rest=()
     for package in "${missing[@]}"; do
-      case " ${backports[*]} " in *" $package "*) ;; *) rest+=("$package") ;; esac
+      case " ${backports[*]} " in *" $package "*) mesa_missing+=("$package") ;; *) rest+=("$package") ;; esac
     done
     missing=("${rest[@]}")
   fi
@@ -51,19 +56,32 @@ fi
 sudo=""
 if [ "$(id -u)" != 0 ]; then
   if command -v sudo >/dev/null; then sudo="sudo"; else
-    echo "not root and no sudo: please install ${missing[*]} ${backports[*]} (Debian/Ubuntu package names)" >&2
+    needed=("${missing[@]}" "${mesa_missing[@]}")
+    if [ ${#needed[@]} -eq 0 ]; then
+      echo "not root and no sudo: keeping this machine's Mesa (as root, setup would take Mesa 25 from" \
+           "bookworm-backports, whose llvmpipe runs the solver faster)" >&2
+      exit 0
+    fi
+    echo "not root and no sudo: please install ${needed[*]} (Debian/Ubuntu package names)" >&2
     exit 1
   fi
 fi
 export DEBIAN_FRONTEND=noninteractive
+added=""
 if [ ${#backports[@]} -gt 0 ]; then
   echo "installing Mesa from bookworm-backports (GPU_JIGGLE_SYSTEM_MESA=1 keeps Debian 12's): ${backports[*]}"
-  if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-    echo 'deb http://deb.debian.org/debian bookworm-backports main' \
-      | $sudo tee /etc/apt/sources.list.d/bookworm-backports.list >/dev/null
+  if ! grep -rqsE '^[^#]*bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+    added=/etc/apt/sources.list.d/bookworm-backports.list
+    echo 'deb http://deb.debian.org/debian bookworm-backports main' | $sudo tee "$added" >/dev/null
   fi
 fi
-$sudo apt-get update -qq
+if ! $sudo apt-get update -qq && [ -n "$added" ]; then  # the source added may be what fails: without it
+  echo "apt-get update failed with bookworm-backports added: removed it, keeping Debian 12's Mesa" >&2
+  $sudo rm -f "$added"
+  backports=()
+  missing+=("${mesa_missing[@]}")
+  $sudo apt-get update -qq
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing system packages: ${missing[*]}"
   $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
@@ -71,5 +89,7 @@ fi
 if [ ${#backports[@]} -gt 0 ] \
     && ! $sudo apt-get install -y -qq --no-install-recommends -t bookworm-backports "${backports[@]}" >/dev/null; then
   echo "could not install Mesa from bookworm-backports: keeping Debian 12's (its llvmpipe runs the solver slower)" >&2
-  $sudo apt-get install -y -qq --no-install-recommends "${backports[@]}" >/dev/null
+  if [ ${#mesa_missing[@]} -gt 0 ]; then
+    $sudo apt-get install -y -qq --no-install-recommends "${mesa_missing[@]}" >/dev/null
+  fi
 fi
