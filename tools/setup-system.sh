@@ -5,10 +5,10 @@
 # root (or sudo); does nothing when all is there.
 #
 # On Debian 12 (bookworm), whose Mesa is 22.3, it takes Mesa from bookworm-backports (25.0):
-# the solver's frames run 1.1-2.5x faster on 25.0 on the same CPU (llvmpipe 22.3 moves each
-# SIMD lane of a storage-buffer access in a loop of its own; docs/PERFORMANCE.md, "Mesa 25
-# against Mesa 22.3"). GPU_JIGGLE_SYSTEM_MESA=1 keeps the distribution's Mesa, which runs the
-# same kernels, slower.
+# at 1M segments the solver's frames run 1.1-2.5x faster on 25.0 on the same CPU, a character's
+# 1,000 segments about 10 % slower (llvmpipe 22.3 moves each SIMD lane of a storage-buffer
+# access in a loop of its own; docs/PERFORMANCE.md, "Mesa 25 against Mesa 22.3").
+# GPU_JIGGLE_SYSTEM_MESA=1 keeps the distribution's Mesa.
 set -euo pipefail
 
 missing=()
