@@ -75,7 +75,8 @@ if [ ${#backports[@]} -gt 0 ]; then
     echo 'deb http://deb.debian.org/debian bookworm-backports main' | $sudo tee "$added" >/dev/null
   fi
 fi
-if ! $sudo apt-get update -qq && [ -n "$added" ]; then  # the source added may be what fails: without it
+if ! $sudo apt-get update -qq; then
+  [ -n "$added" ] || exit 1  # the sources were the machine's own: nothing of ours to take back
   echo "apt-get update failed with bookworm-backports added: removed it, keeping Debian 12's Mesa" >&2
   $sudo rm -f "$added"
   backports=()
