@@ -36,7 +36,8 @@ class AngleSolver(Solver):
     def __init__(self, chain_set, backend: str = "auto", substep: float = 1.0 / 120.0, max_substeps: int = 8,
                  context=None, target_path: str = "monotone", damping_frame: str = "relative",
                  integrator: str = "semi-implicit", work_group_size: int | None = None):
-        self._chain_target = None   # this frame's ANGLE_CHAIN_TARGET records (C,)
+        self._root_angle = None     # (C,) float32: this frame's root headings, wrapped (rad)
+        self._frame_target = None   # (C,) ANGLE_CHAIN_TARGET records, filled in place each frame
         self._local_angle = None    # this frame's (S,) float32 local target angles
         self._anchor = None         # (C, 2) float64: each chain's root in the latest pose
         self._state_anchor = None   # (C, 2) float64: the anchors the solver's state is relative to
@@ -62,15 +63,11 @@ class AngleSolver(Solver):
         self._require_live("set_pose")
         cs = self._chain_set
         position = validation.coordinates("root_position", root_position, (cs.chain_count, 2))
-        angle = validation.float_array("root_angle", root_angle, (cs.chain_count,), finite=False)
-        root_wrapped = validation.finite_within("root_angle", angle, WRAPPED_WITHIN)
-        local = validation.float_array("local_angle", local_angle, (cs.segment_count,), finite=False,
-                                       copy=False)  # only read
-        local_wrapped = validation.finite_within("local_angle", local, WRAPPED_WITHIN)
-        target = np.zeros(cs.chain_count, layouts.ANGLE_CHAIN_TARGET)
-        target["root_angle"] = wrap_angle64(angle, root_wrapped)  # root_position: 0, the anchor is this root
-        self._chain_target, self._local_angle = target, wrap_angle64(local, local_wrapped).astype(np.float32)
-        self._anchor = position
+        root = wrapped_float32("root_angle", validation.float_array(
+            "root_angle", root_angle, (cs.chain_count,), finite=False, copy=False))  # (both only read)
+        local = wrapped_float32("local_angle", validation.float_array(
+            "local_angle", local_angle, (cs.segment_count,), finite=False, copy=False))
+        self._root_angle, self._local_angle, self._anchor = root, local, position
 
     def teleport(self, chains=None, keep_shape: bool = False, moving: bool = False, mirror: bool = False) -> None:
         """Flag chains to jump with the next ``advance`` (SPEC section 5); see
@@ -129,33 +126,55 @@ class AngleSolver(Solver):
         return angle_chain_rig(chain_set), angle_segment_rig(chain_set)
 
     def _has_pose(self):
-        return self._chain_target is not None
+        return self._root_angle is not None
 
     def _upload_inputs(self, levels):
-        target = packing.copy_records(self._chain_target)
-        target["teleport"] = self._teleport
-        target["lod"] = levels
+        target = self._frame_records(levels)
         anchor_shift(self._state_anchor, self._anchor, self._teleport, out=target["anchor_shift"])
         target["gust_phase"] = self._wind.space_phase(self._anchor)
         self._state_anchor = self._anchor
         self._levels = levels
         self._backend.upload_targets(target, self._local_angle)
 
+    def _frame_records(self, levels):
+        """This frame's ANGLE_CHAIN_TARGET records but for the anchor's shift and the wind's
+        phase: one array kept from frame to frame, whose fields are written only where they
+        change (a field of 125,000 records costs a pass over all 4 MB of them); root_position
+        stays 0, each chain's anchor being its root."""
+        target = self._frame_target
+        if target is None or len(target) != self._chain_set.chain_count:
+            target = self._frame_target = np.zeros(self._chain_set.chain_count, layouts.ANGLE_CHAIN_TARGET)
+            self._frame_lod = np.zeros(len(target), np.uint32)
+            self._frame_teleports = False
+        target["root_angle"] = self._root_angle
+        teleports = bool(self._teleport.any())
+        if teleports or self._frame_teleports:
+            target["teleport"] = self._teleport
+            self._frame_teleports = teleports
+        if not np.array_equal(levels, self._frame_lod):
+            target["lod"] = levels
+            self._frame_lod = np.array(levels, np.uint32)
+        return target
+
     def _after_frame(self, plan):
-        """Warn for the chains whose root accelerates past what they stay stable under
-        (:class:`~gpu_jiggle.sim.root_motion.RootAccelerationWatch`)."""
-        levels = self._levels
-        half = levels == layouts.LOD_HALF
-        estimate = self._root_watch.observe(self._anchor, self._teleport, levels, plan,
-                                            layouts.path_kind(self._options))
+        """Warn for the chains whose root accelerated past what they stay stable under on this
+        frame, by the largest |A| of its substeps that the kernel's ``watch_root`` gave
+        (:class:`~gpu_jiggle.sim.root_motion.RootAccelerationWatch`; a read-back of 4 bytes a
+        chain)."""
+        estimate = self._backend.read_field("chain_output", "root_acceleration")
+        estimate = np.where(estimate < 0.0, np.float32(np.nan), estimate)  # ROOT_NOT_JUDGED
         if np.any(estimate > 0) or self._root_watch.over.any():
+            levels = self._levels
+            half = levels == layouts.LOD_HALF
             bounds = self._root_acceleration_bounds()
             if half.any():
                 bound, substep = np.where(half, bounds[1], bounds[0]), np.where(half, self._clock.half.substep,
                                                                                 self.substep)
+                frame_seconds = np.where(half, plan.half.span, plan.full.span)
             else:  # every chain at its full-rate bound and substep
                 bound, substep = bounds[0], np.broadcast_to(self.substep, half.shape)
-            self._root_watch.warn(estimate, bound, substep, self._chain_set.max_root_acceleration)
+                frame_seconds = np.broadcast_to(plan.full.span, half.shape)
+            self._root_watch.warn(estimate, bound, substep, self._chain_set.max_root_acceleration, frame_seconds)
 
     def _root_acceleration_bounds(self):
         """(2, C): the largest root acceleration each chain stays stable under at h and 2h,
@@ -176,9 +195,9 @@ class AngleSolver(Solver):
 
     def _inputs_arrays(self):
         out = {"wind." + k: v for k, v in self._wind.arrays().items()}
-        if self._chain_target is None:
+        if self._root_angle is None:
             return out
-        out.update({"chain_target": self._chain_target.view(np.uint8), "local_angle": self._local_angle,
+        out.update({"chain_target": self._pose_records().view(np.uint8), "local_angle": self._local_angle,
                     "anchor": self._anchor})
         out.update({"root_watch." + k: v for k, v in self._root_watch.arrays().items()})
         if self._state_anchor is not None:
@@ -196,58 +215,34 @@ class AngleSolver(Solver):
             raise ValueError(f"state: its wind is {wind.acceleration.size}D; angle chains take 2D wind")
         if "chain_target" in arrays:
             raw = state.array(arrays, "chain_target", (cs.chain_count * layouts.ANGLE_CHAIN_TARGET.itemsize,), np.uint8)
-            target = raw.view(layouts.ANGLE_CHAIN_TARGET).copy()
+            target = validation.float_array("state chain_target root_angle",
+                                            raw.view(layouts.ANGLE_CHAIN_TARGET)["root_angle"]).astype(np.float32)
             local = state.array(arrays, "local_angle", (cs.segment_count,), np.float32)
             anchor = validation.coordinates("state anchor", state.array(arrays, "anchor", (cs.chain_count, 2)))
             if "state_anchor" in arrays:
                 state_anchor = validation.coordinates("state anchor", state.array(arrays, "state_anchor",
                                                                                    (cs.chain_count, 2)))
-        watch = None  # states saved before the watch was kept have none: it is taken from the restored state
-        lags_saved = False
+        watch = RootAccelerationWatch(cs.chain_count)  # what it has said (states saved before it was kept: nothing)
         if "root_watch.flags" in arrays:
-            watch = RootAccelerationWatch(cs.chain_count)
-            watch.restore({"start": validation.coordinates("state root_watch.start", state.array(
-                               arrays, "root_watch.start", (cs.chain_count, 2))),
-                           **{k: validation.float_array("state root_watch." + k, state.array(
-                               arrays, "root_watch." + k, shape)) for k, shape in
-                              (("rate", (cs.chain_count, 2)), ("velocity", (cs.chain_count, 2)),
-                               ("quiet", (cs.chain_count,)))},
-                           "flags": state.array(arrays, "root_watch.flags", (cs.chain_count,), np.uint8),
-                           **({"path_lag": validation.float_array("state root_watch.path_lag", state.array(
-                               arrays, "root_watch.path_lag", (cs.chain_count,), np.float32))}
-                              if "root_watch.path_lag" in arrays else {})})
-            lags_saved = "root_watch.path_lag" in arrays
+            watch.restore({"quiet": validation.float_array("state root_watch.quiet", state.array(
+                               arrays, "root_watch.quiet", (cs.chain_count,))),
+                           "flags": state.array(arrays, "root_watch.flags", (cs.chain_count,), np.uint8)})
 
         def apply():
-            self._chain_target, self._local_angle, self._anchor, self._state_anchor = target, local, anchor, state_anchor
+            self._root_angle, self._local_angle, self._anchor, self._state_anchor = target, local, anchor, state_anchor
             self._wind = wind
-            self._root_watch = self._watch_from_state() if watch is None else watch
-            if watch is not None and not lags_saved:  # saved before the watch kept them: the state's
-                self._root_watch.path_lag = self._state_path_lags()
+            self._root_watch = watch
         return apply
 
-    def _watch_from_state(self):
-        """A :class:`RootAccelerationWatch` on the root path of the backend's state: where
-        the last substep left it, its velocity there and its last substep's (SPEC 3, step 1),
-        and the path's lag behind the last frame's time (SPEC 2, "Levels of detail")."""
-        watch = RootAccelerationWatch(self._chain_set.chain_count)
-        if self._state_anchor is not None:
-            records = self._backend.read("chain_state")
-            watch.start = self._state_anchor + records["last_root_position"].astype(np.float64)
-            watch.rate = records["root_position_rate"].astype(np.float64)
-            watch.velocity = records["prev_root_velocity"].astype(np.float64)
-            watch.moving = (records["flags"] & layouts.CHAIN_START_MOVING) != 0
-            watch.path_lag = records["path_lag"].astype(np.float32)
-        return watch
-
-    def _state_path_lags(self):
-        """(C,) float32: each chain's path_lag in the backend's state (zeros before the first frame)."""
-        if self._state_anchor is None:
-            return np.zeros(self._chain_set.chain_count, np.float32)
-        return self._backend.read("chain_state")["path_lag"].astype(np.float32)
+    def _pose_records(self):
+        """(C,) ANGLE_CHAIN_TARGET records of the pose alone (root_angle; the rest 0), as saved
+        states hold them."""
+        records = np.zeros(len(self._root_angle), layouts.ANGLE_CHAIN_TARGET)
+        records["root_angle"] = self._root_angle
+        return records
 
     def _inputs_snapshot(self):
-        return {"chain_target": None if self._chain_target is None else self._chain_target.copy(),
+        return {"chain_target": None if self._root_angle is None else self._pose_records(),
                 "local_angle": None if self._local_angle is None else self._local_angle.copy(),
                 "wind": self._wind}
 
@@ -294,6 +289,25 @@ def angle_segment_rig(chain_set) -> np.ndarray:
 
 #: Angles within ± this many radians are their own wrap (see :func:`wrap_angle64`).
 WRAPPED_WITHIN = 3.0
+
+
+def wrapped_float32(name: str, a: np.ndarray) -> np.ndarray:
+    """(n,) float32: ``wrap(a)`` of the float64 angles ``a`` (rad) rounded to float32, each
+    checked finite and within float32 range (SPEC section 0).
+
+    Most poses' angles are wrapped already: ``a`` is rounded first, and where every rounded
+    angle is within ±:data:`WRAPPED_WITHIN` so is every angle (to half a float32 step of 3
+    rad, still under π), each is its own wrap and the rounding is the result: one conversion
+    and two reductions over the float32 half of the bytes. Otherwise the float64 checks (which
+    name a bad entry) and :func:`wrap_angle64` run.
+
+    Raises: ValueError (an :class:`~gpu_jiggle.sim.validation.InputError`) for a non-finite
+    angle or one beyond float32 range, named as ``name`` and its index."""
+    with np.errstate(over="ignore", invalid="ignore"):  # beyond float32 range: inf, refused below
+        rounded = a.astype(np.float32)
+    if rounded.size and rounded.min() >= -WRAPPED_WITHIN and rounded.max() <= WRAPPED_WITHIN:  # NaN fails
+        return rounded
+    return wrap_angle64(a, validation.finite_within(name, a, WRAPPED_WITHIN)).astype(np.float32)
 
 
 def wrap_angle64(a, wrapped: bool | None = None):

@@ -90,6 +90,13 @@ POINT_CHAIN_RIG = _struct([("first_segment", "<u4"), ("segment_count", "<u4"), (
                            ("collider_mask", "<u4"), ("world_influence", "<f4"), ("pad0", "<f4"),
                            ("pad1", "<f4"), ("pad2", "<f4"), ("gravity", "<f4", (4,))], 48)
 
+#: Per angle chain, output of each frame: the largest |A| (length/s²) of the root's acceleration
+#: over the chain's substeps of the frame, the one the kernel integrates with (SPEC 3, step 1;
+#: ``watch_root`` in angle_chains.comp), or :data:`ROOT_NOT_JUDGED` where the frame is not
+#: judged (the chain ran no substeps, jumped, or started moving: SPEC 1, "Stability").
+ANGLE_CHAIN_OUTPUT = _struct([("root_acceleration", "<f4")], 4)
+ROOT_NOT_JUDGED = -1.0
+
 #: Per angle segment, per frame: its local target angle λ (rad; SPEC 3).
 ANGLE_LOCAL_ANGLE = np.dtype("<f4")
 
@@ -249,7 +256,8 @@ INITIAL_ALPHA_CAPACITY = 64
 #: Storage buffer name → binding number, per kernel (``layout(std430, binding = N)`` in
 #: angle_common.glsl and point_common.glsl; ``point_draw.glsl`` takes the point ones).
 ANGLE_BINDINGS = {"params": 0, "chain_rig": 1, "chain_state": 3, "segment_state": 4,
-                  "chain_target": 5, "local_angle": 6, "joint_output": 7, "segment_output": 8, "exact_step": 9}
+                  "chain_target": 5, "local_angle": 6, "joint_output": 7, "segment_output": 8, "exact_step": 9,
+                  "chain_output": 10}
 POINT_BINDINGS = {"params": 0, "chain_rig": 1, "segment_rig": 2, "chain_state": 3, "segment_state": 4,
                   "chain_target": 5, "joint_offset": 6, "joint_output": 7, "segment_output": 8,
                   "spheres": 9, "capsules": 10, "planes": 11, "exact_step": 12,
@@ -292,6 +300,7 @@ ANGLE_GLSL_STRUCTS = {
     "AngleFrameParams": ANGLE_FRAME_PARAMS,
     "AngleJointOutput": ANGLE_JOINT_OUTPUT,
     "AngleSegmentOutput": ANGLE_SEGMENT_OUTPUT,
+    "AngleChainOutput": ANGLE_CHAIN_OUTPUT,
 }
 POINT_GLSL_STRUCTS = {
     "PointChainRig": POINT_CHAIN_RIG,

@@ -291,8 +291,9 @@ class Solver(SavedState, LevelsOfDetail, MeasuredDispatch, Releasable):
         """The GPU backend's storage buffers (``moderngl.Buffer``) by name, for drawing straight
         from the solver's state without a read-back (angle chains' segment rig is a texture,
         :meth:`gpu_textures`): ``chain_rig``, ``joint_output``,
-        ``segment_output``, point chains' ``chain_output`` (each pivot relative to
-        :attr:`origin`, and the level of detail) and the rest (with point chains' spare state,
+        ``segment_output``, ``chain_output`` (point chains: each pivot relative to
+        :attr:`origin`, and the level of detail; angle chains: each chain's largest root
+        acceleration of the frame) and the rest (with point chains' spare state,
         ``near_chain_state`` and ``near_segment_state``, and ``near_chains`` once a frame has
         run as near and far chains, :mod:`gpu_jiggle.sim.backends.near_far`). Layouts and
         bindings are those of :mod:`gpu_jiggle.sim.layouts`; ``shaders/draw/point_draw.glsl``

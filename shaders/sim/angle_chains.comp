@@ -5,7 +5,7 @@
 // Stages, named as in gpu_jiggle/sim/backends/reference_angle.py: shift_anchor,
 // apply_teleport (begin_teleport, teleport_segment), start_moving (begin_moving, start_moving_segment),
 // resume_path (begin_resume, resume_segment), interpolate_root, wind_at, integrate_segment, limit_angle,
-// end_path (end_segment_path), write_output (begin_output, output_segment).
+// end_path (end_segment_path), write_output (begin_output, output_segment), watch_root.
 #define LOCAL_SIZE 64
 #define WORDS_AS_DOUBLES 0  // 1: the 64-bit words as doubles (words64.glsl)
 #define BUFFER_IMAGES 0  // 1: some buffers read through image views of them (buffer_views.glsl)
@@ -350,6 +350,16 @@ void write_output(AngleChainRig chain, AngleChainState cs, AngleChainTarget targ
     }
 }
 
+// SPEC 1, "Stability": the watch of the root. Per frame, the largest |A| of the root's
+// acceleration over the chain's substeps, the A integrated with (interpolate_root), for the host
+// to hold against the chain's bound (gpu_jiggle/sim/root_motion.py). Not judged
+// (ROOT_NOT_JUDGED): a frame on which the chain runs no substeps, jumps (a snap, frozen
+// chains' included, or a keep_shape), or starts moving (its first substep measures none). A
+// frame over several dispatches starts it in the first and carries it through the others.
+float watch_root(float watched, vec2 acceleration) {
+    return watched < 0.0 ? watched : max(watched, length(acceleration));
+}
+
 void main() {
     uint c = invocation_index();
     if (c >= params.chain_count) {
@@ -393,6 +403,7 @@ void main() {
         if (frozen) {
             cs.path_lag = next_path_lag(sch, cs.path_lag, true);
             store_chain_state(c, cs);
+            chain_output[c].root_acceleration = ROOT_NOT_JUDGED;  // watch_root
             write_output(chain, cs, target);
             return;
         }
@@ -415,6 +426,13 @@ void main() {
 #endif
         }
         cs.path_lag = next_path_lag(sch, lag, snapped_now);
+    }
+    float watched;  // watch_root's, over the frame's dispatches
+    if (range.first) {
+        bool jumped = frozen || (target.teleport & TELEPORT_MODE_MASK) != TELEPORT_NONE;
+        watched = sch.substep_count == 0u || jumped || moving ? ROOT_NOT_JUDGED : 0.0;
+    } else {
+        watched = chain_output[c].root_acceleration;
     }
     uint first_alpha = min(target.lod, LOD_HALF) * params.alpha_stride;  // (frozen: the full rate's, unused)
     vec2 root_position = cs.last_root_position;
@@ -451,6 +469,7 @@ void main() {
                 parent_tip[k] = cs.prev_root_position;  // the root at the last substep
                 root_acceleration[k] = interpolate_root(cs, target, weights[k], moving && batch + k == 0u,
                                                         root_position, root_angle);
+                watched = watch_root(watched, root_acceleration[k]);
                 parent_angle[k] = root_angle;
             }
         }
@@ -521,6 +540,7 @@ void main() {
 #endif
     }
     store_chain_state(c, cs);
+    chain_output[c].root_acceleration = watched;
 #if !ONE_BATCH
     if (range.last && !ends_frame) {
         write_output(chain, cs, target);

@@ -96,6 +96,12 @@ struct AngleSegmentOutput {
     float angular_velocity;
 };
 
+struct AngleChainOutput {
+    float root_acceleration;
+};
+// AngleChainOutput.root_acceleration of a frame not judged (layouts.ROOT_NOT_JUDGED)
+#define ROOT_NOT_JUDGED -1.0
+
 // The buffers hold the structs above, but are declared as arrays of vectors and read and
 // written through the load_/store_ functions below: Mesa's llvmpipe moves a storage buffer one
 // invocation and one component at a time (per component, a loop over the lanes), so the same
@@ -118,6 +124,8 @@ layout(std430, binding = 6) readonly buffer LocalAngleBuffer { float local_angle
 layout(std430, binding = 7) writeonly buffer JointOutputBuffer { word64x2 joint_output_words[]; };
 layout(std430, binding = 8) writeonly buffer SegmentOutputBuffer { word64 segment_output_words[]; };
 layout(std430, binding = 9) readonly buffer ExactStepBuffer { word64x4 exact_step_words[]; };
+// (read back in a frame's later dispatches, SPEC 1's watch of the root: one float a chain)
+layout(std430, binding = 10) buffer ChainOutputBuffer { AngleChainOutput chain_output[]; };
 // The segments' rig, read in every substep and written by no dispatch, is held in a texture
 // (record_texture.glsl; texture unit ANGLE_TEXTURES in gpu_jiggle/sim/layouts.py): two texels
 // a record, one gather each on llvmpipe (0.9× the dispatch of a storage buffer at 1M segments).

@@ -163,6 +163,11 @@ def test_lod_values_match_the_shader():
         (layouts.LOD_FULL, layouts.LOD_HALF, layouts.LOD_FROZEN)
 
 
+def test_the_root_watch_marks_a_frame_not_judged_as_the_host_reads_it():
+    value = re.search(r"#define\s+ROOT_NOT_JUDGED\s+(\S+)", glsl.read("sim/angle_common.glsl")).group(1)
+    assert float(value) == layouts.ROOT_NOT_JUDGED < 0.0
+
+
 def test_limit_kinds_and_constants_match_the_shader():
     defines = dict(re.findall(r"#define\s+LIMIT_(\w+)\s+(\d+)u", glsl.read("sim/point_common.glsl")))
     assert {k: int(v) for k, v in defines.items()} == {"NONE": layouts.LIMIT_NONE, "CONE": layouts.LIMIT_CONE,

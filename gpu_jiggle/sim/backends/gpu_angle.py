@@ -19,7 +19,8 @@ class GpuAngleBackend(_GpuBackend):
     VIEWS = layouts.ANGLE_VIEWS
     PARAMS = layouts.ANGLE_FRAME_PARAMS
     DTYPES = {"chain_state": layouts.ANGLE_CHAIN_STATE, "segment_state": layouts.ANGLE_SEGMENT_STATE,
-              "joint_output": layouts.ANGLE_JOINT_OUTPUT, "segment_output": layouts.ANGLE_SEGMENT_OUTPUT}
+              "joint_output": layouts.ANGLE_JOINT_OUTPUT, "segment_output": layouts.ANGLE_SEGMENT_OUTPUT,
+              "chain_output": layouts.ANGLE_CHAIN_OUTPUT}
 
     def __init__(self, chain_set, ctx, work_group_size: int | None = None):
         c, s = chain_set.chain_count, chain_set.segment_count
@@ -31,7 +32,8 @@ class GpuAngleBackend(_GpuBackend):
             "chain_target": c * layouts.ANGLE_CHAIN_TARGET.itemsize,
             "local_angle": s * layouts.ANGLE_LOCAL_ANGLE.itemsize,
             "joint_output": (s + c) * layouts.ANGLE_JOINT_OUTPUT.itemsize,
-            "segment_output": s * layouts.ANGLE_SEGMENT_OUTPUT.itemsize, "exact_step": 0}, work_group_size,
+            "segment_output": s * layouts.ANGLE_SEGMENT_OUTPUT.itemsize,
+            "chain_output": c * layouts.ANGLE_CHAIN_OUTPUT.itemsize, "exact_step": 0}, work_group_size,
             texture_records={"segment_rig": (layouts.ANGLE_SEGMENT_RIG.itemsize, s)})
 
     @staticmethod

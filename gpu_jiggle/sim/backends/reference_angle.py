@@ -40,7 +40,8 @@ class ReferenceAngleBackend(DepthWalkBackend):
     """Angle chains in numpy (float32). See :mod:`gpu_jiggle.sim.backends` for the interface."""
 
     OUTPUTS = {"joint_output": (layouts.ANGLE_JOINT_OUTPUT, "joint"),
-               "segment_output": (layouts.ANGLE_SEGMENT_OUTPUT, "segment")}
+               "segment_output": (layouts.ANGLE_SEGMENT_OUTPUT, "segment"),
+               "chain_output": (layouts.ANGLE_CHAIN_OUTPUT, "chain")}
     DTYPES = {"chain_target": (layouts.ANGLE_CHAIN_TARGET, "chain")}
 
     def __init__(self, chain_set):
@@ -81,6 +82,8 @@ class ReferenceAngleBackend(DepthWalkBackend):
         snapped = (s.teleport & layouts.TELEPORT_MODE_MASK) == layouts.TELEPORT_SNAP
         lag = s.path_lag.copy()
         sigma = np.zeros(self.chain_count, F)
+        judged = np.zeros(self.chain_count, bool)  # watch_root: the chains whose frame is judged
+        s.watched = np.zeros(self.chain_count, F)
         for schedule, alphas, chains, seg in self.schedules(header, params, lod, sigma):
             every = chains.size == self.chain_count
             depth = self.depth_lists(None if every else chains)
@@ -92,12 +95,15 @@ class ReferenceAngleBackend(DepthWalkBackend):
             self.resume_path(s, schedule, chains[~snapped_now & (lag[chains] != F(schedule["start_lag"]))])
             first_moving = np.zeros(self.chain_count, bool)
             first_moving[moving] = True
+            judged[chains] = True
+            judged[moving] = False
             for j, alpha in enumerate(alphas):
                 self.substep(s, schedule, alpha, j, rows, depth, first_moving if j == 0 else None)
             self.end_path(s, schedule, alphas[-1], rows, positions)
         s.path_lag = self.path_lags(header, lod, lag, snapped)
         s.store(self)
         self.write_output(s, sigma, self.per_chain(header, lod, "substep"))
+        self.watch_root(s, judged & ((s.teleport & layouts.TELEPORT_MODE_MASK) == layouts.TELEPORT_NONE))
 
     # -- stages (named as in angle_chains.comp) --------------------------------------------
     @staticmethod
@@ -277,6 +283,8 @@ class ReferenceAngleBackend(DepthWalkBackend):
         tip = s.prev_root_position.copy()  # the tips of the last substep, for the wind
         acceleration = np.zeros((self.chain_count, 2), F)
         acceleration[chains] = self.interpolate_root(s, w, span, inv_path_step, chains, first_moving)
+        a = acceleration[chains]
+        s.watched[chains] = np.maximum(s.watched[chains], np.sqrt(a[:, 0] * a[:, 0] + a[:, 1] * a[:, 1]))
         phi_parent = s.root_angle.copy()
         elapsed = F(j) * h
         for ch, seg in depth:
@@ -308,6 +316,13 @@ class ReferenceAngleBackend(DepthWalkBackend):
         m_local = start_tangent(d_local, span * s.local_angle_rate[seg], self.target_path)
         s.last_local_angle[seg] = wrap_angle(s.last_local_angle[seg] + p * d_local + q * m_local)
         s.local_angle_rate[seg] = (dp * d_local + dq * m_local) * inv_span
+
+    def watch_root(self, s, judged):
+        """SPEC 1, "Stability": each chain's largest |A| over its substeps of the frame (the A
+        interpolate_root gave), ROOT_NOT_JUDGED where ``judged`` (C,) is False: the chain ran no
+        substeps, jumped or started moving (as ``watch_root`` in the shader)."""
+        watched = np.where(judged, s.watched, F(layouts.ROOT_NOT_JUDGED))
+        self.output.put("chain_output", "root_acceleration", (self.order.chain_order, watched))
 
     def write_output(self, s, sigma, substep):
         """SPEC section 2, "Output at frame time", with each chain's σ and substep h (C,),
