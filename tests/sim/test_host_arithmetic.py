@@ -1,6 +1,6 @@
 """The host's shortcuts for per-frame arithmetic give the same bits as the plain numpy they
-replace: the wind's phase mod 2π, the copy of structured records, and the numpy reference's
-dot and cross products of rows."""
+replace: the wind's phase mod 2π, the copy of structured records, angles rounded before they
+are wrapped, and the numpy reference's dot and cross products of rows."""
 from __future__ import annotations
 
 import math
@@ -78,3 +78,25 @@ def test_reference_dot_and_cross_are_the_column_forms_bit_for_bit(shapes):
     y = np.broadcast_to(b if x is a else a, x.shape)
     other = x[..., 0] * y[..., 0] + (x[..., 1] * y[..., 1] + x[..., 2] * y[..., 2])
     assert other.view(np.uint32).tolist() != np.broadcast_to(plain_dot, other.shape).view(np.uint32).tolist()
+
+
+def test_angles_rounded_first_are_the_float64_wrap_rounded_bit_for_bit():
+    """wrapped_float32 takes the rounded angles as they are where all lie within ±3 rad after
+    rounding: the same bits as wrapping in float64 and rounding, for angles on either side of
+    ±3 and ±π, and a bad angle is still named."""
+    from gpu_jiggle.sim.angle import WRAPPED_WITHIN, wrap_angle64, wrapped_float32
+    from gpu_jiggle.sim.validation import InputError
+
+    rng = np.random.default_rng(11)
+    bound = WRAPPED_WITHIN
+    edges = np.array([bound, -bound, np.nextafter(bound, 4.0), np.nextafter(-bound, -4.0), bound + 1e-7,
+                      -bound - 1e-7, bound + 2e-7, math.pi, -math.pi, 0.0, -0.0, 1e-40, -1e-40])
+    for x in (rng.uniform(-bound, bound, 100_000), np.concatenate([rng.uniform(-bound, bound, 1000), edges]),
+              rng.uniform(-50.0, 50.0, 100_000), edges):
+        expected = wrap_angle64(x).astype(np.float32)
+        assert np.array_equal(wrapped_float32("local_angle", x).view(np.uint32), expected.view(np.uint32))
+    for bad, what in ((np.nan, "finite"), (np.inf, "finite"), (1e39, "float32 range")):
+        x = np.zeros(7)
+        x[5] = bad
+        with pytest.raises(InputError, match=rf"local_angle\[5\].*{what}"):
+            wrapped_float32("local_angle", x)
