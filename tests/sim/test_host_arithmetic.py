@@ -100,3 +100,31 @@ def test_angles_rounded_first_are_the_float64_wrap_rounded_bit_for_bit():
         x[5] = bad
         with pytest.raises(InputError, match=rf"local_angle\[5\].*{what}"):
             wrapped_float32("local_angle", x)
+
+
+def test_a_pose_checked_and_packed_by_chunks_is_the_pose_checked_then_packed():
+    """checked_strands copies, checks and packs a pose of chains of one length a few chains at a
+    time: the same joints and offset bits as the whole-array check and subtraction, and the
+    same error, naming the first bad entry, for a bad coordinate in any chunk."""
+    from gpu_jiggle.sim import validation
+    from gpu_jiggle.sim.point import PACK_CHUNK_CHAINS, checked_strands, pack_offsets
+
+    rng = np.random.default_rng(13)
+    for chains, length in ((PACK_CHUNK_CHAINS * 2 + 37, 8), (5, 3), (0, 4)):
+        given = rng.uniform(-1e3, 1e3, (chains * (length + 1), 3))
+        joints, offsets = checked_strands("joint_positions", given, chains, length)
+        expected = pack_offsets(given.reshape(chains, length + 1, 3), np.empty((chains * length, 3), np.float32))
+        assert np.array_equal(joints, given) and joints is not given
+        assert np.array_equal(offsets.view(np.uint32), expected.view(np.uint32))
+    chains, length = PACK_CHUNK_CHAINS + 10, 2
+    for bad in (np.nan, np.inf, -2e15):
+        given = rng.uniform(-1.0, 1.0, (chains * (length + 1), 3))
+        given[(PACK_CHUNK_CHAINS + 3) * (length + 1) + 1, 2] = bad  # in the second chunk
+        given[-1, 0] = np.nan  # a later bad entry is not the one named
+        with pytest.raises(validation.InputError) as raised:
+            checked_strands("joint_positions", given, chains, length)
+        with pytest.raises(validation.InputError) as expected:
+            validation.coordinates("joint_positions", given, (chains * (length + 1), 3))
+        assert str(raised.value) == str(expected.value) and "joint_positions[" in str(raised.value)
+    with pytest.raises(ValueError, match=r"joint_positions: expected shape \(9, 3\)"):
+        checked_strands("joint_positions", np.zeros((8, 3)), 3, 2)
