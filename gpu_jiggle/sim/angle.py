@@ -77,16 +77,24 @@ class AngleSolver(Solver):
             mirror: reflect the chains about the vertical through their root (φ → π - φ,
                 ω → -ω, their targets' paths likewise), for a 2D character that turns round by
                 flipping its sprite; the next pose gives the flipped heading and local angles.
+                A reflection is no jump of its own: the chains go on swinging, reflected. A
+                jump flagged for the same frame, by an earlier call or by ``keep_shape`` here,
+                still applies after the reflection (SPEC 5: mirror, then snap or carry), and so
+                does an earlier ``moving``.
 
         Raises: ValueError for an index out of range; TypeError for non-integer indices or
         non-bools."""
         self._require_live("teleport")
         mirror = validation.flag("mirror", mirror)  # checked before anything is flagged
-        super().teleport(chains, keep_shape, moving)
-        if mirror and self._has_pose():  # before the first pose there is nothing to reflect
-            ids = validation.chain_ids("chains", chains, self._chain_set.chain_count)
-            self._teleport[ids] = (self._teleport[ids] & ~np.uint32(layouts.TELEPORT_MODE_MASK)) \
-                | layouts.TELEPORT_MIRROR | (layouts.TELEPORT_KEEP_SHAPE if keep_shape else layouts.TELEPORT_NONE)
+        if not (mirror and self._has_pose()):  # before the first pose there is nothing to reflect
+            super().teleport(chains, keep_shape, moving)
+            return
+        ids = validation.chain_ids("chains", chains, self._chain_set.chain_count)
+        keep_shape, moving = validation.flag("keep_shape", keep_shape), validation.flag("moving", moving)
+        pending = self._teleport[ids]
+        mode = np.uint32(layouts.TELEPORT_KEEP_SHAPE) if keep_shape else pending & layouts.TELEPORT_MODE_MASK
+        self._teleport[ids] = mode | (pending & layouts.TELEPORT_MOVING) | layouts.TELEPORT_MIRROR \
+            | (layouts.TELEPORT_MOVING if moving else 0)
 
     # -- read-back -----------------------------------------------------------------------------
     def angles(self, raw: bool = False) -> np.ndarray:
@@ -160,13 +168,15 @@ class AngleSolver(Solver):
         """Warn for the chains whose root accelerated past what they stay stable under on this
         frame, by the largest |A| of its substeps that the kernel's ``watch_root`` gave
         (:class:`~gpu_jiggle.sim.root_motion.RootAccelerationWatch`; a read-back of 4 bytes a
-        chain)."""
+        chain, none where every chain's bound is infinite, its inertia 0)."""
+        bounds = self._root_acceleration_bounds()
+        if not self._root_watch.over.any() and not np.isfinite(bounds).any():
+            return  # no chain feels its root's acceleration (inertia 0): nothing to read back
         estimate = self._backend.read_field("chain_output", "root_acceleration")
         estimate = np.where(estimate < 0.0, np.float32(np.nan), estimate)  # ROOT_NOT_JUDGED
         if np.any(estimate > 0) or self._root_watch.over.any():
             levels = self._levels
             half = levels == layouts.LOD_HALF
-            bounds = self._root_acceleration_bounds()
             if half.any():
                 bound, substep = np.where(half, bounds[1], bounds[0]), np.where(half, self._clock.half.substep,
                                                                                 self.substep)

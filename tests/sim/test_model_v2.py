@@ -5,11 +5,13 @@ mirror teleport reflects a 2D chain, and hair over overlapping colliders stays o
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
 
 from gpu_jiggle import AngleChainSet, PointChainSet, Solver
+from gpu_jiggle.sim import layouts
 from gpu_jiggle.verify.contact_geometry import capsule_segment_depth, sphere_segment_depth
 
 FPS = 60
@@ -177,3 +179,40 @@ def test_hair_over_a_head_and_neck_stays_outside_both(backend, frames=None):
             near += depth > -0.01
     assert worst <= 1e-4 * 0.3
     assert near > frames // 10  # the strands do lie on the colliders: the check is not vacuous
+
+
+def test_a_mirror_keeps_a_jump_flagged_earlier_for_the_same_frame(backend):
+    """teleport() and teleport(mirror=True) before one advance, in either order: the chain
+    still snaps (after the reflection, which the snap then overrides), so a root that jumps far
+    that frame goes on as after a snap alone, and says no RootAccelerationWarning; an earlier
+    teleport(moving=True) stays moving; keep_shape=True with the mirror carries."""
+    cs = AngleChainSet([3, 3], 0.1, 2.5, 0.3, gravity=(0.0, -9.81))
+    local = np.array([-1.5, 0.1, 0.1, -1.5, 0.1, 0.1])
+    runs = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a RootAccelerationWarning fails the test
+        for calls in (("snap",), ("snap", "mirror"), ("mirror", "snap")):
+            with Solver(cs, backend=backend) as solver:
+                for k in range(30):
+                    solver.set_pose([[0.3 * math.sin(k / 10), 0.0], [1.0, 0.0]], [0.0, 0.0], local)
+                    solver.advance(1.0 / FPS)
+                angles = []
+                for k in range(10):
+                    solver.set_pose([[50.0, 0.0], [1.0, 0.0]], [math.pi, math.pi], -local)
+                    for call in calls if k == 0 else ():
+                        solver.teleport([0], mirror=True) if call == "mirror" else solver.teleport([0])
+                    solver.advance(1.0 / FPS)
+                    angles.append(solver.angles()[:3].astype(np.float64))
+                runs[calls] = np.array(angles)
+    assert degrees_apart(runs[("snap", "mirror")], runs[("snap",)]) <= 1e-4
+    assert degrees_apart(runs[("mirror", "snap")], runs[("snap",)]) <= 1e-4
+    with Solver(cs, backend=backend) as solver:
+        solver.set_pose([[0.0, 0.0], [1.0, 0.0]], [0.0, 0.0], local)
+        solver.advance(1.0 / FPS)
+        solver.teleport([0], moving=True)
+        solver.teleport([0], mirror=True)
+        flags = int(solver._teleport[0])
+        assert flags & layouts.TELEPORT_MOVING and flags & layouts.TELEPORT_MIRROR
+        assert flags & layouts.TELEPORT_MODE_MASK == layouts.TELEPORT_SNAP  # teleport()'s own, kept
+        solver.teleport([1], mirror=True, keep_shape=True)
+        assert int(solver._teleport[1]) & layouts.TELEPORT_MODE_MASK == layouts.TELEPORT_KEEP_SHAPE
