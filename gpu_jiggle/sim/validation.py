@@ -151,9 +151,22 @@ def _check_finite(name: str, a: np.ndarray, bound: float) -> bool:
     checks, in order, only to name a bad one."""
     if not a.size or (a.min() >= -bound and a.max() <= bound):  # NaN compares false, so it fails here too
         return True
-    require(name, a, np.isfinite(a), "a finite number")
-    require(name, a, np.abs(a) <= FLOAT32_MAX, f"a number within float32 range (|x| <= {FLOAT32_MAX:.3g})")
+    _require_within(name, a, FLOAT32_MAX, None)
     return False
+
+
+_FLOAT32_RANGE = f"a number within float32 range (|x| <= {FLOAT32_MAX:.3g})"
+
+
+def _require_within(name: str, a: np.ndarray, limit: float, expected: str | None) -> None:
+    """Raise :class:`InputError` at the first entry of ``a`` that is not finite ("a finite
+    number"), beyond float32 range, or beyond ±``limit`` (at most that range; ``expected``
+    says what was expected there): the first bad entry, whichever way it is bad."""
+    finite = np.isfinite(a)
+    size = np.abs(np.where(finite, a, 0.0))
+    require(name, a, finite & (size <= limit),
+            lambda i: "a finite number" if not finite.flat[i] else
+            _FLOAT32_RANGE if size.flat[i] > FLOAT32_MAX or expected is None else expected)
 
 
 def finite_within(name: str, a: np.ndarray, bound: float) -> bool:
@@ -168,8 +181,8 @@ def coordinates(name: str, value, shape: tuple | None = None) -> np.ndarray:
     ±:data:`COORDINATE_LIMIT`. Raises what :func:`float_array` raises, and ``ValueError``
     (an :class:`InputError`) for a coordinate beyond the limit."""
     a = float_array(name, value, shape, finite=False)
-    if not _check_finite(name, a, COORDINATE_LIMIT):
-        require(name, a, np.abs(a) <= COORDINATE_LIMIT, f"a coordinate within ±{COORDINATE_LIMIT:.3g}")
+    if a.size and not (a.min() >= -COORDINATE_LIMIT and a.max() <= COORDINATE_LIMIT):  # NaN fails too
+        _require_within(name, a, COORDINATE_LIMIT, f"a coordinate within ±{COORDINATE_LIMIT:.3g}")
     return a
 
 

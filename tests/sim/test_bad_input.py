@@ -176,3 +176,19 @@ def test_an_unstable_spring_is_named_by_its_chain_and_segment():
     with pytest.raises(UnstableSpringError, match=r"^frequency\[3\] = 20.0 Hz with damping_ratio\[3\] = 0.5 "
                                                   r"\(segment 0 of chain 1\) is unstable .* level of detail 'half'"):
         solver.set_lod(["full", "half"])
+
+
+def test_the_first_bad_entry_is_named_whichever_way_it_is_bad():
+    """SPEC 7: the first offending index, whether it is out of range or not finite (a NaN after
+    an out-of-range coordinate does not take its place)."""
+    from gpu_jiggle.sim import validation
+
+    with pytest.raises(validation.InputError) as raised:
+        validation.coordinates("root_position", [[0.0, 1e16], [np.nan, 0.0]])
+    assert raised.value.index == 1 and "root_position[0, 1]" in str(raised.value) and "within" in str(raised.value)
+    with pytest.raises(validation.InputError) as raised:
+        validation.coordinates("root_position", [[0.0, np.inf], [1e16, 0.0]])
+    assert "root_position[0, 1]" in str(raised.value) and "finite" in str(raised.value)
+    with pytest.raises(validation.InputError) as raised:
+        validation.float_array("lengths", [0.1, 1e39, np.nan])
+    assert raised.value.index == 1 and "float32 range" in str(raised.value)
