@@ -1,5 +1,5 @@
-"""The root acceleration an angle chain stays stable under, and a watch on the poses that
-warns when a frame's root accelerates harder (SPEC section 1, "Stability of the whole step").
+"""The root acceleration an angle chain stays stable under, and a watch that warns when a
+frame's root accelerates harder (SPEC section 1, "Stability of the whole step").
 
 The inertia term of SPEC 3 feels the root's acceleration A through ``g_eff = g - μ·A + W``,
 which turns a segment of length L like a spring of stiffness ``μ·|A|/L``. The solver refuses
@@ -92,7 +92,7 @@ class RootAccelerationWatch:
         if not new.size:
             return
         c = int(new[np.argmax(estimate[new] / np.maximum(bound[new], 1e-300))])
-        others = f" ({new.size - 1} other chains too)" if new.size > 1 else ""
+        others = f" ({new.size - 1} other chain{'s' if new.size > 2 else ''} too)" if new.size > 1 else ""
         warnings.warn(
             f"chain {c}: its root accelerates at {estimate[c]:.4g} length/s² on this frame (on the target path "
             f"rebuilt from the poses), more than the {bound[c]:.4g} length/s² its segments stay stable under at the "
