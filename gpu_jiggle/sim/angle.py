@@ -184,7 +184,8 @@ class AngleSolver(Solver):
             else:  # every chain at its full-rate bound and substep
                 bound, substep = bounds[0], np.broadcast_to(self.substep, half.shape)
                 frame_seconds = np.broadcast_to(plan.full.span, half.shape)
-            self._root_watch.warn(estimate, bound, substep, self._chain_set.max_root_acceleration, frame_seconds)
+            self._root_watch.warn(estimate, bound, substep, self._chain_set.max_root_acceleration, frame_seconds,
+                                  plan.full_start + plan.full.span)
 
     def _root_acceleration_bounds(self):
         """(2, C): the largest root acceleration each chain stays stable under at h and 2h,

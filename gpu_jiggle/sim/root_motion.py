@@ -71,13 +71,16 @@ class RootAccelerationWatch:
         self.over = np.zeros(chain_count, bool)     # warned, not yet quiet again
         self.quiet = np.zeros(chain_count)          # s under the bound since the warning
 
-    def warn(self, estimate, bound, substep, declared, frame_seconds) -> None:
+    def warn(self, estimate, bound, substep, declared, frame_seconds, sim_time: float = 0.0) -> None:
         """Say once (a :class:`RootAccelerationWarning`) for the chains whose ``estimate``
         passes ``bound`` ((C,) length/s², at each chain's ``substep``, s), and again only after
         it stayed under for :data:`QUIET_SECONDS`; ``declared``: (C,) their
         max_root_acceleration; ``frame_seconds``: (C,) the time each chain's frame covered
-        (its level's span). NaN estimates (frames not judged) change nothing. Only the chains
-        past their bound and those warned and not yet quiet are looked at one by one."""
+        (its level's span); ``sim_time``: the simulated time at the frame's end (s), in the
+        message, so that a warning said again is not the same text as the first (Python's
+        default filter shows a text once per place). NaN estimates (frames not judged) change
+        nothing. Only the chains past their bound and those warned and not yet quiet are
+        looked at one by one."""
         past = np.flatnonzero(estimate > bound)  # NaN is never past
         if self.over.any():  # each chain warned and seen this frame counts its frame under the bound
             over = np.flatnonzero(self.over)
@@ -94,8 +97,8 @@ class RootAccelerationWatch:
         c = int(new[np.argmax(estimate[new] / np.maximum(bound[new], 1e-300))])
         others = f" ({new.size - 1} other chain{'s' if new.size > 2 else ''} too)" if new.size > 1 else ""
         warnings.warn(
-            f"chain {c}: its root accelerates at {estimate[c]:.4g} length/s² on this frame (on the target path "
-            f"rebuilt from the poses), more than the {bound[c]:.4g} length/s² its segments stay stable under at the "
+            f"chain {c}: its root accelerates at {estimate[c]:.4g} length/s² on this frame (at {sim_time:.6g} s of "
+            f"simulated time, on the target path rebuilt from the poses), more than the {bound[c]:.4g} length/s² its segments stay stable under at the "
             f"substep {substep[c]:.4g} s{others}; it may flail (docs/SPEC.md section 1, \"Stability\"; its "
             f"max_root_acceleration is {declared[c]:.4g}). Raise max_root_acceleration to have the chain set "
             f"checked for it, lengthen its shortest segments or lower the substep; a cut or respawn is a teleport. "

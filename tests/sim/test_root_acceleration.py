@@ -305,3 +305,23 @@ def test_a_restored_solver_judges_the_next_frames_as_the_one_that_ran_on(backend
     kept, again = np.array(seen[id(solver)]), np.array(seen[id(restored)])
     assert (~np.isnan(kept)).sum() > 15
     np.testing.assert_array_equal(again, kept)
+
+
+def test_a_warning_said_again_shows_under_pythons_default_filter():
+    """The second warning, after the chain was quiet for a second, is another text (the
+    simulated time is in it), so Python's default filter, which shows a text once per place,
+    shows it too."""
+    cs = AngleChainSet([3, 3], [0.1, 0.1, 0.1] + LENGTHS, F, ZETA, gravity=(0.0, -GRAVITY))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        solver = Solver(cs, backend="cpu")
+    bound = largest_root_acceleration(0.01)
+    n = solver.chain_set.chain_count
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        for start, seconds, peak in ((0.0, 1.0, 3.0 * bound), (1.0, 1.5, 0.0), (2.5, 1.0, 3.0 * bound)):
+            for k in range(int(round(seconds * 60))):
+                solver.set_pose(shaken(peak)(start + k / 60), np.full(n, -math.pi / 2), np.zeros(cs.segment_count))
+                solver.advance(1.0 / 60)
+    said = [str(w.message) for w in caught if w.category is RootAccelerationWarning]
+    assert len(said) == 2 and said[0] != said[1] and " s of simulated time" in said[1]
