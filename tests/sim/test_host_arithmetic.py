@@ -107,7 +107,7 @@ def test_a_pose_checked_and_packed_by_chunks_is_the_pose_checked_then_packed():
     time: the same joints and offset bits as the whole-array check and subtraction, and the
     same error, naming the first bad entry, for a bad coordinate in any chunk."""
     from gpu_jiggle.sim import validation
-    from gpu_jiggle.sim.point import PACK_CHUNK_CHAINS, checked_strands, pack_offsets
+    from gpu_jiggle.sim.point_records import PACK_CHUNK_CHAINS, checked_strands, pack_offsets
 
     rng = np.random.default_rng(13)
     for chains, length in ((PACK_CHUNK_CHAINS * 2 + 37, 8), (5, 3), (0, 4)):
