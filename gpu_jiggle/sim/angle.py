@@ -38,11 +38,13 @@ class AngleSolver(Solver):
                  integrator: str = "semi-implicit", work_group_size: int | None = None):
         self._root_angle = None     # (C,) float32: this frame's root headings, wrapped (rad)
         self._frame_target = None   # (C,) ANGLE_CHAIN_TARGET records, filled in place each frame
+        self._frame_lod = None      # (C,) uint32: the levels written into them
+        self._frame_teleports = False  # whether teleport flags were written into them
         self._local_angle = None    # this frame's (S,) float32 local target angles
         self._anchor = None         # (C, 2) float64: each chain's root in the latest pose
         self._state_anchor = None   # (C, 2) float64: the anchors the solver's state is relative to
         self._levels = None         # (C,) uint32: the levels of detail this frame runs
-        self._root_bounds = (None, None, None)  # (chain set, wind, (2, C) bounds at h and 2h)
+        self._root_bounds = (None, None, None, False)  # (chain set, wind, (2, C) bounds at h and 2h, any finite)
         super().__init__(chain_set, backend, substep, max_substeps, context, target_path, damping_frame,
                          integrator, work_group_size)
         self._root_watch = RootAccelerationWatch(chain_set.chain_count)
@@ -169,8 +171,8 @@ class AngleSolver(Solver):
         frame, by the largest |A| of its substeps that the kernel's ``watch_root`` gave
         (:class:`~gpu_jiggle.sim.root_motion.RootAccelerationWatch`; a read-back of 4 bytes a
         chain, none where every chain's bound is infinite, its inertia 0)."""
-        bounds = self._root_acceleration_bounds()
-        if not self._root_watch.over.any() and not np.isfinite(bounds).any():
+        bounds, finite = self._root_acceleration_bounds()
+        if not finite and not self._root_watch.over.any():
             return  # no chain feels its root's acceleration (inertia 0): nothing to read back
         estimate = self._backend.read_field("chain_output", "root_acceleration")
         estimate = np.where(estimate < 0.0, np.float32(np.nan), estimate)  # ROOT_NOT_JUDGED
@@ -188,14 +190,16 @@ class AngleSolver(Solver):
                                   plan.full_start + plan.full.span)
 
     def _root_acceleration_bounds(self):
-        """(2, C): the largest root acceleration each chain stays stable under at h and 2h,
-        kept until the chain set or the wind changes."""
-        chain_set, wind, bounds = self._root_bounds
+        """((2, C) float64, bool): the largest root acceleration (length/s²) each chain stays
+        stable under at h and 2h, and whether any of them is finite (a chain whose segments all
+        have inertia 0 feels none), kept until the chain set or the wind changes."""
+        chain_set, wind, bounds, finite = self._root_bounds
         if chain_set is not self._chain_set or wind is not self._wind:
             bounds = np.stack([largest_root_accelerations(self._chain_set, self._wind, h, self.integrator)
                                for h in self._clock.substeps])
-            self._root_bounds = (self._chain_set, self._wind, bounds)
-        return bounds
+            finite = bool(np.isfinite(bounds).any())
+            self._root_bounds = (self._chain_set, self._wind, bounds, finite)
+        return bounds, finite
 
     def _frame_buffer(self, plan):
         header, alphas = packing.frame_buffer(layouts.ANGLE_FRAME_PARAMS, plan, self._clock.substeps,

@@ -71,7 +71,7 @@ class RootAccelerationWatch:
         self.over = np.zeros(chain_count, bool)     # warned, not yet quiet again
         self.quiet = np.zeros(chain_count)          # s under the bound since the warning
 
-    def warn(self, estimate, bound, substep, declared, frame_seconds, sim_time: float = 0.0) -> None:
+    def warn(self, estimate, bound, substep, declared, frame_seconds, sim_time: float) -> None:
         """Say once (a :class:`RootAccelerationWarning`) for the chains whose ``estimate``
         passes ``bound`` ((C,) length/s², at each chain's ``substep``, s), and again only after
         it stayed under for :data:`QUIET_SECONDS`; ``declared``: (C,) their

@@ -151,22 +151,22 @@ def _check_finite(name: str, a: np.ndarray, bound: float) -> bool:
     checks, in order, only to name a bad one."""
     if not a.size or (a.min() >= -bound and a.max() <= bound):  # NaN compares false, so it fails here too
         return True
-    _require_within(name, a, FLOAT32_MAX, None)
+    _require_within(name, a, FLOAT32_MAX, _FLOAT32_RANGE)
     return False
 
 
 _FLOAT32_RANGE = f"a number within float32 range (|x| <= {FLOAT32_MAX:.3g})"
 
 
-def _require_within(name: str, a: np.ndarray, limit: float, expected: str | None) -> None:
+def _require_within(name: str, a: np.ndarray, limit: float, expected: str) -> None:
     """Raise :class:`InputError` at the first entry of ``a`` that is not finite ("a finite
     number"), beyond float32 range, or beyond ±``limit`` (at most that range; ``expected``
     says what was expected there): the first bad entry, whichever way it is bad."""
     finite = np.isfinite(a)
     size = np.abs(np.where(finite, a, 0.0))
     require(name, a, finite & (size <= limit),
-            lambda i: "a finite number" if not finite.flat[i] else
-            _FLOAT32_RANGE if size.flat[i] > FLOAT32_MAX or expected is None else expected)
+            lambda i: "a finite number" if not finite.flat[i] else _FLOAT32_RANGE if size.flat[i] > FLOAT32_MAX
+            else expected)
 
 
 def finite_within(name: str, a: np.ndarray, bound: float) -> bool:

@@ -282,8 +282,7 @@ class ReferenceAngleBackend(DepthWalkBackend):
         span, inv_path_step, h = F(schedule["span"]), F(schedule["inv_path_step"]), F(schedule["substep"])
         tip = s.prev_root_position.copy()  # the tips of the last substep, for the wind
         acceleration = np.zeros((self.chain_count, 2), F)
-        acceleration[chains] = self.interpolate_root(s, w, span, inv_path_step, chains, first_moving)
-        a = acceleration[chains]
+        acceleration[chains] = a = self.interpolate_root(s, w, span, inv_path_step, chains, first_moving)
         s.watched[chains] = np.maximum(s.watched[chains], np.sqrt(a[:, 0] * a[:, 0] + a[:, 1] * a[:, 1]))
         phi_parent = s.root_angle.copy()
         elapsed = F(j) * h
