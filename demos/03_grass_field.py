@@ -226,7 +226,8 @@ class GrassField(Demo):
         self.chain_set = make_chain_set(self.field, self.value("frequency"), self.value("gravity"))
         if self.value("damping") != 1.0:
             self.chain_set = self.chain_set.replace(damping_ratio=self.chain_set.damping_ratio * self.value("damping"))
-        self.solver = Solver(self.chain_set, backend="gpu", context=self.ctx)
+        # drawn from the joints alone (grass_blade.vert): no rotations to compute
+        self.solver = Solver(self.chain_set, backend="gpu", context=self.ctx, rotation_outputs=False)
         self.solver.set_pose(joint_positions=self.field.joints)  # still targets: set once
         # Just outside the near edge of the field, looking across it.
         self.camera_angles = [CAMERA[0], CAMERA[1], (0.4 * self.field.side + 0.5) / math.cos(CAMERA[1])]

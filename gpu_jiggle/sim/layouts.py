@@ -233,6 +233,9 @@ CHAIN_START_MOVING = 1
 OPTION_HERMITE_PATH, OPTION_RELATIVE_DAMPING, OPTION_EXACT_INTEGRATOR = 1, 2, 4
 #: With OPTION_HERMITE_PATH: the monotone target path (SPEC 2).
 OPTION_MONOTONE_PATH = 8
+#: Point chains made with ``rotation_outputs=False``: the frame-time output leaves out the
+#: segments' rotations (SPEC 9, "Frame-time output").
+OPTION_NO_ROTATION_OUTPUTS = 16
 #: The target path's kinds (PATH_* in common.glsl).
 PATH_LINEAR, PATH_HERMITE, PATH_MONOTONE = 0, 1, 2
 

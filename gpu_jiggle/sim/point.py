@@ -32,8 +32,14 @@ class PointSolver(Solver):
         origin: (3,) world: the frame of the drawing buffers (``gpu_buffers``: the chain
             targets' ``pivot`` is relative to it); by default the mean pivot of the first pose.
             The simulation itself is relative to each chain's own pivot (SPEC 4.4).
+        rotation_outputs: False for a solver whose segments' rotations nobody reads (strands
+            drawn from their joints, grass): each frame's output is then the joints'
+            positions and the segments' velocities alone, the same bits as with rotations,
+            and :meth:`segment_rotations` and :meth:`segment_swings` raise (docs/SPEC.md
+            section 9, "Frame-time output"). Fixed when the solver is made.
 
-    Raises: as :class:`~gpu_jiggle.Solver`, and ValueError/TypeError for a bad origin.
+    Raises: as :class:`~gpu_jiggle.Solver`, and ValueError/TypeError for a bad origin;
+    TypeError for a rotation_outputs that is not a bool.
     """
 
     KIND = "point"
@@ -45,7 +51,11 @@ class PointSolver(Solver):
 
     def __init__(self, chain_set, backend: str = "auto", substep: float = 1.0 / 120.0, max_substeps: int = 8,
                  context=None, origin=None, target_path: str = "monotone", damping_frame: str = "relative",
-                 integrator: str = "semi-implicit", work_group_size: int | None = None):
+                 integrator: str = "semi-implicit", work_group_size: int | None = None,
+                 rotation_outputs: bool = True):
+        if not isinstance(rotation_outputs, (bool, np.bool_)):
+            raise TypeError(f"rotation_outputs: expected True or False, got {rotation_outputs!r}")
+        self.rotation_outputs = bool(rotation_outputs)
         self._origin = None if origin is None else validation.coordinates("origin", origin, (3,))
         self._joint_positions = None      # this frame's pose, world, float64 (J, 3)
         self._joint_rotations = None      # and its joints' world rotations (J, 4) float64, if given
@@ -216,14 +226,29 @@ class PointSolver(Solver):
         segment's animated direction onto its simulated one, to multiply onto the animated
         bone rotations (see :meth:`segment_swings`).
 
-        Raises: RuntimeError before the first ``advance``."""
+        Raises: RuntimeError before the first ``advance``, or for a solver made with
+        ``rotation_outputs=False``."""
+        self._require_rotations("segment_rotations")
         return self._read("segment_output", "world_rotation" if self._joint_rotations is not None else "rotation")
 
     def segment_swings(self) -> np.ndarray:
         """(S, 4) float32 quaternions (x, y, z, w), at frame time: the smallest rotation taking
         each segment's animated direction (this frame's pose) onto its simulated one, whether
-        or not the pose gave rotations. Raises: RuntimeError before the first ``advance``."""
+        or not the pose gave rotations. Raises: RuntimeError before the first ``advance``, or
+        for a solver made with ``rotation_outputs=False``."""
+        self._require_rotations("segment_swings")
         return np.ascontiguousarray(self._read("segment_output", "rotation"))
+
+    def _kind_options(self):
+        return 0 if self.rotation_outputs else layouts.OPTION_NO_ROTATION_OUTPUTS
+
+    def _option_names(self):
+        return {**super()._option_names(), "rotation_outputs": self.rotation_outputs}
+
+    def _require_rotations(self, method: str) -> None:
+        if not self.rotation_outputs:
+            raise RuntimeError(f"{method}: this solver was made with rotation_outputs=False, so its output holds "
+                               "no rotations; make it with rotation_outputs=True to read them")
 
     # -- the kind's part of the host (see Solver) ------------------------------------------------
     def _rig_records(self, chain_set):

@@ -32,7 +32,7 @@ class SavedState:
     def restore(self, blob) -> None:
         """Go on from a state saved by :meth:`save_state` of a solver with the same chain set
         (parameters included), substep, cap and options (target path, damping frame,
-        integrator).
+        integrator; a point solver's rotation_outputs).
 
         Raises: ValueError for a blob of another chain set, kind, format or model version, or
         a damaged one (nothing is changed then); TypeError for anything but bytes."""
@@ -85,7 +85,7 @@ class SavedState:
         chain_set = target.chain_set_from_state(arrays)
         made = target(chain_set, backend=backend, substep=state.scalar(arrays, "substep"),
                       max_substeps=state.scalar(arrays, "max_substeps", integer=True), context=context,
-                      work_group_size=work_group_size, **state.options(arrays))
+                      work_group_size=work_group_size, **state.options(arrays, target.KIND))
         made.restore(blob)
         return made
 

@@ -93,7 +93,7 @@ class Solver(SavedState, LevelsOfDetail, MeasuredDispatch, Releasable):
                          | int(validation.choice("damping_frame", damping_frame, DAMPING_FRAMES) == "relative")
                          * layouts.OPTION_RELATIVE_DAMPING
                          | int(validation.choice("integrator", integrator, INTEGRATORS) == "exact")
-                         * layouts.OPTION_EXACT_INTEGRATOR)
+                         * layouts.OPTION_EXACT_INTEGRATOR | self._kind_options())
         self.target_path, self.damping_frame, self.integrator = target_path, damping_frame, integrator
         self._wind = Wind.none(self.DIM)
         self._clock = FrameClock(substep, max_substeps)
@@ -369,6 +369,10 @@ class Solver(SavedState, LevelsOfDetail, MeasuredDispatch, Releasable):
     def _parameters_changed(self, new, changes) -> None:
         """Upload the rig of the validated chain set ``new``."""
         self._upload_rig(new)
+
+    def _kind_options(self) -> int:
+        """The OPTION_* bits of the kind's own options (set before Solver.__init__ runs)."""
+        return 0
 
     def _prepare_kernel(self) -> None:
         """Have the backend compile, here at set-up, the kernel variants the next frames run

@@ -69,7 +69,7 @@ def known_member(name: str) -> bool:
     if group == "record":
         return rest in _RECORDS
     if group == "option":
-        return rest in OPTION_DEFAULTS
+        return rest in OPTION_DEFAULTS or any(rest in kind for kind in KIND_OPTION_DEFAULTS.values())
     parts = rest.split(".")
     return group in ("chain_set", "input") and len(parts) <= 2 and all(p.isidentifier() for p in parts)
 
@@ -137,6 +137,9 @@ def _read_member(archive, info) -> np.ndarray:
 #: The solver options a blob records (SPEC 1, 2, 3, 4) and the value a blob saved before they
 #: were recorded had.
 OPTION_DEFAULTS = {"target_path": "hermite", "damping_frame": "relative", "integrator": "semi-implicit"}
+#: The options of one kind's solvers alone, booleans (recorded as "True" or "False"), and the
+#: value a blob saved before they were recorded had.
+KIND_OPTION_DEFAULTS = {"point": {"rotation_outputs": True}}
 #: Chain set parameters added since the first format, and the value older blobs had.
 PARAMETER_DEFAULTS = {"angle_limit": np.inf, "max_root_acceleration": 0.0}
 
@@ -154,16 +157,24 @@ def header(kind: str, chain_set, substep: float, max_substeps: int, options=None
     return arrays
 
 
-def options(arrays: dict) -> dict:
-    """The solver options a blob was saved with (the defaults for a blob that has none).
+def options(arrays: dict, kind: str) -> dict:
+    """The solver options a blob of ``kind`` chains was saved with (the defaults for a blob
+    that has none): :data:`OPTION_DEFAULTS`' and the kind's :data:`KIND_OPTION_DEFAULTS`'.
 
-    Raises: ValueError for an option that is not a string."""
+    Raises: ValueError for an option that is not a string (or, for a boolean one, neither
+    "True" nor "False"), or one that solvers of ``kind`` do not have."""
+    own = KIND_OPTION_DEFAULTS.get(kind, {})
+    for member in arrays:
+        name = member[len("option."):]
+        if member.startswith("option.") and name not in OPTION_DEFAULTS and name not in own:
+            raise ValueError(f"state: option {name} is not an option of {kind} solvers")
     out = {}
-    for name, default in OPTION_DEFAULTS.items():
+    for name, default in (*OPTION_DEFAULTS.items(), *own.items()):
         value = arrays.get("option." + name)
-        if value is not None and (value.shape != () or value.dtype.kind != "U"):
+        if value is not None and (value.shape != () or value.dtype.kind != "U"
+                                  or (isinstance(default, bool) and str(value) not in ("True", "False"))):
             raise ValueError(f"state: its option {name} is unreadable")
-        out[name] = default if value is None else str(value)
+        out[name] = default if value is None else (str(value) == "True" if isinstance(default, bool) else str(value))
     return out
 
 
@@ -208,7 +219,7 @@ def check_header(arrays: dict, kind: str, chain_set=None, substep=None, max_subs
     if substep_saved != substep or cap_saved != max_substeps:
         raise ValueError(f"state: saved with substep {substep_saved!r} s and max_substeps "
                          f"{cap_saved}; this solver has {substep!r} s and {max_substeps}")
-    for name, saved in options(arrays).items():
+    for name, saved in options(arrays, kind).items():
         if solver_options is not None and saved != solver_options[name]:
             raise ValueError(f"state: saved with {name}={saved!r}; this solver has {name}={solver_options[name]!r}")
 

@@ -47,6 +47,9 @@ float wrap_angle(float a) {
 #define OPTION_EXACT_INTEGRATOR 4u
 // With OPTION_HERMITE_PATH: the monotone path of SPEC 2 (target_path="monotone").
 #define OPTION_MONOTONE_PATH 8u
+// Point chains made with rotation_outputs=False: no rotations in the frame-time output (SPEC 9,
+// "Frame-time output"; compiled in as ROTATION_OUTPUTS 0, point_output.glsl).
+#define OPTION_NO_ROTATION_OUTPUTS 16u
 
 // The target path's kind (SPEC 2): v1's linear path, the chord-tangent Hermite, the monotone path.
 #define PATH_LINEAR 0u

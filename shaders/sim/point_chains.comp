@@ -30,6 +30,10 @@
 #define WIND 1
 #define ANGLE_LIMITS 7
 #define MAX_DISTANCE 1
+// 0 for a solver made with rotation_outputs=False (OPTION_NO_ROTATION_OUTPUTS): the output leaves
+// out the segments' rotations, their world rotations' carried axes and their stores
+// (point_output.glsl).
+#define ROTATION_OUTPUTS 1
 // The solver's target path kind (PATH_* in common.glsl) and damping frame (1 relative), fixed when
 // it is made; -1: read from the frame's options (frame_path_kind, frame_relative_damping).
 #define TARGET_PATH -1

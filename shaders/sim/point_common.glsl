@@ -363,6 +363,11 @@ void store_segment_output(uint s, PointSegmentOutput out_segment) {
     segment_output_words[3u * s + 2u] = vec4_words(out_segment.world_rotation);
 }
 
+// Its velocity alone (a solver without rotation outputs).
+void store_segment_velocity(uint s, vec3 velocity) {
+    segment_output_words[3u * s] = vec4_words(vec4(velocity, 0.0));
+}
+
 // Exact step i (2·segment + schedule index: SPEC 1).
 ExactStep load_exact_step(uint i) {
     word64x4 w = exact_step_words[i];

@@ -94,21 +94,26 @@ void output_segment(inout OutputWalk walk, PointChainRig chain, uint i, uint s, 
 #endif
     vec3 v = st.prev_velocity.xyz + sigma * (st.velocity.xyz - st.prev_velocity.xyz);
     vec3 animated = offset;
-    // the swing and the world rotation's turn, each leaning on the axis of its last frame
+    // the swing and the world rotation's turn, each leaning on the axis of its last frame (the
+    // swing's also the child's parent bend, which its target and frame lean on)
     vec3 swing_carried = carried_axis(st.last_offset, st.offset_rate);
     vec3 swing_axis = turn_axis(animated - walk.animated_base, x - base, swing_carried);
-    vec4 q = rotation_between(animated - walk.animated_base, x - base, swing_axis);
     store_joint_output(chain.first_joint + 1u + i, PointJointOutput(vec4(x, 0.0), vec4(st.position.xyz, 0.0)));
+#if ROTATION_OUTPUTS
+    vec4 q = rotation_between(animated - walk.animated_base, x - base, swing_axis);
     vec3 world_carried = carried_axis(st.prev_position, st.prev_velocity);
     vec3 world_axis = turn_axis(target - base, x - base, world_carried);
     vec4 world = quat_multiply(rotation_between(target - base, x - base, world_axis), frame);
     store_segment_output(s, PointSegmentOutput(vec4(v, 0.0), q, world));
-    vec2 swing_code = axis_code(swing_carried);
     vec2 world_code = axis_code(world_carried);
-    st.last_offset.w = swing_code.x;
-    st.offset_rate.w = swing_code.y;
     st.prev_position.w = world_code.x;
     st.prev_velocity.w = world_code.y;
+#else
+    store_segment_velocity(s, v);  // no rotations: the world axis is not carried on (SPEC 9)
+#endif
+    vec2 swing_code = axis_code(swing_carried);
+    st.last_offset.w = swing_code.x;
+    st.offset_rate.w = swing_code.y;
     walk.parent_animated = animated_offset;
     walk.parent_output = x - base;
     walk.parent_axis = swing_axis;  // the child's parent bend is this swing

@@ -201,8 +201,8 @@ def test_a_frame_compiles_only_what_it_uses_and_advance_compiles_nothing(gl):
     programs = solver._backend.programs
     lean = {"SPHERE_SLOTS": 0, "CAPSULE_SLOTS": 0, "PLANE_SLOTS": 0, "INSIDE_COLLIDERS": 0, "TURNING_PLANES": 0,
             "EXACT_STEPS": 0,
-            "WIND": 0, "ANGLE_LIMITS": 0, "MAX_DISTANCE": 0, "NEAR_FAR": 0, "TARGET_PATH": 2, "RELATIVE_DAMPING": 1,
-            "BUFFER_IMAGES": 1}  # llvmpipe has buffer textures: the kernels read through image views
+            "WIND": 0, "ANGLE_LIMITS": 0, "MAX_DISTANCE": 0, "NEAR_FAR": 0, "ROTATION_OUTPUTS": 1, "TARGET_PATH": 2,
+            "RELATIVE_DAMPING": 1, "BUFFER_IMAGES": 1}  # llvmpipe has buffer textures: the kernels read through image views
     # compiled by the constructor: without colliders, a batch of 2, 4 and 8 fused substeps
     # (frames of up to max_substeps, 8), each frame's substeps in one batch
     assert [dict(key) for key in programs] == [{**lean, "FUSED_SUBSTEPS": n, "ONE_BATCH": 1} for n in (2, 4, 8)]

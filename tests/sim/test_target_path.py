@@ -29,6 +29,7 @@ def test_path_kinds_match_the_shaders():
     source = open("shaders/sim/common.glsl").read()
     defines = {name: int(value) for name, value in re.findall(r"#define\s+(\w+)\s+(\d+)u", source)}
     assert defines["OPTION_MONOTONE_PATH"] == layouts.OPTION_MONOTONE_PATH
+    assert defines["OPTION_NO_ROTATION_OUTPUTS"] == layouts.OPTION_NO_ROTATION_OUTPUTS
     assert (defines["PATH_LINEAR"], defines["PATH_HERMITE"], defines["PATH_MONOTONE"]) == \
         (layouts.PATH_LINEAR, layouts.PATH_HERMITE, layouts.PATH_MONOTONE)
     assert layouts.path_kind(0) == layouts.PATH_LINEAR

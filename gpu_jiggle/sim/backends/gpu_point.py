@@ -170,7 +170,8 @@ class GpuPointBackend(_GpuBackend):
         to 2, 4 or 8 (:func:`fused_substeps`), and ONE_BATCH, whether they fit in one
         (:func:`batch_switches`); with colliders, 2 and 0 (one pass walks one substep at a
         time; the far pass takes batches of 2, :func:`far_switches`); TARGET_PATH,
-        RELATIVE_DAMPING: the solver's options (:func:`option_switches`)."""
+        RELATIVE_DAMPING: the solver's options (:func:`option_switches`); ROTATION_OUTPUTS: 0
+        for a solver made with ``rotation_outputs=False``."""
         counts = [int(header[name]) for name in ("sphere_count", "capsule_count", "plane_count")]
         substeps = frame_substeps(header)
         switches = {"SPHERE_SLOTS": collider_slots(counts[0]), "CAPSULE_SLOTS": collider_slots(counts[1]),
@@ -180,6 +181,7 @@ class GpuPointBackend(_GpuBackend):
                     "EXACT_STEPS": int(bool(int(header["options"]) & layouts.OPTION_EXACT_INTEGRATOR)),
                     "WIND": int(bool((header["wind"] != 0).any())), "ANGLE_LIMITS": self.angle_limits,
                     "MAX_DISTANCE": int(self.max_distances), "NEAR_FAR": 0,
+                    "ROTATION_OUTPUTS": int(not int(header["options"]) & layouts.OPTION_NO_ROTATION_OUTPUTS),
                     **option_switches(int(header["options"]))}
         if segment_major(switches):
             return {**switches, **batch_switches(fused_substeps(substeps), substeps)}

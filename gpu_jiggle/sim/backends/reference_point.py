@@ -36,6 +36,8 @@ class ReferencePointBackend(PointTeleports, PointOutput, DepthWalkBackend):
                "segment_output": (layouts.POINT_SEGMENT_OUTPUT, "segment")}
     DTYPES = {"chain_target": (layouts.POINT_CHAIN_TARGET, "chain"),
               "chain_control": (layouts.POINT_CHAIN_CONTROL, "chain")}
+    #: Whether the frame-time output holds the segments' rotations (the frame's options).
+    rotation_outputs = True
 
     def __init__(self, chain_set):
         super().__init__(chain_set)
@@ -76,6 +78,7 @@ class ReferencePointBackend(PointTeleports, PointOutput, DepthWalkBackend):
         self.target_path = layouts.path_kind(options)
         self.relative_damping = bool(options & layouts.OPTION_RELATIVE_DAMPING)
         self.exact = bool(options & layouts.OPTION_EXACT_INTEGRATOR)
+        self.rotation_outputs = not options & layouts.OPTION_NO_ROTATION_OUTPUTS
         self.count = {name: int(header[f"{name[:-1]}_count"]) for name in ("spheres", "capsules", "planes")}
         f = _PointScratch(self)
         self.shift_anchor(f)

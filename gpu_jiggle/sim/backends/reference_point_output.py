@@ -27,7 +27,8 @@ class PointOutput:
         lengths, kept within its angle limit about this frame's target direction and frame, each
         particle taken out of this frame's colliders; the velocity read back is the blend of the
         last two substeps'; the world rotation is the target frame turned onto the output
-        direction (as ``write_output``). ``f``: the frame's scratch, ``sigma`` and ``substep``
+        direction (as ``write_output``); without rotation outputs (``rotation_outputs``), no
+        rotations, and the world axis is not carried on. ``f``: the frame's scratch, ``sigma`` and ``substep``
         (C,): the sorted chains' blends σ and substeps h (s)."""
         order, rig = self.order, self.sorted_segment_rig
         position = np.zeros((self.segment_count, 3), F)
@@ -66,11 +67,15 @@ class PointOutput:
             velocity[seg] = pv + blend * (cv - pv)
             animated = f.offset_now[seg]
             # the swing and the world rotation's turn, each leaning on the axis of its last frame
+            # (the swing's also the child's parent bend, which its target and frame lean on)
             swing_axis, swing = turn_axis(animated - animated_base[ch], x - base[ch], axis_from_code(f.swing_code[seg]))
-            rotation[seg] = rotation_between(animated - animated_base[ch], x - base[ch], swing_axis)
-            world_axis, world = turn_axis(target - base[ch], x - base[ch], axis_from_code(f.world_code[seg]))
-            world_rotation[seg] = quat_multiply(rotation_between(target - base[ch], x - base[ch], world_axis), frame)
-            f.swing_code[seg], f.world_code[seg] = axis_code(swing), axis_code(world)
+            f.swing_code[seg] = axis_code(swing)
+            if self.rotation_outputs:  # else no rotations, and the world axis is not carried on (SPEC 9)
+                rotation[seg] = rotation_between(animated - animated_base[ch], x - base[ch], swing_axis)
+                world_axis, world = turn_axis(target - base[ch], x - base[ch], axis_from_code(f.world_code[seg]))
+                world_rotation[seg] = quat_multiply(rotation_between(target - base[ch], x - base[ch], world_axis),
+                                                    frame)
+                f.world_code[seg] = axis_code(world)
             position[seg] = x
             parent_animated[ch] = animated_offset
             parent_output[ch] = x - base[ch]
@@ -84,8 +89,9 @@ class PointOutput:
         self.output.put("joint_output", "position", (joint, position))
         self.output.put("joint_output", "raw_position", (joint, f.position.copy()))
         self.output.put("segment_output", "velocity", (segment, velocity))
-        self.output.put("segment_output", "rotation", (segment, rotation))
-        self.output.put("segment_output", "world_rotation", (segment, world_rotation))
+        if self.rotation_outputs:
+            self.output.put("segment_output", "rotation", (segment, rotation))
+            self.output.put("segment_output", "world_rotation", (segment, world_rotation))
 
 
 def turn_ahead(prev_dir, cur_dir, change, h, ahead):
