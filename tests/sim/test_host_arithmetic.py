@@ -1,6 +1,7 @@
 """The host's shortcuts for per-frame arithmetic give the same bits as the plain numpy they
 replace: the wind's phase mod 2π, the copy of structured records, angles rounded before they
-are wrapped, and the numpy reference's dot and cross products of rows."""
+are wrapped, the numpy reference's dot and cross products of rows, and the colliders' path
+rates limited in one call."""
 from __future__ import annotations
 
 import math
@@ -10,7 +11,7 @@ import pytest
 
 from gpu_jiggle.sim import layouts
 from gpu_jiggle.sim.backends.reference_geometry import cross, dot
-from gpu_jiggle.sim.inputs import modulo_two_pi
+from gpu_jiggle.sim.inputs import ColliderPath, ColliderSet, modulo_two_pi, start_tangent
 from gpu_jiggle.sim.packing import copy_records
 
 
@@ -128,3 +129,31 @@ def test_a_pose_checked_and_packed_by_chunks_is_the_pose_checked_then_packed():
         assert str(raised.value) == str(expected.value) and "joint_positions[" in str(raised.value)
     with pytest.raises(ValueError, match=r"joint_positions: expected shape \(9, 3\)"):
         checked_strands("joint_positions", np.zeros((8, 3)), 3, 2)
+
+
+@pytest.mark.parametrize("path", [layouts.PATH_MONOTONE, layouts.PATH_HERMITE])
+def test_collider_rates_in_one_call_are_each_shapes_own_bit_for_bit(path):
+    """ColliderPath.start_rates limits every sphere centre and capsule end in one call of
+    start_tangent: the bits of a call per shape and end, as row by row they are; and a frame's
+    second ask (the path after it) gets the first's result."""
+    rng = np.random.default_rng(8)
+    k, m = 5, 7
+
+    def colliders(scale):
+        spheres = np.concatenate([rng.normal(0, scale, (k, 3)), rng.uniform(0.01, 0.2, (k, 1))], 1)
+        capsules = np.concatenate([rng.normal(0, scale, (m, 6)), rng.uniform(0.01, 0.2, (m, 1))], 1)
+        return ColliderSet(spheres, np.zeros(k, np.uint32), capsules, np.zeros(m, np.uint32), np.zeros((0, 4)),
+                           np.zeros(0, np.uint32), np.zeros(k, np.uint32), np.zeros(m, np.uint32))
+
+    start, end = colliders(1.0), colliders(1.0)
+    end.spheres[0, :3] = start.spheres[0, :3]  # one centre that does not move
+    path_of = ColliderPath(start, rng.normal(0, 3, (k, 3)), rng.normal(0, 3, (m, 6)))
+    span = 1 / 60
+    spheres, capsules = path_of.start_rates(end, span, path)
+    expected = [start_tangent(end.spheres[:, :3] - start.spheres[:, :3], span * path_of.sphere_rate, path)]
+    expected += [start_tangent(end.capsules[:, i:i + 3] - start.capsules[:, i:i + 3],
+                               span * path_of.capsule_rate[:, i:i + 3], path) for i in (0, 3)]
+    assert spheres.view(np.uint64).tolist() == expected[0].view(np.uint64).tolist()
+    assert capsules.view(np.uint64).tolist() == np.concatenate(expected[1:], 1).view(np.uint64).tolist()
+    assert path_of.start_rates(end, span, path)[0] is spheres  # asked again for the same frame
+    assert path_of.start_rates(end, 2 * span, path)[0] is not spheres
