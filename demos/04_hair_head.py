@@ -252,7 +252,8 @@ class HairHead(Demo):
         self.hair = make_hair(strands)
         self.chain_set = make_chain_set(self.hair, self.value("frequency"), self.value("damping"),
                                         self.value("gravity"))
-        self.solver = Solver(self.chain_set, backend="gpu", context=self.ctx)
+        # drawn from the joints alone (hair_strand.vert): no rotations to compute
+        self.solver = Solver(self.chain_set, backend="gpu", context=self.ctx, rotation_outputs=False)
         self._apply_wind()
         self.time = 0.0
         self._jump = False
