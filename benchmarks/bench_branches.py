@@ -10,9 +10,10 @@ branch some lanes of a vector take runs for all 8 of them, masked. Mesa 25's llv
 over an ``if`` whose mask is empty (no lane of the vector takes it), so code that no
 invocation of a vector needs costs nothing there: "one vector in 8" costs about 1/8 of
 "every invocation" and "none" nearly nothing, while "one lane in 8" costs as much as every
-lane. A loop no lane enters still runs its body once (its exit is tested at its end), so the
-loop with a trip count of its own and no ``if`` around it ("counted loop") costs one trip
-there. (docs/PERFORMANCE.md, "Branches no lane of a vector takes".) On a GPU the same holds
+lane. Mesa 22.3's runs the body of a straight ``if`` whatever its mask ("none" costs as much
+as "every invocation"); a loop's exit, tested once a trip, is its only way past code there. A
+loop no lane enters still runs its body once (its exit is tested at its end), so the loop
+with a trip count of its own and no ``if`` around it ("counted loop") costs one trip. (docs/PERFORMANCE.md, "Branches no lane of a vector takes".) On a GPU the same holds
 per warp of 32 invocations.
 """
 from __future__ import annotations

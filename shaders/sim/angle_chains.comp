@@ -11,8 +11,9 @@
 #define BUFFER_IMAGES 0  // 1: some buffers read through image views of them (buffer_views.glsl)
 // Feature switches (gpu_jiggle/sim/backends/gpu_angle.py compiles a variant per frame's needs): a
 // switch at 0 leaves the feature's code out, for frames that cannot use it (no exact
-// integrator, no wind); the results are the same bits. Mesa's llvmpipe runs both sides of a
-// branch, so code left in costs there even when unused; on a GPU it costs registers.
+// integrator, no wind); the results are the same bits. Mesa's llvmpipe runs a branch's body for
+// all 8 lanes of a vector where any of them takes it (Mesa 22.3 even where none does:
+// benchmarks/bench_branches.py), so code left in costs there; on a GPU it costs registers.
 #define EXACT_STEPS 1
 #define WIND 1
 // The solver's target path kind (PATH_* in common.glsl) and damping frame (1 relative), fixed when

@@ -65,8 +65,9 @@ uint path_kind(uint options) {
 
 // The solver's target path and damping frame, fixed when it is made (Solver's target_path and
 // damping_frame): compiled in where the including kernel defines TARGET_PATH (a PATH_* kind) and
-// RELATIVE_DAMPING (0 or 1), so that the branches of the other kinds are left out (llvmpipe runs
-// both sides of a branch); at -1, read from the frame's options.
+// RELATIVE_DAMPING (0 or 1), so that the branches of the other kinds are left out (Mesa 22.3's
+// llvmpipe runs a branch's body even where no lane takes it); at -1, read from the frame's
+// options.
 #ifndef TARGET_PATH
 #define TARGET_PATH -1
 #endif

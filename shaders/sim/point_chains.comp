@@ -17,8 +17,9 @@
 // it (no collider that keeps particles inside, no exact integrator, no wind, no segment with
 // a max distance; ANGLE_LIMITS: a bit for each kind of angle limit some segment has, 1 cone,
 // 2 hinge, 4 spherical; TURNING_PLANES: a plane's normal turns over the frame, placing it takes
-// a normalisation and a double dot product per chain and substep). Mesa's llvmpipe runs both
-// sides of a branch, so code left in costs there even when unused; on a GPU it costs
+// a normalisation and a double dot product per chain and substep). Mesa's llvmpipe runs a
+// branch's body for all 8 lanes of a vector where any of them takes it (Mesa 22.3 even where
+// none does: benchmarks/bench_branches.py), so code left in costs there; on a GPU it costs
 // registers. The colliders of each shape come in slots (point_colliders.glsl): their count
 // rounded up to 0, 1, 2, 4 or 8, or -1 for the frame's count, whatever it is.
 #define SPHERE_SLOTS -1
@@ -250,7 +251,7 @@ bool walk_batches(PointChainRig chain, dvec3 anchor, SubstepRange range, uint fi
                 }
                 output_segment(walk, chain, i, s, rig, offset, rotation, anchor, st);
             }
-            store_segment_state(s, st);  // whole: llvmpipe would store both sides of an if
+            store_segment_state(s, st);  // whole: stores under an if run for every lane of its vector
             if (++i == chain.segment_count) {
                 break;
             }

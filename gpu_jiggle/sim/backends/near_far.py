@@ -1,7 +1,8 @@
 """Near and far chains on the GPU (docs/SPEC.md section 9, "Near and far chains"): a point-chain
 frame with colliders runs as two passes of ``shaders/sim/point_chains.comp``, so that the
-chains no collider comes near skip the contact stages' code (Mesa's llvmpipe runs both sides
-of every branch; a GPU spends registers on it).
+chains no collider comes near skip the contact stages' code (Mesa's llvmpipe runs a branch's
+body for all 8 chains of a vector where any of them takes it, and Mesa 22.3 even where none
+does: ``benchmarks/bench_branches.py``; a GPU spends registers on it).
 
 The state lives in two buffers of each record (``chain_state``, ``segment_state``, and the
 spare of each, ``near_chain_state``, ``near_segment_state``). Per dispatch (a frame's range of

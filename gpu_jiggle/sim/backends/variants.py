@@ -4,8 +4,9 @@ out where the frame cannot use it, the point kernel's colliders in a fixed numbe
 the angle kernel's batch of fused substeps), compiled where the switches' inputs change
 (``prepare``, called by the solver at set-up) and kept by their switches.
 
-Mesa's llvmpipe runs both sides of every branch, so code left in costs there even when
-unused; on a GPU it costs registers. docs/SPEC.md section 9 ("GPU kernel variants") says what
+Mesa's llvmpipe runs a branch's body for all 8 lanes of a vector where any of them takes it,
+and Mesa 22.3 even where none does (``benchmarks/bench_branches.py``), so code left in costs
+there; on a GPU it costs registers. docs/SPEC.md section 9 ("GPU kernel variants") says what
 a variant may change (rounding, not the model).
 """
 from __future__ import annotations
@@ -28,7 +29,8 @@ class KernelVariants:
     def program_for(self, header):
         """The kernel compiled with this frame's feature switches (:meth:`switches`), made on
         first use and kept: a feature the frame cannot use is left out of the code, which gives
-        the same results faster (llvmpipe runs both sides of every branch)."""
+        the same results faster (llvmpipe runs a branch's body for every lane of a vector any of
+        them takes it in)."""
         return self._program(self.switches(header))
 
     def prepare(self, header) -> None:
