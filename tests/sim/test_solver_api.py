@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 import pytest
 
-from gpu_jiggle import AngleChainSet, Solver
+from gpu_jiggle import AngleChainSet, PointChainSet, Solver
 from gpu_jiggle.sim.clock import FrameTimeWarning
 
 
@@ -52,3 +52,22 @@ def test_a_frame_time_in_milliseconds_warns_once_and_runs(backend):
         warnings.simplefilter("error")
         s.advance(16)
         s.advance(33)
+
+
+def test_the_warnings_are_filtered_by_their_names_in_the_package():
+    """A caller silences a warning by the class ``gpu_jiggle`` exports: the one the solver gives."""
+    import gpu_jiggle
+    from gpu_jiggle.sim.root_motion import RootAccelerationWarning
+
+    assert gpu_jiggle.FrameTimeWarning is FrameTimeWarning
+    assert gpu_jiggle.RootAccelerationWarning is RootAccelerationWarning
+    solver = Solver(PointChainSet([1], 2.0, 0.5), backend="cpu")
+    solver.set_pose(np.array([[0.0, 0.0, 0.0], [0.0, -0.1, 0.0]]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warnings.filterwarnings("ignore", category=gpu_jiggle.FrameTimeWarning)
+        solver.advance(16.0)  # milliseconds by the look of it: warned, and ignored by the filter
+    fresh = Solver(PointChainSet([1], 2.0, 0.5), backend="cpu")
+    fresh.set_pose(np.array([[0.0, 0.0, 0.0], [0.0, -0.1, 0.0]]))
+    with pytest.warns(gpu_jiggle.FrameTimeWarning):  # unfiltered, the same frame warns
+        fresh.advance(16.0)
