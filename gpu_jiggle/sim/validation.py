@@ -59,8 +59,29 @@ def _numbers(name: str, value, copy: bool = True) -> np.ndarray:
     except (TypeError, ValueError) as exc:  # ragged nesting
         raise TypeError(f"{name}: expected numbers, got {type(value).__name__} ({exc})") from None
     if raw.dtype.kind not in "iuf" and not (raw.dtype.kind == "O" and raw.size == 0):
+        bad = _first_non_number(raw) if raw.dtype.kind == "O" else None  # (text arrays lost their entries' types)
+        if bad is not None:
+            index, entry, why = bad
+            at = "[" + ", ".join(map(str, index)) + "]" if raw.ndim else ""
+            shown = repr(entry)
+            shown = shown if len(shown) <= 40 else f"{shown[:20]}...{shown[-8:]} ({len(shown)} characters)"
+            raise TypeError(f"{name}{at}: expected real numbers, got {type(entry).__name__} {shown} ({why})")
         raise TypeError(f"{name}: expected real numbers, got {type(value).__name__} of dtype {raw.dtype}")
     return np.array(raw, dtype=np.float64) if copy else np.asarray(raw, dtype=np.float64)
+
+
+def _first_non_number(raw: np.ndarray):
+    """(index, entry, why) of the first entry of an object array that is no real number a
+    float64 holds, in order, or None when each is one (then the array's dtype is the fault)."""
+    for index in np.ndindex(raw.shape):
+        entry = raw[index]
+        if isinstance(entry, (bool, np.bool_)) or not isinstance(entry, (numbers.Real, np.integer, np.floating)):
+            return index, entry, "not a real number"
+        try:
+            float(entry)
+        except OverflowError:
+            return index, entry, "too large for a float64"
+    return None
 
 
 def closest_name(name, known, cutoff: float = 0.6) -> str | None:

@@ -192,3 +192,14 @@ def test_the_first_bad_entry_is_named_whichever_way_it_is_bad():
     with pytest.raises(validation.InputError) as raised:
         validation.float_array("lengths", [0.1, 1e39, np.nan])
     assert raised.value.index == 1 and "float32 range" in str(raised.value)
+
+
+@pytest.mark.parametrize("entry, why", [(10 ** 400, r"got int 1000.*\(401 characters\) \(too large for a float64\)"),
+                                        (None, r"got NoneType None \(not a real number\)"),
+                                        ({"x": 1}, r"got dict \{'x': 1\} \(not a real number\)")])
+def test_a_pose_entry_that_is_no_number_is_named(entry, why):
+    """A Python int too large for a float64, None or a dict among the numbers: the error names
+    its place and what it is, where numpy saw only an array of objects."""
+    solver = Solver(PointChainSet([1], 2.0, 0.5), backend="cpu")
+    with pytest.raises(TypeError, match=r"joint_positions\[1, 2\]: expected real numbers, " + why):
+        solver.set_pose([[0.0, 0.0, 0.0], [0.0, -0.1, entry]])
