@@ -59,7 +59,7 @@ class Solver(SavedState, LevelsOfDetail, MeasuredDispatch, Releasable):
         integrator: ``"semi-implicit"`` (default: Euler, velocity first; f must stay below
             its stability bound) or ``"exact"`` (the closed-form step of each spring over
             the substep, SPEC 1: no stability bound, frequency and decay exact for any f).
-        origin: point chains only, see :class:`~gpu_jiggle.PointSolver`.
+        origin, rotation_outputs: point chains only, see :class:`~gpu_jiggle.PointSolver`.
         work_group_size: chains per compute work group on the GPU path (None: 64, which
             ``gpu-jiggle bench --work-group-sizes`` measures against others); the numpy path
             has no work groups and only checks it.
