@@ -5,7 +5,8 @@ chains"; ``shaders/sim/point_far.glsl``).
 The point kernel places a collider at the path fraction where each substep ends, grown by its
 move from where the substep began (the swept contact), and at the frame's end for the
 frame-time output (``substep_fractions``, ``place_colliders`` in the shaders). Every such
-placement of one collider, at either level of detail, lies inside its bound:
+placement of one collider, at the full rate and (where some chain runs at it this frame) the
+half rate, lies inside its bound:
 
 - a sphere's ball (``frame_bound``: centre, radius) holds each placed sphere with its move;
 - a capsule's capsule (``frame_a``, ``frame_b``: ends, radius in ``frame_a``'s w) holds each
@@ -28,21 +29,25 @@ from .inputs import path_weights
 OUTPUT_FRACTIONS = (1.0, 1.0)
 
 
-def collider_fractions(header, alphas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The colliders' path fractions where each substep of either level of detail begins and
-    ends (``substep_fractions`` in ``shaders/sim/point_paths.glsl``, in float32 as there), and
-    the frame-time output's.
+def collider_fractions(header, alphas: np.ndarray, half_rate: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """The colliders' path fractions where each substep of the full rate, and of the half rate
+    where ``half_rate`` (some chain runs at it), begins and ends (``substep_fractions`` in
+    ``shaders/sim/point_paths.glsl``, in float32 as there), and the frame-time output's. A
+    half-rate substep's start lies a frame back, on the path extended backwards (docs/SPEC.md
+    section 9, "Swept contact"): far from where the collider was when it starts from rest, so
+    a frame that runs no chain at half rate leaves those placements out of its bounds.
 
     Args:
         header: a POINT_FRAME_PARAMS record (its schedules and alpha_stride).
         alphas: (n,) float32, the frame buffer's alphas (:func:`~gpu_jiggle.sim.packing.frame_buffer`).
+        half_rate: whether some chain runs at half rate in the frame.
 
     Returns: ``(begin, end)``, (m,) float64 each.
     """
     begins, ends = [np.float32(OUTPUT_FRACTIONS[0])], [np.float32(OUTPUT_FRACTIONS[1])]
     stride = int(header["alpha_stride"])
     one = np.float32(1.0)
-    for level, name in enumerate(("full_rate", "half_rate")):
+    for level, name in enumerate(("full_rate", "half_rate")[:2 if half_rate else 1]):
         count = int(header[name]["substep_count"])
         scale = np.float32(header[name]["collider_time_scale"])
         end = alphas[level * stride: level * stride + count].astype(np.float32)

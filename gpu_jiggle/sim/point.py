@@ -284,8 +284,13 @@ class PointSolver(Solver):
             self._joint_rotation = self._joint_rotations[self._tip_joint - 1].astype(np.float32)
         self._offsets_fresh = True
 
+    #: Whether the frame being made runs some chain at half rate (_upload_inputs, for the
+    #: colliders' bounds: collider_fractions).
+    _half_rate_chains = True
+
     def _upload_inputs(self, levels):
         """The targets (the offsets only when a new pose came) and the colliders on their path."""
+        self._half_rate_chains = bool((levels == layouts.LOD_HALF).any())
         target = packing.copy_records(self._target)
         control = np.empty(self._chain_set.chain_count, layouts.POINT_CHAIN_CONTROL)
         control["teleport"], control["lod"] = self._teleport, levels
@@ -327,7 +332,7 @@ class PointSolver(Solver):
                                               self._chain_set.chain_count, self._wind.time_phases(plan))
         path = layouts.path_kind(self._options)
         records = self._collider_path.records(self._colliders, plan.full.span, path)
-        fill_frame_bounds(*records, *collider_fractions(header[0], alphas), path)
+        fill_frame_bounds(*records, *collider_fractions(header[0], alphas, self._half_rate_chains), path)
         self._backend.upload_colliders(*records)
         header["sphere_count"], header["capsule_count"], header["plane_count"] = self._colliders.counts()
         header["options"] = self._options

@@ -204,3 +204,32 @@ def test_llvmpipe_says_where_its_cap_on_contact_substeps_may_cut_a_path(gl, capl
             solver.set_pose(joints + [0.0, 0.0, 6.0])
             solver.advance(1 / 60)
     assert len(caplog.records) == 1 and "may ask for" in caplog.text and "teleport" in caplog.text
+
+
+@pytest.mark.parametrize("half_rate", [False, True])
+def test_the_cap_is_judged_by_the_placements_the_frame_makes(gl, caplog, half_rate):
+    """A sphere at rest jumps 5 m in one frame: at full rate its move asks about 40 contact
+    sub-steps a substep, under llvmpipe's cap, and nothing is said. A half-rate chain's
+    substep starts a frame back, on the collider's path extended backwards (SPEC 9, "Swept
+    contact"), three moves away for a collider that started from rest: with chains at half
+    rate the host says so where the jump falls on a frame they run (one of two frames in a
+    row), and only then."""
+    chains = PointChainSet([6] * 5, 3.0, 0.4, particle_radius=0.01, gravity=(0.0, -9.81, 0.0))
+    pivots = np.stack([np.linspace(-0.3, 0.3, 5), np.ones(5), np.zeros(5)], 1)
+    joints = (pivots[:, None] + np.array([[0.02 * k, -0.05 * k, 0.0] for k in range(7)])[None]).reshape(-1, 3)
+    said = []
+    for jump in (4, 5):
+        caplog.clear()
+        with Solver(chains, backend="gpu") as solver:
+            if not solver._backend.loop_limited:
+                pytest.skip("a GPU other than llvmpipe keeps the numpy path's cap")
+            if half_rate:
+                solver.set_lod(np.array(["half", "full"] * 2 + ["half"]))
+            with caplog.at_level(logging.WARNING, logger="gpu_jiggle.sim.backends.gpu_point"):
+                for frame in range(jump + 2):
+                    solver.set_pose(joints)
+                    solver.set_colliders(spheres=[[5.0 if frame >= jump else 0.0, 0.8, 0.05, 0.12]])
+                    solver.advance(1 / 60)
+        said.append(len(caplog.records))
+        assert "may ask for" in caplog.text or not caplog.records
+    assert sorted(said) == ([0, 1] if half_rate else [0, 0])
