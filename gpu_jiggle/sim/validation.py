@@ -41,8 +41,14 @@ class InputError(ValueError):
         super().__init__(self.describe(where))
 
     def describe(self, where: str = "") -> str:
-        """The message with ``where`` (e.g. ``"[2]"``, an index of the caller's) after the name."""
-        return f"{self.argument}{where} = {self.value!r}: expected {self.expected}"
+        """The message with ``where`` (e.g. ``"[2]"``, an index of the caller's) after the name
+        (a value written in over 60 characters shortened to its ends and length)."""
+        return f"{self.argument}{where} = {_shown(self.value)}: expected {self.expected}"
+
+
+def _shown(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:24]}...{text[-12:]} ({len(text)} characters)"
 
 
 def _index_text(flat_index: int, shape: tuple) -> str:
@@ -61,26 +67,30 @@ def _numbers(name: str, value, copy: bool = True) -> np.ndarray:
     if raw.dtype.kind not in "iuf" and not (raw.dtype.kind == "O" and raw.size == 0):
         bad = _first_non_number(raw) if raw.dtype.kind == "O" else None  # (text arrays lost their entries' types)
         if bad is not None:
-            index, entry, why = bad
+            index, entry = bad
             at = "[" + ", ".join(map(str, index)) + "]" if raw.ndim else ""
-            shown = repr(entry)
-            shown = shown if len(shown) <= 40 else f"{shown[:20]}...{shown[-8:]} ({len(shown)} characters)"
-            raise TypeError(f"{name}{at}: expected real numbers, got {type(entry).__name__} {shown} ({why})")
+            if isinstance(entry, numbers.Real):  # a number, past float64's range: a bad value
+                raise InputError(name, int(np.ravel_multi_index(index, raw.shape)) if raw.ndim else None, entry,
+                                 _FLOAT32_RANGE, at, index if raw.ndim else None)
+            raise TypeError(f"{name}{at}: expected real numbers, got {type(entry).__name__} {_shown(entry)}")
+        if raw.dtype.kind in "US":
+            raise TypeError(f"{name}: expected real numbers, got {type(value).__name__} holding text")
         raise TypeError(f"{name}: expected real numbers, got {type(value).__name__} of dtype {raw.dtype}")
     return np.array(raw, dtype=np.float64) if copy else np.asarray(raw, dtype=np.float64)
 
 
 def _first_non_number(raw: np.ndarray):
-    """(index, entry, why) of the first entry of an object array that is no real number a
-    float64 holds, in order, or None when each is one (then the array's dtype is the fault)."""
+    """(index, entry) of the first entry of an object array that is no real number a float64
+    holds (not a number, or one past its range), in order, or None when each is one (then the
+    array's dtype is the fault)."""
     for index in np.ndindex(raw.shape):
         entry = raw[index]
         if isinstance(entry, (bool, np.bool_)) or not isinstance(entry, (numbers.Real, np.integer, np.floating)):
-            return index, entry, "not a real number"
+            return index, entry
         try:
             float(entry)
         except OverflowError:
-            return index, entry, "too large for a float64"
+            return index, entry
     return None
 
 
