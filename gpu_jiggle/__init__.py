@@ -4,9 +4,10 @@ Public names: :class:`AngleChainSet`, :class:`PointChainSet` (the static rigs),
 :class:`Solver` (which gives an :class:`AngleSolver` or a :class:`PointSolver`),
 :class:`LagFollower`, :func:`stable_frequency`, :func:`to_frequency_damping_ratio`,
 :func:`to_mass_stiffness_damping`, :func:`recut`, :func:`describe`, :class:`InputError`,
-:class:`UnstableSpringError`, and the warnings a solver gives, :class:`RootAccelerationWarning`
-and :class:`FrameTimeWarning` (to filter by). The model is specified in docs/SPEC.md; the layers of the
-package are described in docs/ARCHITECTURE.md. This import needs only numpy and moderngl.
+:class:`UnstableSpringError`, and the warnings a solver gives (to filter by),
+:class:`RootAccelerationWarning` and :class:`FrameTimeWarning`. The model is specified in
+docs/SPEC.md; the layers of the package are described in docs/ARCHITECTURE.md. This import
+needs only numpy and moderngl.
 """
 from .sim import AngleChainSet, AngleSolver, LagFollower, PointChainSet, PointSolver, Solver
 from .sim.clock import FrameTimeWarning

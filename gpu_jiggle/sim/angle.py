@@ -280,10 +280,7 @@ def anchor_shift(state_anchor, anchor, teleport, out=None) -> np.ndarray:
 
 def angle_chain_rig(chain_set) -> np.ndarray:
     """(C,) ANGLE_CHAIN_RIG records: first segment, segment count, first joint (pivot), gravity."""
-    rig = np.zeros(chain_set.chain_count, layouts.ANGLE_CHAIN_RIG)
-    rig["first_segment"] = chain_set.first_segment
-    rig["segment_count"] = chain_set.segment_counts
-    rig["first_joint"] = chain_set.first_joint
+    rig = packing.chain_rig(layouts.ANGLE_CHAIN_RIG, chain_set)
     rig["gravity"] = chain_set.gravity
     return rig
 

@@ -1,8 +1,8 @@
-"""What both chain kinds pack alike: the frame buffer's header of schedules and the
-interpolation fractions (alphas) after it.
+"""What both chain kinds pack alike: the chain rig's topology, the frame buffer's header of
+schedules and the interpolation fractions (alphas) after it.
 
-Each kind's rig and pose records are packed in its own module (:mod:`.angle`, :mod:`.point`)
-into the std430 records of :mod:`.layouts`. Both backends hold their data in those records,
+Each kind's rig and pose records are packed in its own module (:mod:`.angle`,
+:mod:`.point_records`) into the std430 records of :mod:`.layouts`. Both backends hold their data in those records,
 so the GPU buffers and the reference's arrays are byte-for-byte comparable.
 """
 from __future__ import annotations
@@ -38,6 +38,17 @@ def schedule(plan, substep: float, gust_phase: float = 0.0, full_plan=None, lags
     record["span"] = plan.span
     record["inv_span"] = 1.0 / plan.span if plan.span > 0 else 0.0
     return record[0]
+
+
+def chain_rig(dtype, chain_set) -> np.ndarray:
+    """(C,) zeroed chain rig records of ``dtype`` (``layouts.ANGLE_CHAIN_RIG`` or
+    ``POINT_CHAIN_RIG``) with the topology both kinds share: each chain's first segment, its
+    segment count and its first joint (its pivot), uint32. The kind fills in the rest."""
+    rig = np.zeros(chain_set.chain_count, dtype)
+    rig["first_segment"] = chain_set.first_segment
+    rig["segment_count"] = chain_set.segment_counts
+    rig["first_joint"] = chain_set.first_joint
+    return rig
 
 
 def alphas_block(plans) -> tuple[int, np.ndarray]:

@@ -53,9 +53,7 @@ class PointSolver(Solver):
                  context=None, origin=None, target_path: str = "monotone", damping_frame: str = "relative",
                  integrator: str = "semi-implicit", work_group_size: int | None = None,
                  rotation_outputs: bool = True):
-        if not isinstance(rotation_outputs, (bool, np.bool_)):
-            raise TypeError(f"rotation_outputs: expected True or False, got {rotation_outputs!r}")
-        self.rotation_outputs = bool(rotation_outputs)
+        self.rotation_outputs = validation.flag("rotation_outputs", rotation_outputs)
         self._origin = None if origin is None else validation.coordinates("origin", origin, (3,))
         self._joint_positions = None      # this frame's pose, world, float64 (J, 3)
         self._joint_rotations = None      # and its joints' world rotations (J, 4) float64, if given

@@ -7,16 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import layouts, validation
+from . import layouts, packing, validation
 from .spring import coefficients
 
 
 def point_chain_rig(chain_set) -> np.ndarray:
     """(C,) POINT_CHAIN_RIG records: topology, collider mask, world influence, gravity."""
-    rig = np.zeros(chain_set.chain_count, layouts.POINT_CHAIN_RIG)
-    rig["first_segment"] = chain_set.first_segment
-    rig["segment_count"] = chain_set.segment_counts
-    rig["first_joint"] = chain_set.first_joint
+    rig = packing.chain_rig(layouts.POINT_CHAIN_RIG, chain_set)
     rig["collider_mask"] = chain_set.collider_mask
     rig["world_influence"] = chain_set.world_influence
     rig["gravity"][:, :3] = chain_set.gravity

@@ -93,7 +93,7 @@ def test_rotations_are_refused_and_never_written(backend):
 
 @pytest.mark.parametrize("bad", ["no", 0, None, 1.0])
 def test_rotation_outputs_must_be_a_bool(bad):
-    with pytest.raises(TypeError, match="rotation_outputs"):
+    with pytest.raises(TypeError, match="rotation_outputs: expected a bool"):
         Solver(PointChainSet([2], 1.0, 0.5), backend="cpu", rotation_outputs=bad)
 
 
@@ -156,5 +156,7 @@ def test_the_option_is_compiled_in():
 
     source, _ = glsl.source("sim/point_chains.comp", {"ROTATION_OUTPUTS": 0})
     assert "#define ROTATION_OUTPUTS 0" in source
-    assert layouts.OPTION_NO_ROTATION_OUTPUTS not in (layouts.OPTION_HERMITE_PATH, layouts.OPTION_RELATIVE_DAMPING,
-                                                      layouts.OPTION_EXACT_INTEGRATOR, layouts.OPTION_MONOTONE_PATH)
+    others = (layouts.OPTION_HERMITE_PATH | layouts.OPTION_RELATIVE_DAMPING | layouts.OPTION_EXACT_INTEGRATOR
+              | layouts.OPTION_MONOTONE_PATH)
+    bit = layouts.OPTION_NO_ROTATION_OUTPUTS
+    assert bit & (bit - 1) == 0 and not bit & others  # a bit of its own, beside the other options
