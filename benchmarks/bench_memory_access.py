@@ -8,7 +8,8 @@ the struct's, in one run; asserts nothing.
 
 Why it matters: Mesa's llvmpipe runs 8 invocations in the lanes of one CPU vector but reads or
 writes a storage buffer one lane at a time, once per struct field or vector, so the same bytes
-cost less as vec4s (docs/PERFORMANCE.md, "What a storage access costs on llvmpipe"). For
+cost less as vec4s (docs/PERFORMANCE.md, "What a storage access costs on llvmpipe"), and
+the same whether the 8 lanes' addresses lie side by side or apart. For
 instruction counts, run one kernel (``--only "load, two vec4"``) under ``valgrind
 --tool=callgrind`` with two ``--repeats`` and divide the difference by the extra dispatches'
 segments (what is read back to compare the kernels is read once, after the last round). On a GPU the variants should cost about the same.
@@ -61,6 +62,13 @@ layout(std430, binding = 0) writeonly buffer A { vec4 a[]; };
 void main() { uint c = gl_GlobalInvocationID.x; if (c >= CHAINS) return; float x = float(c);
     for (uint i = 0u; i < SEGMENTS; ++i) { x += 1.0; a[2u * (c * SEGMENTS + i)] = vec4(x, 2.0 * x, 3.0 * x, 4.0 * x);
         a[2u * (c * SEGMENTS + i) + 1u] = vec4(5.0 * x, 6.0 * x, 7.0 * x, 8.0 * x); } }""",
+    # the same vec4s, each chain's in the lanes' order: segment i's half k of chains c, c + 1, ...
+    # side by side (what a layout interleaved by chain would give a vector of 8 invocations)
+    "store, two vec4, chains side by side": """
+layout(std430, binding = 0) writeonly buffer A { vec4 a[]; };
+void main() { uint c = gl_GlobalInvocationID.x; if (c >= CHAINS) return; float x = float(c);
+    for (uint i = 0u; i < SEGMENTS; ++i) { x += 1.0; a[(2u * i) * CHAINS + c] = vec4(x, 2.0 * x, 3.0 * x, 4.0 * x);
+        a[(2u * i + 1u) * CHAINS + c] = vec4(5.0 * x, 6.0 * x, 7.0 * x, 8.0 * x); } }""",
     "store, two image texels": """
 layout(rgba32f, binding = 0) uniform writeonly image2D a;
 ivec2 at(uint t) { return ivec2(int(t % WIDTH), int(t / WIDTH)); }
@@ -114,7 +122,10 @@ def run(chains: int, repeats: int, names=tuple(KERNELS)) -> tuple[dict, bool]:
             if loads:
                 results[name] = out.read()
             else:
-                results[name] = (target_image if "image" in name else target).read()[:texels * 16]
+                written = (target_image if "image" in name else target).read()[:texels * 16]
+                if "side by side" in name:  # into each chain's order, as the others write it
+                    written = np.frombuffer(written, np.float32).reshape(2 * SEGMENTS, chains, 4).swapaxes(0, 1).tobytes()
+                results[name] = written
     agree = all(len({results[n] for n in names if n.startswith(kind)}) <= 1 for kind in ("load", "store"))
     for resource in (source, image, target, target_image, out, *programs.values()):
         resource.release()
