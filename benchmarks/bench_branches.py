@@ -118,7 +118,7 @@ def run(invocations: int, steps: int, repeats: int, names=tuple(TAKEN), forms=FO
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--invocations", type=int, default=1 << 18)
     parser.add_argument("--steps", type=int, default=200, help="steps of arithmetic in the branch (default 200)")
     parser.add_argument("--repeats", type=int, default=5, help="dispatches timed per kernel; the median is printed")

@@ -165,7 +165,7 @@ def measure(ctx, chains: int, segments: int, substeps: int, repeats: int) -> dic
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--shapes", type=parse_shape, nargs="+", default=[(10_000, 5), (125_000, 8)],
                         help="CHAINSxSEGMENTS each (default: the grass demo's 10k blades, and 1M segments in "
                              "chains of 8)")

@@ -58,11 +58,15 @@ def set_levels(grass, mode: str) -> None:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--blades", type=int, nargs="+", default=[10000, 50000, 100000])
-    parser.add_argument("--frames", type=int, default=10)
-    parser.add_argument("--size", type=parse_size, default=(960, 540))
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--blades", type=int, nargs="+", default=[10000, 50000, 100000],
+                        help="the fields' blade counts, one field each")
+    parser.add_argument("--frames", type=int, default=10, help="frames timed per case (their mean), after 3 warm-up frames")
+    parser.add_argument("--size", type=parse_size, default=(960, 540), help="the framebuffer drawn into, WIDTHxHEIGHT")
     args = parser.parse_args(argv)
+    bad = [n for n in args.blades if n < 1]
+    if bad or args.frames < 1:
+        parser.error(f"--blades {' '.join(map(str, args.blades))}, --frames {args.frames}: each must be at least 1")
     demo = load_demo()
     ctx = get_context()
     print("renderer:", describe(ctx).get("GL_RENDERER"), f"| {os.cpu_count()} CPUs | load average before:",

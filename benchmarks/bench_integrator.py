@@ -111,7 +111,7 @@ def machine():
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="small sizes and few frames (a smoke test)")
     parser.add_argument("--json", metavar="FILE", help="write the settings, machine and numbers to FILE")
     parser.add_argument("--backend", nargs="+", choices=["gpu", "cpu"], default=["gpu", "cpu"])

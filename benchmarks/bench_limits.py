@@ -71,7 +71,7 @@ def measure(backend, chains, warmup, frames):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--gpu-chains", type=int, default=None)
     parser.add_argument("--cpu-chains", type=int, default=None)

@@ -8,11 +8,14 @@ the struct's, in one run; asserts nothing.
 
 Why it matters: Mesa's llvmpipe runs 8 invocations in the lanes of one CPU vector but reads or
 writes a storage buffer one lane at a time, once per struct field or vector, so the same bytes
-cost less as vec4s (docs/PERFORMANCE.md, "What a storage access costs on llvmpipe"), and
-the same whether the 8 lanes' addresses lie side by side or apart. For
-instruction counts, run one kernel (``--only "load, two vec4"``) under ``valgrind
+cost less as vec4s (docs/PERFORMANCE.md, "What a storage access costs on llvmpipe"). The
+stores with each vector's 8 chains side by side in memory take as many instructions as apart,
+but less time (fewer cache lines a vector's stores touch). For instruction counts, run one
+kernel (``--only`` with its whole name, e.g. ``--only "store, two vec4"``) under ``valgrind
 --tool=callgrind`` with two ``--repeats`` and divide the difference by the extra dispatches'
-segments (what is read back to compare the kernels is read once, after the last round). On a GPU the variants should cost about the same.
+segments (what is read back to compare the kernels is read once, after the last round); run
+each once first, outside valgrind or not, so that Mesa's shader cache holds the kernel and
+neither count includes its compilation. On a GPU the variants should cost about the same.
 """
 from __future__ import annotations
 
@@ -133,16 +136,18 @@ def run(chains: int, repeats: int, names=tuple(KERNELS)) -> tuple[dict, bool]:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--chains", type=int, default=125_000)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--chains", type=int, default=125_000, help="chains of 8 segments each kernel moves")
     parser.add_argument("--repeats", type=int, default=7, help="dispatches per kernel, taking turns; the median")
-    parser.add_argument("--only", default="", help="run only the kernels whose name holds this text")
+    parser.add_argument("--only", default="", help="run only the kernel of this whole name, or those whose name holds this text")
     args = parser.parse_args(argv)
     if args.chains < 1 or args.repeats < 1:
         parser.error(f"--chains {args.chains}, --repeats {args.repeats}: each must be at least 1")
-    names = tuple(name for name in KERNELS if args.only in name)
+    # a whole name picks that kernel alone; other text, every kernel whose name holds it
+    names = (args.only,) if args.only in KERNELS else tuple(name for name in KERNELS if args.only in name)
     if not names:
-        parser.error(f"--only {args.only!r}: no kernel's name holds it; the kernels: {', '.join(KERNELS)}")
+        parser.error(f"--only {args.only!r}: no kernel's name holds it; the kernels: "
+                     + "; ".join(f'"{name}"' for name in KERNELS))
     limit = room(get_context())
     if args.chains > limit:
         parser.error(f"--chains {args.chains}: this context holds at most {limit} (its largest texture or storage "
@@ -150,12 +155,13 @@ def main(argv=None) -> int:
     seconds, agree = run(args.chains, args.repeats, names)
     print("renderer:", describe(get_context()).get("GL_RENDERER"),
           f"| {args.chains} chains of {SEGMENTS}, 8 floats a segment")
+    width = max(len(name) for name in names)
     for kind in ("load", "store"):
         base = seconds.get(f"{kind}, struct of 8 floats")
         for name in (n for n in names if n.startswith(kind)):
             ms = statistics.median(seconds[name]) * 1e3
             ratio = f"   {ms / (statistics.median(base) * 1e3):5.2f}× the struct's" if base else ""
-            print(f"  {name:28s} {ms:8.2f} ms{ratio}")
+            print(f"  {name:{width}s} {ms:8.2f} ms{ratio}")
     print("the kernels of each kind " + ("agree: the same values read, the same bytes written" if agree
                                          else "DISAGREE: the comparison is void"))
     return 0 if agree else 1

@@ -57,7 +57,7 @@ def frame_ms(solver, poses, extras, frames):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--kind", nargs="+", choices=["angle", "point"], default=["angle", "point"])
     parser.add_argument("--chains", type=int, nargs="+", default=[1000, 10000, 100000])
     parser.add_argument("--segments", type=int, default=8)

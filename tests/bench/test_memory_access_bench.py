@@ -41,7 +41,18 @@ def test_the_command_prints_each_kernel_and_refuses_an_unknown_name(bench, gl_co
     assert "store" not in out.split("\n", 1)[1].split("the kernels")[0]
     with pytest.raises(SystemExit):
         bench.main(["--only", "no such kernel"])
-    assert "the kernels: load, struct of 8 floats" in capsys.readouterr().err
+    assert 'the kernels: "load, struct of 8 floats"; "load, two vec4";' in capsys.readouterr().err
+
+
+def test_a_whole_name_runs_that_kernel_alone(bench, gl_context, capsys):
+    """"store, two vec4" is also part of the side-by-side kernel's name: given whole, it is
+    that kernel alone (what the docstring's callgrind recipe needs); a part runs every match."""
+    assert bench.main(["--chains", "70", "--repeats", "1", "--only", "store, two vec4"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("  ")]
+    assert [line.split(" ms")[0].rsplit(None, 1)[0].strip() for line in rows] == ["store, two vec4"]
+    assert bench.main(["--chains", "70", "--repeats", "1", "--only", "two vec4"]) == 0
+    out = capsys.readouterr().out
+    assert all(name in out for name in ("load, two vec4", "store, two vec4", "store, two vec4, chains side by side"))
 
 
 def test_more_chains_than_the_context_holds_are_refused_before_anything_is_made(bench, gl_context, capsys):
