@@ -64,8 +64,7 @@ def main(argv=None) -> int:
     parser.add_argument("--frames", type=int, default=10, help="frames timed per case (their mean), after 3 warm-up frames")
     parser.add_argument("--size", type=parse_size, default=(960, 540), help="the framebuffer drawn into, WIDTHxHEIGHT")
     args = parser.parse_args(argv)
-    bad = [n for n in args.blades if n < 1]
-    if bad or args.frames < 1:
+    if min(args.blades) < 1 or args.frames < 1:
         parser.error(f"--blades {' '.join(map(str, args.blades))}, --frames {args.frames}: each must be at least 1")
     demo = load_demo()
     ctx = get_context()

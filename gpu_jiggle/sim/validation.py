@@ -85,7 +85,7 @@ def _first_non_number(raw: np.ndarray):
     array's dtype is the fault)."""
     for index in np.ndindex(raw.shape):
         entry = raw[index]
-        if isinstance(entry, (bool, np.bool_)) or not isinstance(entry, (numbers.Real, np.integer, np.floating)):
+        if isinstance(entry, (bool, np.bool_)) or not isinstance(entry, numbers.Real):  # (numpy's numbers are Real)
             return index, entry
         try:
             float(entry)
