@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 
 from gpu_jiggle.character.crowd import Crowd, grid_placements
-from gpu_jiggle.character.gltf import Character
+from gpu_jiggle.character.gltf.loader import Character
 from gpu_jiggle.character.motion import builtin_motion
-from gpu_jiggle.character.vrm_rig import rig_from_vrm
+from gpu_jiggle.character.rig.from_vrm import rig_from_vrm
 
 AVATAR = Path(__file__).resolve().parents[1] / "data" / "vrm" / "Godette_vrm_v4.vrm"
 

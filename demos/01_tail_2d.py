@@ -34,8 +34,8 @@ import numpy as np
 
 from gpu_jiggle import AngleChainSet, Solver
 from gpu_jiggle.render.draw2d import Renderer
-from gpu_jiggle.character.ik import two_bone_fk_2d, two_bone_ik_2d
-from gpu_jiggle.character.keyframes import KeyframeTrack
+from support.ik_2d import two_bone_fk_2d, two_bone_ik_2d
+from support.keyframes import KeyframeTrack
 from gpu_jiggle.app.viewer import Demo, demo_parser, parse_demo_args, run, run_strip, spread_frames
 from gpu_jiggle.app.viewer.framing import view_2d
 

@@ -40,7 +40,7 @@ import numpy as np
 from gpu_jiggle import PointChainSet, Solver
 from gpu_jiggle.render.draw3d import FULL_AREA, Camera, Renderer, scalp_triangles
 from gpu_jiggle.character.groom import grow_strands, head_frame_obstacles, scalp_directions
-from gpu_jiggle.character.keyframes import KeyframeTrack
+from support.keyframes import KeyframeTrack
 from gpu_jiggle.app.viewer import Demo, demo_parser, parse_demo_args, run, run_strip, spread_frames
 
 # -- stage --------------------------------------------------------------------------------------

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpu_jiggle import PointChainSet, Solver
-from gpu_jiggle.character import quat
+from gpu_jiggle.character.pose import quat
 from gpu_jiggle.render.chain_draw import ChainDrawer
 from gpu_jiggle.render.draw3d import Camera, Renderer, unit_sphere_triangles
 from gpu_jiggle.app.viewer import Demo, Parameter, demo_parser, parse_demo_args, run

@@ -39,7 +39,7 @@ from gpu_jiggle import LagFollower, PointChainSet, Solver
 from gpu_jiggle.render.chain_draw import ChainDrawer
 from gpu_jiggle.render.draw3d import Camera, Renderer, scalp_triangles
 from gpu_jiggle.character.groom import grow_strands, head_frame_obstacles, scalp_directions
-from gpu_jiggle.character.keyframes import KeyframeTrack
+from support.keyframes import KeyframeTrack
 from gpu_jiggle.app.viewer import Demo, Parameter, demo_parser, parse_demo_args, run
 
 # -- the body: body frame, feet on y = 0, facing +z, metres -----------------------------------------

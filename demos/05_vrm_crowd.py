@@ -1,7 +1,7 @@
 """Demo 05: a crowd of VRM avatars (Godette), each shaking or turning its head at its own
 phase, all of their spring bones in one chain set, one solver and one dispatch a frame.
 
-The avatar's spring bones come from its VRM file (:mod:`gpu_jiggle.character.vrm_rig`, matched
+The avatar's spring bones come from its VRM file (:mod:`gpu_jiggle.character.rig.from_vrm`, matched
 to VRM's own update at 60 fps); :class:`gpu_jiggle.character.crowd.Crowd` puts N copies of its
 chains into one :class:`~gpu_jiggle.PointChainSet` and steps them together: the copies' poses
 are sampled and posed as one stacked array, their joints go up in one ``set_pose`` and run in
@@ -26,11 +26,11 @@ from pathlib import Path
 import numpy as np
 
 from gpu_jiggle.app.viewer import Demo, Parameter, demo_parser, parse_demo_args, run
-from gpu_jiggle.character.credit import credit_of
+from gpu_jiggle.character.gltf.credit import credit_of
 from gpu_jiggle.character.crowd import Crowd, grid_placements
-from gpu_jiggle.character.gltf import Character
+from gpu_jiggle.character.gltf.loader import Character
 from gpu_jiggle.character.motion import MOTIONS, builtin_motion
-from gpu_jiggle.character.vrm_rig import rig_from_vrm
+from gpu_jiggle.character.rig.from_vrm import rig_from_vrm
 from gpu_jiggle.render.draw3d import Camera, Renderer
 from gpu_jiggle.render.meshes import SkinnedMeshes
 from gpu_jiggle.render.scene import key_light

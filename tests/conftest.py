@@ -48,7 +48,7 @@ def fox():
     """The Fox sample character (data/fox/Fox.gltf), loaded once per test module."""
     from demo_support import FOX
 
-    from gpu_jiggle.character.gltf import Character
+    from gpu_jiggle.character.gltf.loader import Character
     return Character.load(FOX)
 
 
@@ -57,7 +57,7 @@ def rig(fox):
     """rigs/fox.toml on the Fox's skeleton, once per test module (tests may tune it)."""
     from demo_support import FOX_RIG
 
-    from gpu_jiggle.character.rig import load_rig
+    from gpu_jiggle.character.rig.reader import load_rig
     return load_rig(FOX_RIG, fox.skeleton)
 
 

@@ -53,8 +53,8 @@ def test_the_checkout_paths_are_links_to_the_same_files():
 
 def test_the_fox_and_its_rig_load_from_another_folder(tmp_path):
     probe = ("from gpu_jiggle.data import fox_path, fox_rig_path\n"
-             "from gpu_jiggle.character.gltf import Character\n"
-             "from gpu_jiggle.character.rig import load_rig\n"
+             "from gpu_jiggle.character.gltf.loader import Character\n"
+             "from gpu_jiggle.character.rig.reader import load_rig\n"
              "fox = Character.load(fox_path())\n"
              "rig = load_rig(fox_rig_path(), fox.skeleton)\n"
              "print(' '.join(fox.clip_names), len(rig.chains))\n")
@@ -67,9 +67,9 @@ def test_the_fox_and_its_rig_load_from_another_folder(tmp_path):
 
 def test_save_writes_through_a_linked_rig(tmp_path):
     from gpu_jiggle.app.tuning import RigTuning
-    from gpu_jiggle.character.gltf import Character
+    from gpu_jiggle.character.gltf.loader import Character
     from gpu_jiggle.character.pipeline import Pipeline
-    from gpu_jiggle.character.rig import load_rig
+    from gpu_jiggle.character.rig.reader import load_rig
 
     real = tmp_path / "real" / "fox.toml"
     real.parent.mkdir()

@@ -1,5 +1,6 @@
-"""The package's layers import only downward (docs/ARCHITECTURE.md), and the solver core imports
-no GUI, plotting, video or file-format library."""
+"""The package's layers import only downward (docs/ARCHITECTURE.md), the character layer's wings
+too, no module of the package takes part in an import circle (imports inside functions
+included), and the solver core imports no GUI, plotting, video or file-format library."""
 from __future__ import annotations
 
 import ast
@@ -33,7 +34,8 @@ OPTIONAL_LIBRARIES = {"glfw": {"app"}, "imgui_bundle": {"app"}, "matplotlib": {"
 
 
 def imports_of(path: Path):
-    """(module imported, line) for every import in the file, relative ones resolved."""
+    """(module imported, line) for every import in the file, relative ones resolved; ``from M
+    import name`` gives ``M.name`` (name may be a module of M, or a name defined in M)."""
     package = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)[:-1]  # the module's package
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
@@ -43,10 +45,10 @@ def imports_of(path: Path):
             if node.level:
                 base = package[:len(package) - node.level + 1]
                 module = ".".join(base + ([node.module] if node.module else []))
-                for alias in node.names:
-                    yield (f"{module}.{alias.name}" if not node.module else module), node.lineno
             else:
-                yield node.module, node.lineno
+                module = node.module
+            for alias in node.names:  # a name may be a module of the package
+                yield f"{module}.{alias.name}", node.lineno
 
 
 SOURCES = sorted(p for p in PACKAGE.rglob("*.py"))
@@ -70,6 +72,71 @@ def test_layers_import_only_downward(path):
         elif names[0] in OPTIONAL_LIBRARIES:
             assert layer in OPTIONAL_LIBRARIES[names[0]], \
                 f"{path.relative_to(PACKAGE)}:{line}: {layer}/ imports the optional library {names[0]}"
+
+
+# The character layer's wings, bottom up: each imports only those before it (and sim, gl).
+# The root modules (pipeline, travel, motion, crowd, groom) stand between rig and baking.
+CHARACTER_WINGS = ("pose", "gltf", "rig", None, "baking")
+
+
+def wing_of(parts):
+    """The wing of a module of gpu_jiggle/character (its parts after "character"); None at the root."""
+    return parts[0] if len(parts) > 1 and parts[0] in CHARACTER_WINGS else None
+
+
+@pytest.mark.parametrize("path", [p for p in SOURCES if layer_of(p) == "character"  # not the layer's face,
+                                  and p != PACKAGE / "character" / "__init__.py"],  # which hands names on
+                         ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_character_wings_import_only_downward(path):
+    own = wing_of(path.relative_to(PACKAGE / "character").with_suffix("").parts)
+    for module, line in imports_of(path):
+        names = module.split(".")
+        if names[:2] != ["gpu_jiggle", "character"] or len(names) < 3:
+            continue
+        wing = wing_of(names[2:])
+        assert CHARACTER_WINGS.index(wing) <= CHARACTER_WINGS.index(own), \
+            f"{path.relative_to(PACKAGE)}:{line}: the {own or 'root'} wing imports {module} ({wing or 'root'})"
+
+
+def module_of(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph():
+    """module -> {(module it imports, line)}, for every module of gpu_jiggle; ``from P import
+    name`` counts as importing P.name where that is a module, else P."""
+    modules = {module_of(p): p for p in SOURCES}
+    graph = {}
+    for name, path in modules.items():
+        edges = graph.setdefault(name, set())
+        for module, line in imports_of(path):
+            while module and module not in modules:
+                module = module.rpartition(".")[0]  # a name defined in a module: the module
+            if module and module != name:
+                edges.add((module, line))
+    return graph
+
+
+def test_no_module_takes_part_in_an_import_circle():
+    graph = import_graph()
+    state, circles = {}, []
+
+    def visit(module, stack):
+        state[module] = "open"
+        stack.append(module)
+        for target, _ in sorted(graph[module]):
+            if state.get(target) == "open":
+                circles.append(stack[stack.index(target):] + [target])
+            elif target not in state:
+                visit(target, stack)
+        stack.pop()
+        state[module] = "done"
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [])
+    assert not circles, "import circles:\n" + "\n".join(" -> ".join(c) for c in circles)
 
 
 def test_the_core_imports_no_gui_plotting_or_file_format_library():

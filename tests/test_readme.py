@@ -57,7 +57,7 @@ def test_the_set_parameters_rows_give_each_chain_kinds_names():
 
 
 def test_live_tuning_names_what_pipeline_set_parameters_takes():
-    from gpu_jiggle.character.rig import LIVE_PARAMETERS
+    from gpu_jiggle.character.rig.model import LIVE_PARAMETERS
 
     bullet = CHARACTERS.split("- **Live tuning:**", 1)[1].split("\n- ", 1)[0].split("\n\n", 1)[0]
     assert [name for name in LIVE_PARAMETERS if f"`{name}`" not in bullet] == []

@@ -17,8 +17,8 @@ SHIPPED = ["gpu_jiggle/docs/SPEC.md", "gpu_jiggle/data/__init__.py", "gpu_jiggle
 PROBE = """
 import pathlib, sys
 from gpu_jiggle import data, spec
-from gpu_jiggle.character.gltf import Character
-from gpu_jiggle.character.rig import load_rig
+from gpu_jiggle.character.gltf.loader import Character
+from gpu_jiggle.character.rig.reader import load_rig
 site = pathlib.Path(sys.argv[1]).resolve()
 for path in (spec.spec_path(), *data.sample("fox")):
     assert path.resolve().is_relative_to(site), path

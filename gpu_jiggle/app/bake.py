@@ -1,11 +1,11 @@
 """``gpu-jiggle bake``: bake spring motion into a copy of a glTF file as rotation keyframes
-(:func:`gpu_jiggle.character.bake.bake`).
+(:func:`gpu_jiggle.character.baking.run.bake`).
 
 Without ``--animation`` it bakes the file's first clip; a file without clips, or
 ``--animation none``, bakes a built-in motion (``--motion idle|turn|walk``,
 :mod:`gpu_jiggle.character.motion`), written into the copy as one more animation.
 ``--look-at`` bakes the rig's look-ats as ``render --look-at`` shows them; ``--strands
-joints`` bakes the rig's procedural strands as skinned joints (:mod:`gpu_jiggle.character.bake_strands`).
+joints`` bakes the rig's procedural strands as skinned joints (:mod:`gpu_jiggle.character.baking.strands`).
 What the copy does not carry (strands without ``--strands joints``, constraints that are off)
 is printed after the summary, one ``not baked:`` line each.
 
@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import sys
 
-from ..character.bake import DEFAULT_FPS, DEFAULT_PREROLL, MIN_SOURCE_FPS, bake, refuse_inputs
-from ..character.bake_strands import STRAND_MODES
+from ..character.baking.run import DEFAULT_FPS, DEFAULT_PREROLL, MIN_SOURCE_FPS, bake, refuse_inputs
+from ..character.baking.strands import STRAND_MODES
 from ..character.motion import with_motion
 from .shared import add_clip_options, choose_clip, open_character
 

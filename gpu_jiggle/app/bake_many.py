@@ -1,9 +1,9 @@
 """``gpu-jiggle bake-many MANIFEST --out DIR``: bake a library, many characters × clips, on a
 Dask cluster (``dask.distributed``, the ``[batch]`` extra).
 
-The manifest (:mod:`gpu_jiggle.character.bake_manifest`) is read and checked whole first;
+The manifest (:mod:`gpu_jiggle.character.baking.manifest`) is read and checked whole first;
 a bad one stops the command before anything runs. Each output whose record says it was made
-from the same inputs (:mod:`gpu_jiggle.character.bake_inputs`) is skipped ("up to date"), so
+from the same inputs (:mod:`gpu_jiggle.character.baking.inputs`) is skipped ("up to date"), so
 an interrupted run resumes. The other bakes go to the cluster, grouped by character, one Dask
 task each (:func:`gpu_jiggle.app.bake_workers.run_bake`):
 
@@ -43,9 +43,9 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..character.bake import write_whole
-from ..character.bake_inputs import Digests, bake_digest, up_to_date
-from ..character.bake_manifest import ManifestError, is_vrma, read_manifest
+from ..character.baking.run import write_whole
+from ..character.baking.inputs import Digests, bake_digest, up_to_date
+from ..character.baking.manifest import ManifestError, is_vrma, read_manifest
 from ..extras import require
 from ..whole_files import same_file
 from .scheduler_address import SCHEDULER_TIMEOUT, check_scheduler

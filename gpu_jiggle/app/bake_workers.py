@@ -9,9 +9,9 @@ loaded last (:data:`CACHED_CHARACTERS`, keyed by path and content digest), so th
 character, submitted together, load it once per worker. Rigs are read for each bake (a TOML
 file, or the character's VRM spring bones).
 
-A bake writes its output whole (:func:`gpu_jiggle.character.bake.bake`), then its record
-(:func:`gpu_jiggle.character.bake_inputs.write_record`); the record of earlier inputs is
-removed first. The result is the same :func:`~gpu_jiggle.character.bake.bake` call that
+A bake writes its output whole (:func:`gpu_jiggle.character.baking.run.bake`), then its record
+(:func:`gpu_jiggle.character.baking.inputs.write_record`); the record of earlier inputs is
+removed first. The result is the same :func:`~gpu_jiggle.character.baking.run.bake` call that
 ``gpu-jiggle bake`` makes, so the file is the same bytes on the same backend.
 """
 from __future__ import annotations
@@ -25,11 +25,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import __version__
-from ..character.bake import bake
-from ..character.bake_inputs import forget, write_record
-from ..character.bake_manifest import BakeJob
+from ..character.baking.run import bake
+from ..character.baking.inputs import forget, write_record
+from ..character.baking.manifest import BakeJob
 from ..character.motion import with_motion
-from ..character.vrma import vrma_clip
+from ..character.gltf.vrma import vrma_clip
 from ..gl.context import choose_device
 from .shared import one_line, open_character
 
@@ -44,7 +44,7 @@ class BakeTask:
     """What a worker needs for one bake.
 
     Attributes:
-        job: the :class:`~gpu_jiggle.character.bake_manifest.BakeJob`. backend: ``"auto"``,
+        job: the :class:`~gpu_jiggle.character.baking.manifest.BakeJob`. backend: ``"auto"``,
         ``"gpu"`` or ``"cpu"``. digest: the inputs' digest recorded beside the output.
         character_digest: the character's content digest (the cache key with its path).
         out_dir: the output folder, absolute, as the worker sees it. run: the run's id, in
@@ -159,8 +159,8 @@ class Workshop:
     def character(self, path: Path, digest: str):
         """``(character, loaded)``: the character at ``path`` with content ``digest``, from
         the cache or loaded now (``loaded`` True). Raises what
-        :meth:`~gpu_jiggle.character.gltf.Character.load` raises."""
-        from ..character.gltf import Character
+        :meth:`~gpu_jiggle.character.gltf.loader.Character.load` raises."""
+        from ..character.gltf.loader import Character
 
         key = (str(path), digest)
         if key in self._characters:

@@ -20,7 +20,7 @@ from .. import extras
 from ..bench import cases as bench_cases
 from ..bench.report import plot, table
 from ..bench.runner import BenchOptions, run
-from ..character.bake import write_whole
+from ..character.baking.run import write_whole
 from ..gl.context import get_context
 
 #: What ``--peers`` times when given without names.

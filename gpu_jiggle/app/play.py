@@ -37,8 +37,8 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ..character.bake import DEFAULT_PREROLL
-from ..character.credit import credit_of
+from ..character.baking.run import DEFAULT_PREROLL
+from ..character.gltf.credit import credit_of
 from ..character.motion import MOTIONS, Motion, builtin_motion
 from ..character.travel import make_pipeline, preroll_frames, run_preroll
 from ..render.scene import ZOOM_RANGE, CharacterView

@@ -32,10 +32,10 @@ from pathlib import Path
 import numpy as np
 
 from ..extras import require
-from ..character.bake import MAX_BAKE_FRAMES
-from ..character.rig_specs import LookAtSpec, TwoBoneIKSpec
-from ..character.bake import DEFAULT_PREROLL
-from ..character.credit import credit_of
+from ..character.baking.run import MAX_BAKE_FRAMES
+from ..character.rig.specs import LookAtSpec, TwoBoneIKSpec
+from ..character.baking.run import DEFAULT_PREROLL
+from ..character.gltf.credit import credit_of
 from ..character.travel import make_pipeline, preroll_frames, run_preroll
 from ..gl.offscreen import OffscreenTarget, choose_samples
 from ..render.scene import ZOOM_RANGE, CharacterView, Framing
@@ -155,7 +155,7 @@ def _drawn(rig, compare: bool, constraints) -> tuple:
     return [None], f"with {', '.join(stages)} and springs" if stages else "with springs"
 
 
-#: The most frames one render draws, as a bake's most (:data:`~gpu_jiggle.character.bake.MAX_BAKE_FRAMES`).
+#: The most frames one render draws, as a bake's most (:data:`~gpu_jiggle.character.baking.run.MAX_BAKE_FRAMES`).
 MAX_RENDER_FRAMES = MAX_BAKE_FRAMES
 
 

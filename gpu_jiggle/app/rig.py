@@ -1,5 +1,5 @@
 """``gpu-jiggle rig MODEL --out RIG.toml``: a VRM avatar's spring bones, imported
-(:mod:`gpu_jiggle.character.vrm_rig`), written as a TOML rig to edit and use with ``--rig``.
+(:mod:`gpu_jiggle.character.rig.from_vrm`), written as a TOML rig to edit and use with ``--rig``.
 The text is read back as a rig before it is written, and written whole or not at all.
 Exit status 0, or 2 with one line for a model without VRM spring bones or bad ones.
 """
@@ -10,12 +10,12 @@ import sys
 from pathlib import Path
 
 from ..extras import require
-from ..character.vrm_rig import RATE_RANGE
+from ..character.rig.from_vrm import RATE_RANGE
 from .shared import one_line
 
 
 def rig_toml(data: dict, header: str) -> str:
-    """The rig tables ``data`` (:func:`~gpu_jiggle.character.vrm_rig.rig_dict_from_vrm`) as
+    """The rig tables ``data`` (:func:`~gpu_jiggle.character.rig.from_vrm.rig_dict_from_vrm`) as
     TOML text (tomlkit), ``header`` as its first comment lines. Numbers are written in full
     (Python's shortest exact form), so the file reads back as the same rig."""
     tomlkit = require("tomlkit", "writing a TOML rig")
@@ -37,11 +37,11 @@ def rig_toml(data: dict, header: str) -> str:
 
 
 def run_command(args) -> int:
-    from ..character.bake import write_whole
-    from ..character.gltf import Character
-    from ..character.rig import rig_from_dict, tomllib
-    from ..character.vrm import read_springs
-    from ..character.vrm_rig import rig_dict_from_vrm
+    from ..character.baking.run import write_whole
+    from ..character.gltf.loader import Character
+    from ..character.rig.reader import rig_from_dict, tomllib
+    from ..character.gltf.vrm import read_springs
+    from ..character.rig.from_vrm import rig_dict_from_vrm
 
     out = Path(args.out)
     try:

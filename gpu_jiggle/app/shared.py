@@ -15,26 +15,27 @@ def open_character(model, rig=None):
     """``(character, rig)`` from paths (or already loaded objects); ``rig`` may be None.
 
     Args:
-        model: a ``.gltf``/``.glb`` path or a loaded :class:`~gpu_jiggle.character.gltf.Character`.
-        rig: a TOML rig path, a loaded :class:`~gpu_jiggle.character.rig.Rig`, or None: the
+        model: a ``.gltf``/``.glb`` path or a loaded :class:`~gpu_jiggle.character.gltf.loader.Character`.
+        rig: a TOML rig path, a loaded :class:`~gpu_jiggle.character.rig.model.Rig`, or None: the
             model's own VRM spring bones when it has them
-            (:func:`~gpu_jiggle.character.vrm_rig.rig_from_vrm`), else no rig.
+            (:func:`~gpu_jiggle.character.rig.from_vrm.rig_from_vrm`), else no rig.
 
     Raises:
         FileNotFoundError: a missing model or rig file. ValueError: an invalid glTF file or rig
         (VrmError for bad VRM spring bones).
     """
-    from ..character.gltf import Character
-    from ..character.rig import Rig, load_rig
-    from ..character.vrm import has_springs
-    from ..character.vrm_rig import rig_from_vrm
+    from ..character.gltf.loader import Character
+    from ..character.rig.model import Rig
+    from ..character.rig.reader import load_rig
+    from ..character.gltf.vrm import has_springs
+    from ..character.rig.from_vrm import rig_from_vrm
 
     character = model if hasattr(model, "skeleton") else Character.load(model)
     if rig is None and has_springs(character.json):
         rig = rig_from_vrm(character)
     elif rig is not None and not isinstance(rig, Rig):
         if not Path(rig).is_file():
-            from ..character.gltf_io import no_such_file
+            from ..character.gltf.io import no_such_file
             raise FileNotFoundError(no_such_file(rig, "rig file"))
         rig = load_rig(rig, character.skeleton)
     return character, rig
@@ -45,7 +46,7 @@ def choose_clip(character, animation: str | None = None, motion: str | None = No
 
     - ``animation`` a clip's name: that clip (``motion`` must then be None); a ``.vrma``
       file: that VRM animation on the avatar's humanoid bones
-      (:func:`~gpu_jiggle.character.vrma.vrma_clip`);
+      (:func:`~gpu_jiggle.character.gltf.vrma.vrma_clip`);
     - ``animation`` ``"none"``, or ``motion`` given without ``animation``: the built-in
       motion ``motion`` (default ``idle``; :func:`~gpu_jiggle.character.motion.builtin_motion`);
     - neither: the file's first clip, or the ``idle`` motion when the file has none.
@@ -56,7 +57,7 @@ def choose_clip(character, animation: str | None = None, motion: str | None = No
         FileNotFoundError: a missing ``.vrma``.
     """
     from ..character.motion import builtin_motion
-    from ..character.vrma import vrma_clip
+    from ..character.gltf.vrma import vrma_clip
 
     if animation is not None and animation != NO_ANIMATION:
         if motion is not None:
@@ -86,7 +87,7 @@ def add_clip_options(parser, verb: str) -> None:
 def add_preroll_option(parser) -> None:
     """``--preroll SECONDS`` on ``parser``, with ``bake``'s default (DEFAULT_PREROLL, 4 s), so
     that a render's or a play's first frame shows the chains as the bake's first key does."""
-    from ..character.bake import DEFAULT_PREROLL
+    from ..character.baking.run import DEFAULT_PREROLL
 
     parser.add_argument("--preroll", type=float, default=DEFAULT_PREROLL, metavar="SECONDS",
                         help=f"seconds of the looping clip simulated before the first frame, as bake does, so that "

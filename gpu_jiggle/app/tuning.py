@@ -12,7 +12,7 @@ followed when the file changes on disk; **Undo** takes the last edits back.
 - The colliders: one picked (from a list or by clicking it in the view), its radius and its
   offset in its joint's space (a capsule's first end; its second end moves with it).
 
-Save writes only the values that changed (:func:`gpu_jiggle.character.rig_toml.saved_rig_text`),
+Save writes only the values that changed (:func:`gpu_jiggle.character.rig.toml.saved_rig_text`),
 whole or not at all; the file's comments and order stay. A rig that did not come from a TOML
 file (a VRM's own springs) is tuned live but not saved: ``gpu-jiggle rig`` writes it as one.
 """
@@ -25,9 +25,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..character.rig import load_rig, rig_from_dict, tomllib
-from ..character.rig_live import changed_parameters
-from ..character.rig_toml import same_layout, saved_rig_text
+from ..character.rig.reader import load_rig, rig_from_dict, tomllib
+from ..character.rig.live import changed_parameters
+from ..character.rig.toml import same_layout, saved_rig_text
 from ..sim.chains import PointChainSet
 from .viewer.session import Action, Parameter
 
@@ -69,7 +69,7 @@ class RigTuning:
     """The panel values of a rig and their live edits (the module docstring).
 
     Args:
-        rig: the :class:`~gpu_jiggle.character.rig.Rig` being played (changed in place).
+        rig: the :class:`~gpu_jiggle.character.rig.model.Rig` being played (changed in place).
         skeleton: its character's skeleton (to read the file again).
         pipeline: a callable giving the live :class:`~gpu_jiggle.character.pipeline.Pipeline`
             (the player makes a new one per clip; they share ``rig``).
@@ -291,7 +291,7 @@ class RigTuning:
     def pick(self, x, y, camera, aspect, shapes) -> str | None:
         """The collider whose centre is nearest the click (x, y in [0, 1] from the top-left)
         on screen, within :data:`CLICK_PIXELS` at a 1000-pixel-high window; it becomes the
-        picked one. ``shapes``: the frame's :class:`~gpu_jiggle.character.rig.ColliderShapes`."""
+        picked one. ``shapes``: the frame's :class:`~gpu_jiggle.character.rig.model.ColliderShapes`."""
         if shapes is None or camera is None:
             return None
         centres = [(n, s[:3]) for n, s in zip(shapes.sphere_names, shapes.spheres)]
@@ -334,7 +334,7 @@ class RigTuning:
         Raises ValueError (no TOML file, a file whose chains changed) or OSError (among them
         :class:`~gpu_jiggle.whole_files.WholeWriteError`: a rig with several hard links, or
         one this user may not write); the file is then as it was."""
-        from ..character.bake import write_whole
+        from ..character.baking.run import write_whole
 
         path = self._need_file("save")
         text = path.read_text(encoding="utf-8")

@@ -33,7 +33,7 @@ LIMITED = ("limits", "all")
 #: Poses a case cycles through.
 POSE_COUNT = 2
 #: The most colliders a case takes (``--colliders``), as many as a rig may have
-#: (:data:`gpu_jiggle.character.rig.MAX_COLLIDERS`).
+#: (:data:`gpu_jiggle.character.rig.model.MAX_COLLIDERS`).
 MAX_COLLIDERS = 1024
 
 #: The full grid (the issue's): total segments, segments per chain, substeps per frame.

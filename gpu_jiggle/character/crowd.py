@@ -12,7 +12,7 @@ for frame in crowd.play(fps=30, seconds=4):
 Each copy's chains are the rig's chains; their joints' targets come from the copy's pose (the
 clip at ``time + phases[k]``, moved by ``placements[k]``), all of them go up in one
 ``set_pose`` and run in one ``advance``, and each copy's joints then take their segments'
-rotations (:func:`~gpu_jiggle.character.chain_pose.posed_with_springs`). The rig's colliders
+rotations (:func:`~gpu_jiggle.character.pose.chain_pose.posed_with_springs`). The rig's colliders
 are left out: the solver tests every chain against every collider it is given, so N copies'
 colliders would cost N² (a collider affects only its own copy's chains through their masks,
 but each is still visited).
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .chain_pose import posed_with_springs
+from .pose.chain_pose import posed_with_springs
 from ..sim.chains import PointChainSet
 from ..sim.solver import Solver
 

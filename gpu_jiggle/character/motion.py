@@ -2,7 +2,7 @@
 
 A file with no animation (or ``--animation none``) still needs its springs shaken to be
 seen and baked. :func:`builtin_motion` makes a :class:`Motion`: a looping
-:class:`~gpu_jiggle.character.animation.Clip` of LINEAR keyframes (:data:`KEY_RATE` keys per
+:class:`~gpu_jiggle.character.pose.animation.Clip` of LINEAR keyframes (:data:`KEY_RATE` keys per
 second over one period, or :data:`KEY_RATES`) that the pipeline plays and the bake writes like any clip. It moves
 the joints a character has:
 
@@ -32,7 +32,7 @@ of the rest-pose bounds' diagonal so they suit a mouse or a giant):
   :func:`~gpu_jiggle.character.travel.make_pipeline` uses as the travel speed.
 
 :func:`with_motion` gives a copy of the character whose file holds the motion as one more
-animation (its keyframes in a new buffer), so that :func:`~gpu_jiggle.character.bake.bake`
+animation (its keyframes in a new buffer), so that :func:`~gpu_jiggle.character.baking.run.bake`
 writes it, with the springs baked into it, like any clip of the file.
 
 Angles are radians, times seconds, lengths the model's unit.
@@ -47,10 +47,10 @@ import re
 import numpy as np
 
 from ..sim.validation import closest_name
-from . import quat
-from .animation import Channel, Clip, Sampler
-from .morph import posed_positions
-from .vrm import humanoid_bones
+from .pose import quat
+from .pose.animation import Channel, Clip, Sampler
+from .gltf.morph import posed_positions
+from .gltf.vrm import humanoid_bones
 
 __all__ = ["MOTIONS", "Motion", "builtin_motion", "find_head", "with_motion", "KEY_RATE", "KEY_RATES", "PERIODS",
            "AMPLITUDES"]
@@ -231,14 +231,14 @@ FLOAT = 5126
 
 
 def with_motion(character, motion: Motion):
-    """A new :class:`~gpu_jiggle.character.gltf.Character` of the same file with ``motion``
+    """A new :class:`~gpu_jiggle.character.gltf.loader.Character` of the same file with ``motion``
     appended to its JSON as the last animation (named ``motion.name``): its key times and
     values as float32 accessors in one more buffer (a ``data:`` URI). A moved node given by
     a ``matrix`` gets its rest translation, rotation and scale instead, since glTF 2.0
     (section 3.11) animates only TRS nodes. Everything else is the file's as loaded.
 
     Raises:
-        GltfError: as :meth:`Character.load <gpu_jiggle.character.gltf.Character.load>` (the
+        GltfError: as :meth:`Character.load <gpu_jiggle.character.gltf.loader.Character.load>` (the
         copy is checked like a file).
     """
     doc = copy.deepcopy(character.json)

@@ -1,8 +1,8 @@
 """The per-frame pipeline for a glTF character: keyframes → IK/constraints → springs → skinning.
 
 ```python
-from gpu_jiggle.character.gltf import Character
-from gpu_jiggle.character.rig import load_rig
+from gpu_jiggle.character.gltf.loader import Character
+from gpu_jiggle.character.rig.reader import load_rig
 from gpu_jiggle.character.pipeline import Pipeline
 from gpu_jiggle.data import fox_path, fox_rig_path
 
@@ -20,7 +20,7 @@ for frame in pipeline.play(fps=30, seconds=4):       # or pipeline.step(t, dt) b
 Each :meth:`Pipeline.step` runs the four stages in this order, each also callable alone:
 
 1. :meth:`Pipeline.sample_keyframes`: the clip sampled at the frame time (glTF rules,
-   looped or held), giving a :class:`~gpu_jiggle.character.skeleton.Pose` of every node.
+   looped or held), giving a :class:`~gpu_jiggle.character.pose.skeleton.Pose` of every node.
 2. :meth:`Pipeline.apply_constraints`: look-at and two-bone IK (the rig's enabled ones, or
    those passed in), changing local joint rotations. This is the pose the springs follow.
 3. :meth:`Pipeline.apply_springs`: the spring chains' joints and the procedural strands'
@@ -56,12 +56,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import quat
-from .ik3d import look_at, two_bone_ik_3d
-from .rig_live import LiveChanges
-from .chain_pose import posed_with_springs
-from .rig import ColliderShapes, LookAtSpec, Rig, TwoBoneIKSpec
-from .skeleton import Pose
+from .pose import quat
+from .pose.ik3d import look_at, two_bone_ik_3d
+from .rig.live import LiveChanges
+from .pose.chain_pose import posed_with_springs
+from .rig.model import ColliderShapes, LookAtSpec, Rig, TwoBoneIKSpec
+from .pose.skeleton import Pose
 from ..sim.solver import Solver
 
 STAGES = ("keyframes", "constraints", "springs", "skinning")
@@ -73,7 +73,7 @@ class Frame:
 
     Attributes:
         time: the playing time asked for (s). clip_time: the time sampled in the clip (s).
-        pose: the final local :class:`~gpu_jiggle.character.skeleton.Pose` (after springs).
+        pose: the final local :class:`~gpu_jiggle.character.pose.skeleton.Pose` (after springs).
         keyframe_world_matrices: (N, 4, 4) float64, nodes after stage 1 (raw keyframes).
         constrained_world_matrices: (N, 4, 4) float64, after stage 2 (what springs follow).
         world_matrices: (N, 4, 4) float64, after stage 3 (final).
@@ -110,14 +110,14 @@ class Pipeline(LiveChanges):
     """Keyframes → IK/constraints → springs → skinning for one character (module docstring).
 
     Args:
-        character: a :class:`~gpu_jiggle.character.gltf.Character`.
-        rig: a :class:`~gpu_jiggle.character.rig.Rig` for its skeleton, or None (no springs).
-        clip: an animation name (or a :class:`~gpu_jiggle.character.animation.Clip`), or None for the
+        character: a :class:`~gpu_jiggle.character.gltf.loader.Character`.
+        rig: a :class:`~gpu_jiggle.character.rig.model.Rig` for its skeleton, or None (no springs).
+        clip: an animation name (or a :class:`~gpu_jiggle.character.pose.animation.Clip`), or None for the
             rest pose. An unknown name raises ValueError listing the clips.
         loop: play the clip repeatedly (True) or hold its last frame after its end.
         backend: ``"auto"``, ``"gpu"`` or ``"cpu"``, for the spring solver.
-        constraints: a list of :class:`~gpu_jiggle.character.rig.LookAtSpec` /
-            :class:`~gpu_jiggle.character.rig.TwoBoneIKSpec`; None takes the rig's enabled ones.
+        constraints: a list of :class:`~gpu_jiggle.character.rig.model.LookAtSpec` /
+            :class:`~gpu_jiggle.character.rig.model.TwoBoneIKSpec`; None takes the rig's enabled ones.
         springs: False skips stage 3 (the animated pose, e.g. for a side-by-side compare).
         context: a moderngl context for the GPU solver (a window's), or None.
     """

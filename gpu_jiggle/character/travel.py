@@ -21,7 +21,7 @@ import numpy as np
 
 from .motion import Motion
 from .pipeline import Pipeline
-from .rig import LookAtSpec
+from .rig.model import LookAtSpec
 
 __all__ = ["ground_speed", "TravellingPipeline", "make_pipeline", "preview_constraints", "SPEED_SAMPLES_PER_SECOND",
            "MAX_SPEED_SAMPLES"]
@@ -186,7 +186,7 @@ def preview_constraints(rig, look_at: bool = False, velocity=(0.0, 0.0, 0.0), st
     its pipeline, and what ``bake`` records): the rig's enabled ones, in file order; with
     ``look_at`` every look-at of the rig too, whether enabled in the file or not, its target
     carried at ``velocity`` ((3,) world, length unit/s) from time ``start`` (s). A list of
-    :class:`~gpu_jiggle.character.rig.LookAtSpec` / ``TwoBoneIKSpec``; ``[]`` for no rig."""
+    :class:`~gpu_jiggle.character.rig.model.LookAtSpec` / ``TwoBoneIKSpec``; ``[]`` for no rig."""
     if rig is None:
         return []
     if not look_at:

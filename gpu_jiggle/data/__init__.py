@@ -2,8 +2,8 @@
 wherever the caller runs from (a source checkout, an editable install or a wheel).
 
 >>> from gpu_jiggle.data import fox_path, fox_rig_path
->>> from gpu_jiggle.character.gltf import Character
->>> from gpu_jiggle.character.rig import load_rig
+>>> from gpu_jiggle.character.gltf.loader import Character
+>>> from gpu_jiggle.character.rig.reader import load_rig
 >>> fox = Character.load(fox_path())
 >>> rig = load_rig(fox_rig_path(), fox.skeleton)
 

@@ -1,7 +1,7 @@
 """A glTF character's mesh primitives on the GPU: morphed, skinned, with their materials.
 
 :class:`SkinnedMeshes` uploads every triangle-list primitive of a
-:class:`~gpu_jiggle.character.gltf.Character` once (positions, normals, the base colour
+:class:`~gpu_jiggle.character.gltf.loader.Character` once (positions, normals, the base colour
 texture's UV set, joints, weights, ``COLOR_0``; the morph target offsets in one float texture
 per primitive) and draws it each frame with ``shaders/draw/skinned_mesh.vert/.frag``:
 
@@ -10,7 +10,7 @@ per primitive) and draws it each frame with ``shaders/draw/skinned_mesh.vert/.fr
   them, each node's default weights;
 - linear blend skinning by the skin's joint matrices ``world(joint) · inverse_bind``
   (section 3.7.3), or the node's world matrix for a primitive without a skin;
-- the material (:class:`~gpu_jiggle.character.gltf_material.Material`): base colour factor ×
+- the material (:class:`~gpu_jiggle.character.gltf.material.Material`): base colour factor ×
   texture (its sampler's wrap and filters, KHR_texture_transform) × ``COLOR_0``; alpha mode
   OPAQUE, MASK (``alphaCutoff``) or BLEND; ``doubleSided`` (back faces culled otherwise, the
   winding flipped for an unskinned node whose world matrix mirrors, section 3.7.4);
@@ -28,8 +28,8 @@ from __future__ import annotations
 import moderngl
 import numpy as np
 
-from ..character.gltf_material import CLAMP_TO_EDGE, MIRRORED_REPEAT
-from ..character.morph import posed_positions
+from ..character.gltf.material import CLAMP_TO_EDGE, MIRRORED_REPEAT
+from ..character.gltf.morph import posed_positions
 from ..gl.glsl import program
 from .draw2d import rgba
 from .draw3d import Camera
@@ -53,7 +53,7 @@ FILTERS = {9728: moderngl.NEAREST, 9729: moderngl.LINEAR, 9984: moderngl.NEAREST
 def skin_on_host(character, mesh, world_matrices, morph_weights=None) -> np.ndarray:
     """(V, 3) float64 world positions of ``mesh`` under node ``world_matrices`` (N, 4, 4),
     morphed by ``morph_weights`` (T,) (default: the mesh's default weights) and skinned: the
-    vertex shader's formula in numpy (:func:`~gpu_jiggle.character.morph.posed_positions`)."""
+    vertex shader's formula in numpy (:func:`~gpu_jiggle.character.gltf.morph.posed_positions`)."""
     return posed_positions(character, mesh, world_matrices, morph_weights)
 
 
@@ -68,7 +68,7 @@ class SkinnedMeshes:
 
     Args:
         ctx: a moderngl context (OpenGL ≥ 3.3). character: a loaded
-            :class:`~gpu_jiggle.character.gltf.Character`.
+            :class:`~gpu_jiggle.character.gltf.loader.Character`.
 
     Raises:
         ValueError: a primitive's morph targets need a texture taller than the context's

@@ -131,7 +131,7 @@ class FrameWriter:
         path: ``*.mp4``, ``*.gif``, or a folder. size: (width, height) pixels of every frame.
         fps: frames per second (> 0). palette_from: a GIF's palette source (a PIL image
             spanning the motion); :meth:`close` may give it instead. credit: the authors and
-            licence of what the frames show (a character's, :mod:`gpu_jiggle.character.credit`),
+            licence of what the frames show (a character's, :mod:`gpu_jiggle.character.gltf.credit`),
             kept in the output: an MP4's ``copyright`` metadata, a GIF's comment, each PNG
             frame's ``Copyright`` text.
 

@@ -386,7 +386,7 @@ def test_an_output_or_report_that_is_an_input_is_refused_before_anything_runs(tm
 
 
 def test_a_glob_that_matches_an_earlier_runs_baked_output_is_refused_without_force(tmp_path, capsys):
-    from gpu_jiggle.character.bake_gltf import mark_baked
+    from gpu_jiggle.character.baking.gltf import mark_baked
 
     library = tmp_path / "library"
     (library / "out").mkdir(parents=True)
@@ -404,7 +404,7 @@ def test_a_glob_that_matches_an_earlier_runs_baked_output_is_refused_without_for
 
 
 def test_the_record_covers_the_output_itself_and_a_vrmas_external_buffer(tmp_path):
-    from gpu_jiggle.character.bake_inputs import Digests, up_to_date, write_record
+    from gpu_jiggle.character.baking.inputs import Digests, up_to_date, write_record
 
     output = tmp_path / "a.glb"
     output.write_bytes(b"glTF" + bytes(range(200)))

@@ -61,7 +61,7 @@ def test_render_names_the_largest_size_the_context_draws(gl, capsys, tmp_path):
 def test_a_file_without_meshes_is_framed_by_its_joints(gl, tmp_path, capsys):
     import json
 
-    from gpu_jiggle.character.gltf import Character
+    from gpu_jiggle.character.gltf.loader import Character
     from gpu_jiggle.render.scene import Framing
     for translation in ([0.0, 2.0, 0.0], [0.0, 0.0, 0.0]):  # joints apart, and all at one point
         model = tmp_path / "bones.gltf"

@@ -10,7 +10,7 @@ import pytest
 from gpu_jiggle.app import cli
 from gpu_jiggle.app.play import CharacterPlayer
 from gpu_jiggle.app.shared import choose_clip, open_character
-from gpu_jiggle.character.gltf import Character
+from gpu_jiggle.character.gltf.loader import Character
 from gpu_jiggle.render.draw3d import OffscreenTarget
 
 from demo_support import FOX, FOX_RIG as RIG, fox_orange, middle, rgb, run_window

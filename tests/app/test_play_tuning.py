@@ -12,7 +12,7 @@ import pytest
 
 from gpu_jiggle.app.play import CharacterPlayer
 from gpu_jiggle.app.shared import open_character
-from gpu_jiggle.character.rig import load_rig
+from gpu_jiggle.character.rig.reader import load_rig
 from gpu_jiggle.render.draw3d import OffscreenTarget
 
 from demo_support import FOX, FOX_RIG

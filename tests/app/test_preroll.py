@@ -7,7 +7,7 @@ import pytest
 
 from gpu_jiggle.app.play import add_command as add_play
 from gpu_jiggle.app.render import add_command as add_render
-from gpu_jiggle.character.bake import DEFAULT_PREROLL, bake_frames
+from gpu_jiggle.character.baking.run import DEFAULT_PREROLL, bake_frames
 from gpu_jiggle.character.travel import make_pipeline, run_preroll
 
 

@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from gpu_jiggle.character.gltf import Character
+from gpu_jiggle.character.gltf.loader import Character
 
 
 def test_fox_keys_are_reproduced_at_their_own_times(fox):

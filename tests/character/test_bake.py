@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from gpu_jiggle.app.cli import main
-from gpu_jiggle.character.animation import Channel, Clip, Sampler
-from gpu_jiggle.character.bake import DEFAULT_PREROLL, bake, bake_schedule
-from gpu_jiggle.character.gltf import Character
+from gpu_jiggle.character.pose.animation import Channel, Clip, Sampler
+from gpu_jiggle.character.baking.run import DEFAULT_PREROLL, bake, bake_schedule
+from gpu_jiggle.character.gltf.loader import Character
 from gpu_jiggle.character.pipeline import Pipeline
 from demo_support import FOX, FOX_RIG
 from gltf_validator import assert_valid

@@ -1,4 +1,4 @@
-"""A baked copy is valid glTF whatever the source stores (gpu_jiggle/character/bake_gltf.py):
+"""A baked copy is valid glTF whatever the source stores (gpu_jiggle/character/baking/gltf.py):
 chain joints defined by a ``matrix`` become translation, rotation and scale (a matrix with
 shear is refused, naming the node), images carry the mimeType their bytes show, and
 animation data in strided or interleaved buffer views is repacked. Each baked file passes
@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from gpu_jiggle.character import quat
-from gpu_jiggle.character.bake import bake
-from gpu_jiggle.character.bake_gltf import BakeError
-from gpu_jiggle.character.gltf import Character
-from gpu_jiggle.character.rig import rig_from_dict
+from gpu_jiggle.character.pose import quat
+from gpu_jiggle.character.baking.run import bake
+from gpu_jiggle.character.baking.gltf import BakeError
+from gpu_jiggle.character.gltf.loader import Character
+from gpu_jiggle.character.rig.reader import rig_from_dict
 from gltf_build import Builder, skinned_strip, strip_rig, write
 from gltf_validator import assert_valid
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from demo_support import FOX, FOX_RIG
 
-from gpu_jiggle.character.bake_inputs import (Digests, bake_digest, character_digest, forget, record_path,
+from gpu_jiggle.character.baking.inputs import (Digests, bake_digest, character_digest, forget, record_path,
                                               up_to_date, write_record)
-from gpu_jiggle.character.bake_manifest import ManifestError, read_manifest
+from gpu_jiggle.character.baking.manifest import ManifestError, read_manifest
 
 VRM_FOLDER = FOX.parents[1] / "vrm"
 
@@ -199,7 +199,7 @@ def _library_with_links_to_itself(tmp_path: Path) -> Path:
 
 
 def test_a_double_star_glob_does_not_follow_linked_folders_into_a_loop(tmp_path):
-    from gpu_jiggle.character.globs import glob_paths
+    from gpu_jiggle.character.baking.globs import glob_paths
 
     library = _library_with_links_to_itself(tmp_path)
     assert glob_paths(library, "**/*.vrm") == [library / "a.vrm", library / "sub" / "b.vrm"]
@@ -209,7 +209,7 @@ def test_a_double_star_glob_does_not_follow_linked_folders_into_a_loop(tmp_path)
 
 
 def test_a_glob_that_matches_or_looks_at_too_much_is_refused_naming_the_limit(tmp_path, monkeypatch):
-    from gpu_jiggle.character import globs
+    from gpu_jiggle.character.baking import globs
 
     library = tmp_path / "library"
     (library / "deep").mkdir(parents=True)

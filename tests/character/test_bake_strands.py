@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from gpu_jiggle.app.cli import main
-from gpu_jiggle.character.bake import bake
-from gpu_jiggle.character.gltf import Character
-from gpu_jiggle.character.rig import rig_from_dict
+from gpu_jiggle.character.baking.run import bake
+from gpu_jiggle.character.gltf.loader import Character
+from gpu_jiggle.character.rig.reader import rig_from_dict
 from gpu_jiggle.character.travel import make_pipeline
 from demo_support import FOX, FOX_RIG
 from gltf_validator import assert_valid

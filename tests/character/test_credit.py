@@ -1,4 +1,4 @@
-"""The credit a character's file carries (:mod:`gpu_jiggle.character.credit`), from glTF's
+"""The credit a character's file carries (:mod:`gpu_jiggle.character.gltf.credit`), from glTF's
 asset and VRM 0.x and 1.0 meta, taken from an untrusted file."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from gpu_jiggle.character.credit import MAX_CREDIT_CHARS, credit_of
+from gpu_jiggle.character.gltf.credit import MAX_CREDIT_CHARS, credit_of
 from gpu_jiggle.data import fox_path
 
 from demo_support import ROOT
@@ -55,7 +55,7 @@ def test_joiners_stay_and_direction_overrides_go():
 
 
 def test_the_bundled_avatar_credits_its_adapter():
-    from gpu_jiggle.character.gltf import Character
+    from gpu_jiggle.character.gltf.loader import Character
 
     avatar = ROOT / "data" / "vrm" / "Godette_vrm_v4.vrm"
     assert credit_of(Character.load(avatar).json) == "Low-Poly Godette by SirRichard94; Adapted to VRM by Lyuma (CC BY)"

@@ -8,8 +8,8 @@ import json
 import numpy as np
 import pytest
 
-from gpu_jiggle.character.bake_gltf import glb as _glb
-from gpu_jiggle.character.gltf import Character, GltfError
+from gpu_jiggle.character.baking.gltf import glb as _glb
+from gpu_jiggle.character.gltf.loader import Character, GltfError
 from demo_support import FOX
 
 

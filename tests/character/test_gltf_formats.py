@@ -12,10 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gpu_jiggle.character import gltf_draco
-from gpu_jiggle.character.bake import bake
-from gpu_jiggle.character.gltf import Character, GltfError
-from gpu_jiggle.character.rig import rig_from_dict
+from gpu_jiggle.character.gltf import draco as gltf_draco
+from gpu_jiggle.character.baking.run import bake
+from gpu_jiggle.character.gltf.loader import Character, GltfError
+from gpu_jiggle.character.rig.reader import rig_from_dict
 from gltf_build import BYTE, FLOAT, SHORT, UBYTE, USHORT, Builder, skinned_strip, strip_rig, write
 from gltf_validator import assert_valid
 
@@ -187,6 +187,6 @@ def test_hostile_draco_is_refused_by_pointer(tmp_path, change, message):
 
 def test_files_requiring_the_drawn_material_extensions_load(tmp_path):
     """KHR_materials_unlit and KHR_texture_transform are drawn, so a file that requires them loads."""
-    from gpu_jiggle.character.gltf_check import SUPPORTED_REQUIRED
-    from gpu_jiggle.character.gltf_material import MATERIAL_EXTENSIONS
+    from gpu_jiggle.character.gltf.check import SUPPORTED_REQUIRED
+    from gpu_jiggle.character.gltf.material import MATERIAL_EXTENSIONS
     assert set(MATERIAL_EXTENSIONS) <= set(SUPPORTED_REQUIRED)

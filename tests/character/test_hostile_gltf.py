@@ -17,10 +17,10 @@ import pytest
 from PIL import Image, PngImagePlugin
 
 from gpu_jiggle import whole_files
-from gpu_jiggle.character.bake import bake
-from gpu_jiggle.character.gltf import Character, GltfError, GltfLimits
-from gpu_jiggle.character.gltf_io import split_glb
-from gpu_jiggle.character.rig import load_rig
+from gpu_jiggle.character.baking.run import bake
+from gpu_jiggle.character.gltf.loader import Character, GltfError, GltfLimits
+from gpu_jiggle.character.gltf.io import split_glb
+from gpu_jiggle.character.rig.reader import load_rig
 from demo_support import FOX, FOX_RIG
 from gltf_validator import assert_valid
 
@@ -260,7 +260,7 @@ def test_a_bake_is_written_whole_or_not_at_all(fox, rig, tmp_path, monkeypatch):
 PROBE = """
 import json, resource, sys, time
 resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))  # old code meets MemoryError, not the machine's limit
-from gpu_jiggle.character.gltf import Character, GltfError, GltfLimits
+from gpu_jiggle.character.gltf.loader import Character, GltfError, GltfLimits
 start = time.process_time()  # CPU time: what the load costs, not how busy the machine is
 out = {{}}
 try:

@@ -8,8 +8,9 @@ import sys
 import pytest
 from demo_support import FOX, FOX_RIG, ROOT
 
-from gpu_jiggle.character.bake import bake
-from gpu_jiggle.character.rig import RigError, load_rig
+from gpu_jiggle.character.baking.run import bake
+from gpu_jiggle.character.rig.model import RigError
+from gpu_jiggle.character.rig.reader import load_rig
 
 BASE = FOX_RIG.read_text(encoding="utf-8")
 
@@ -62,7 +63,7 @@ def test_a_million_strands_are_refused_before_they_are_built(fox, tmp_path):
     text = BASE.replace('name = "mane"\njoint = "b_Neck_04"\ncount = 6', 'name = "mane"\njoint = "b_Neck_04"\ncount = 1000000')
     assert text != BASE
     path = rig_file(tmp_path, text)
-    probe = (f"from gpu_jiggle.character.gltf import Character\nfrom gpu_jiggle.character.rig import RigError, load_rig\n"
+    probe = (f"from gpu_jiggle.character.gltf.loader import Character\nfrom gpu_jiggle.character.rig.model import RigError\nfrom gpu_jiggle.character.rig.reader import load_rig\n"
              f"fox = Character.load({str(FOX)!r})\n"
              f"try:\n    load_rig({str(path)!r}, fox.skeleton)\nexcept RigError as exc:\n    print(exc)\n")
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, cwd=ROOT)
@@ -76,7 +77,7 @@ def test_deeply_nested_toml_is_refused(fox, tmp_path):
 
 
 def test_a_rig_file_too_large_is_not_read(fox, tmp_path, monkeypatch):
-    from gpu_jiggle.character import rig
+    from gpu_jiggle.character.rig import reader as rig
     monkeypatch.setattr(rig, "MAX_RIG_FILE_BYTES", 1000)
     refused(fox, tmp_path, BASE, r"larger than 1000 bytes; not read as a rig")
 

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from gpu_jiggle.character import vrm as vrm_module
-from gpu_jiggle.character.gltf import Character
-from gpu_jiggle.character.rig import MAX_COLLIDERS
-from gpu_jiggle.character.skeleton import Skeleton
-from gpu_jiggle.character.vrm import VrmError, read_springs
-from gpu_jiggle.character.vrm_rig import rig_from_vrm
+from gpu_jiggle.character.gltf import vrm as vrm_module
+from gpu_jiggle.character.gltf.loader import Character
+from gpu_jiggle.character.rig.model import MAX_COLLIDERS
+from gpu_jiggle.character.pose.skeleton import Skeleton
+from gpu_jiggle.character.gltf.vrm import VrmError, read_springs
+from gpu_jiggle.character.rig.from_vrm import rig_from_vrm
 
 SCENE = Path(__file__).resolve().parents[2] / "data" / "vrm" / "sphere-collider.gltf"
 
@@ -124,7 +124,7 @@ def test_an_integer_too_large_for_any_value_is_refused_naming_the_file(scene, tm
     import json
     import shutil
 
-    from gpu_jiggle.character.gltf import GltfError
+    from gpu_jiggle.character.gltf.loader import GltfError
     shutil.copy(SCENE.with_name("sphere_mesh.bin"), tmp_path)
     text = json.dumps(scene.json).replace('"radius": 0.5', '"radius": RADIUS', 1)
     assert "RADIUS" in text
@@ -149,3 +149,8 @@ def test_gpu_jiggle_rig_blames_the_model_for_a_bad_value_not_the_output(scene, t
     err = capsys.readouterr().err
     assert f"{model} (VRM 1.0): collider 'colliders[0]': radius = 1e+308" in err and "wide.toml" not in err
     assert not out.exists()
+
+
+def test_the_vrm_reader_bounds_colliders_as_a_rig_does():
+    """The VRM reader, below the rig wing, names its own bound: it must be the rig's."""
+    assert vrm_module.MAX_COLLIDERS == MAX_COLLIDERS

@@ -13,10 +13,10 @@ import pytest
 
 import gpu_jiggle
 
-from gpu_jiggle.character.bake import bake
-from gpu_jiggle.character.gltf import Character
-from gpu_jiggle.character.gltf_draco import draco_installed
-from gpu_jiggle.character.rig import rig_from_dict
+from gpu_jiggle.character.baking.run import bake
+from gpu_jiggle.character.gltf.loader import Character
+from gpu_jiggle.character.gltf.draco import draco_installed
+from gpu_jiggle.character.rig.reader import rig_from_dict
 from gltf_validator import assert_valid
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "khronos"

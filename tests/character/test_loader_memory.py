@@ -15,14 +15,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gpu_jiggle.character.gltf_io import JSON_OBJECT_FACTOR, MAX_JSON_BYTES
+from gpu_jiggle.character.gltf.io import JSON_OBJECT_FACTOR, MAX_JSON_BYTES
 
 MiB = 1 << 20
 
 CHILD = textwrap.dedent("""
     import json, resource, sys
     from pathlib import Path
-    from gpu_jiggle.character.gltf import Character, GltfLimits
+    from gpu_jiggle.character.gltf.loader import Character, GltfLimits
     path, budget, image = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "image"
     def status(key):
         with open("/proc/self/status") as f:

@@ -10,9 +10,9 @@ import math
 import numpy as np
 import pytest
 
-from gpu_jiggle.character.gltf import Character, GltfError
-from gpu_jiggle.character.gltf_material import CLAMP_TO_EDGE, MIRRORED_REPEAT, uv_transform
-from gpu_jiggle.character.morph import morphed_positions
+from gpu_jiggle.character.gltf.loader import Character, GltfError
+from gpu_jiggle.character.gltf.material import CLAMP_TO_EDGE, MIRRORED_REPEAT, uv_transform
+from gpu_jiggle.character.gltf.morph import morphed_positions
 from gpu_jiggle.character.pipeline import Pipeline
 
 TRIANGLE = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], np.float32)

@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gpu_jiggle.character import quat
-from gpu_jiggle.character.gltf import Character
+from gpu_jiggle.character.pose import quat
+from gpu_jiggle.character.gltf.loader import Character
 from gpu_jiggle.character.motion import MOTIONS, PERIODS, Motion, builtin_motion, find_head, with_motion
 from gpu_jiggle.character.pipeline import Pipeline
-from gpu_jiggle.character.skeleton import Pose, Skeleton
+from gpu_jiggle.character.pose.skeleton import Pose, Skeleton
 from gpu_jiggle.character.travel import make_pipeline
 
 SIMPLE_MORPH = Path(__file__).resolve().parents[1] / "data" / "khronos" / "SimpleMorph" / "glTF-Embedded" / \

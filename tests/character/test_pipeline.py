@@ -12,10 +12,11 @@ import math
 import numpy as np
 import pytest
 
-from gpu_jiggle.character import quat
-from gpu_jiggle.character.ik3d import look_at, two_bone_ik_3d
+from gpu_jiggle.character.pose import quat
+from gpu_jiggle.character.pose.ik3d import look_at, two_bone_ik_3d
 from gpu_jiggle.character.pipeline import STAGES, Pipeline
-from gpu_jiggle.character.rig import TwoBoneIKSpec, load_rig, rig_from_dict
+from gpu_jiggle.character.rig.model import TwoBoneIKSpec
+from gpu_jiggle.character.rig.reader import load_rig, rig_from_dict
 from demo_support import FOX_RIG
 
 FPS = 30

@@ -1,10 +1,10 @@
-"""The character pipeline's rotation between two directions (gpu_jiggle.character.quat.between),
+"""The character pipeline's rotation between two directions (gpu_jiggle.character.pose.quat.between),
 used by the strand bake and the IK: the smallest rotation, exact up to antiparallel."""
 from __future__ import annotations
 
 import numpy as np
 
-from gpu_jiggle.character import quat
+from gpu_jiggle.character.pose import quat
 
 
 def test_between_takes_u_onto_v_up_to_antiparallel():

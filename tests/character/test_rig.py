@@ -9,7 +9,8 @@ import sys
 import numpy as np
 import pytest
 
-from gpu_jiggle.character.rig import RigError, load_rig, rig_from_dict
+from gpu_jiggle.character.rig.model import RigError
+from gpu_jiggle.character.rig.reader import load_rig, rig_from_dict
 from demo_support import FOX_RIG
 
 if sys.version_info >= (3, 11):

@@ -1,4 +1,4 @@
-"""Parameter curves along a chain (gpu_jiggle.character.rig_curves): a per-segment rig value
+"""Parameter curves along a chain (gpu_jiggle.character.rig.curves): a per-segment rig value
 given as { root, tip, curve } over the normalised depth i/(n − 1), for joint chains and
 strands, at load and in Pipeline.set_parameters, and every bad curve refused by name."""
 from __future__ import annotations
@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 from gpu_jiggle.character.pipeline import Pipeline
-from gpu_jiggle.character.rig import RigError, load_rig, rig_from_dict
-from gpu_jiggle.character.skeleton import Pose, Skeleton
+from gpu_jiggle.character.rig.model import RigError
+from gpu_jiggle.character.rig.reader import load_rig, rig_from_dict
+from gpu_jiggle.character.pose.skeleton import Pose, Skeleton
 from demo_support import FOX_RIG
 
 if sys.version_info >= (3, 11):

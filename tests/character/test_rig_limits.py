@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from gpu_jiggle.character.pipeline import Pipeline
-from gpu_jiggle.character.rig import RigError, rig_from_dict
+from gpu_jiggle.character.rig.model import RigError
+from gpu_jiggle.character.rig.reader import rig_from_dict
 
 
 def _with_tail(rig_data, **keys):

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from gpu_jiggle.character.pipeline import Pipeline
-from gpu_jiggle.character.rig import RigError, rig_from_dict
+from gpu_jiggle.character.rig.model import RigError
+from gpu_jiggle.character.rig.reader import rig_from_dict
 
 
 def fox_rig_with(rig_data, fox, **wind):
@@ -83,7 +84,7 @@ def test_wind_and_colliders_change_live_and_refusals_change_nothing(fox, rig_dat
 
 
 def test_a_rig_path_that_is_not_a_file_is_refused_as_such(fox, tmp_path):
-    from gpu_jiggle.character.rig import load_rig
+    from gpu_jiggle.character.rig.reader import load_rig
 
     with pytest.raises(OSError, match=f"{re.escape(str(tmp_path))}: is a folder, not a rig file"):
         load_rig(tmp_path, fox.skeleton)  # a folder is called one (not "no such rig file")

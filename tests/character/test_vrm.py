@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 
 from gpu_jiggle.app.cli import main
-from gpu_jiggle.character import quat
-from gpu_jiggle.character.gltf import Character
+from gpu_jiggle.character.pose import quat
+from gpu_jiggle.character.gltf.loader import Character
 from gpu_jiggle.character.pipeline import Pipeline
-from gpu_jiggle.character.rig import load_rig, rig_from_dict
-from gpu_jiggle.character.vrm import VIRTUAL_TAIL, VrmError, read_springs
-from gpu_jiggle.character.vrm_rig import rig_dict_from_vrm, rig_from_vrm
+from gpu_jiggle.character.rig.reader import load_rig, rig_from_dict
+from gpu_jiggle.character.gltf.vrm import VIRTUAL_TAIL, VrmError, read_springs
+from gpu_jiggle.character.rig.from_vrm import rig_dict_from_vrm, rig_from_vrm
 
 VRM = Path(__file__).resolve().parents[2] / "data" / "vrm"
 GODETTE = VRM / "Godette_vrm_v4.vrm"

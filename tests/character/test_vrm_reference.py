@@ -10,11 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gpu_jiggle.character.gltf import Character
+from gpu_jiggle.character.gltf.loader import Character
 from gpu_jiggle.character.motion import builtin_motion
 from gpu_jiggle.character.pipeline import Pipeline
-from gpu_jiggle.character.vrm import read_springs
-from gpu_jiggle.character.vrm_rig import REFERENCE_RATE, rig_from_vrm
+from gpu_jiggle.character.gltf.vrm import read_springs
+from gpu_jiggle.character.rig.from_vrm import REFERENCE_RATE, rig_from_vrm
 from vrm_reference import VrmReference
 
 GODETTE = Path(__file__).resolve().parents[2] / "data" / "vrm" / "Godette_vrm_v4.vrm"

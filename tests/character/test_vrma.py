@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from gpu_jiggle.app.cli import main
-from gpu_jiggle.character import quat
-from gpu_jiggle.character.gltf import Character
-from gpu_jiggle.character.vrm import humanoid_bones
-from gpu_jiggle.character.vrma import VrmaError, vrma_clip
+from gpu_jiggle.character.pose import quat
+from gpu_jiggle.character.gltf.loader import Character
+from gpu_jiggle.character.gltf.vrm import humanoid_bones
+from gpu_jiggle.character.gltf.vrma import VrmaError, vrma_clip
 
 VRM = Path(__file__).resolve().parents[2] / "data" / "vrm"
 GODETTE, VRMA = VRM / "Godette_vrm_v4.vrm", VRM / "test.vrma"

@@ -8,14 +8,15 @@ import logging
 import numpy as np
 import pytest
 
-from gpu_jiggle.character.bake import bake
-from gpu_jiggle.character.gltf import Character
+from gpu_jiggle.character.baking.run import bake
+from gpu_jiggle.character.gltf.loader import Character
 from gpu_jiggle.character.pipeline import Pipeline
-from gpu_jiggle.character.rig import RigError, rig_from_dict
+from gpu_jiggle.character.rig.model import RigError
+from gpu_jiggle.character.rig.reader import rig_from_dict
 from gltf_build import skinned_strip, strip_rig, write
 from gltf_validator import assert_valid
 
-LOGGER = "gpu_jiggle.character.rig_reader"
+LOGGER = "gpu_jiggle.character.rig.reader"
 
 
 @pytest.fixture

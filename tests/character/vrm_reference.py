@@ -2,7 +2,7 @@
 in numpy from the specification's pseudocode, for the tests only: one Verlet step per frame,
 the tail pulled toward its rest direction, the length kept, pushed out of sphere and capsule
 colliders, each joint's rotation replaced so that its bone points at its tail. Its result
-depends on the frame rate; gpu_jiggle's mapping (gpu_jiggle.character.vrm_rig) is compared
+depends on the frame rate; gpu_jiggle's mapping (gpu_jiggle.character.rig.from_vrm) is compared
 with it at the reference rate.
 
 Everything is float64 and world space; a pose is a gpu_jiggle Skeleton Pose (local TRS).
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpu_jiggle.character.vrm import VIRTUAL_TAIL
+from gpu_jiggle.character.gltf.vrm import VIRTUAL_TAIL
 
 
 def _quat_matrix(q):
@@ -49,7 +49,7 @@ def _trs(t, q, s):
 
 
 class VrmReference:
-    """The reference update of every spring of ``springs`` (gpu_jiggle.character.vrm.VrmSprings)
+    """The reference update of every spring of ``springs`` (gpu_jiggle.character.gltf.vrm.VrmSprings)
     on ``skeleton``; colliders are spheres and capsules (``springs.colliders``)."""
 
     def __init__(self, skeleton, springs):

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from gpu_jiggle.render.draw2d import OffscreenTarget, Renderer, rgba
-from gpu_jiggle.character.ik import two_bone_fk_2d, two_bone_ik_2d
-from gpu_jiggle.character.keyframes import KeyframeTrack
+from support.ik_2d import two_bone_fk_2d, two_bone_ik_2d
+from support.keyframes import KeyframeTrack
 
 from demo_support import DEMOS, check_animation, demo_fixture, rgb, run_window, strip_cells, without_display
 

@@ -11,11 +11,11 @@ from PIL import Image
 
 from gpu_jiggle import AngleChainSet, PointChainSet
 from gpu_jiggle.character.crowd import Crowd, grid_placements
-from gpu_jiggle.character.gltf import Character
+from gpu_jiggle.character.gltf.loader import Character
 from gpu_jiggle.character.motion import builtin_motion
 from gpu_jiggle.character.pipeline import Pipeline
-from gpu_jiggle.character.rig import rig_from_dict
-from gpu_jiggle.character.vrm_rig import rig_dict_from_vrm, rig_from_vrm
+from gpu_jiggle.character.rig.reader import rig_from_dict
+from gpu_jiggle.character.rig.from_vrm import rig_dict_from_vrm, rig_from_vrm
 
 from demo_support import DEMOS, changed, demo_fixture, hue_saturation_value, rgb, run_window
 

@@ -9,7 +9,7 @@ import json
 import numpy as np
 from PIL import Image
 
-from gpu_jiggle.character.gltf import Character
+from gpu_jiggle.character.gltf.loader import Character
 from gpu_jiggle.render.draw3d import Camera, OffscreenTarget
 from gpu_jiggle.render.meshes import SkinnedMeshes
 

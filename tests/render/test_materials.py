@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from gpu_jiggle.app.render import render
-from gpu_jiggle.character.gltf import Character
-from gpu_jiggle.character.morph import posed_positions
+from gpu_jiggle.character.gltf.loader import Character
+from gpu_jiggle.character.gltf.morph import posed_positions
 from gpu_jiggle.character.pipeline import Pipeline
 
 from demo_support import rgb

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpu_jiggle.character.gltf import Character
+from gpu_jiggle.character.gltf.loader import Character
 from gpu_jiggle.render.draw3d import Camera
 from gltf_build import UBYTE, Builder, skinned_strip, write
 from gltf_scenes import draw

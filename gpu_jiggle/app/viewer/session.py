@@ -120,7 +120,7 @@ class Demo:
             session sets it before each ``draw`` (the whole framebuffer without a panel,
             headless included), and a demo's camera frames its subject there.
         credit: the authors and licence of what it shows where that is someone else's model
-            (:mod:`gpu_jiggle.character.credit`), kept in every image and video written of
+            (:mod:`gpu_jiggle.character.gltf.credit`), kept in every image and video written of
             it; None for the demo's own drawing.
     """
 
