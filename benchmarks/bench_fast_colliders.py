@@ -50,7 +50,7 @@ def seconds_per_frame(backend: str, chains: int, speed: float, frames: int, cap:
     joints, width = strands(chains)
     kept, layouts.MAX_CONTACT_SUBSTEPS = layouts.MAX_CONTACT_SUBSTEPS, cap
     # the numpy path's warning that the cap cut the sub-steps is what the capped run is for
-    log = logging.getLogger("gpu_jiggle.sim.backends.reference_point")
+    log = logging.getLogger("gpu_jiggle.sim.backends.reference.point_chains")
     level = log.level
     log.setLevel(logging.ERROR)
     try:

@@ -140,7 +140,7 @@ class AngleSolver(Solver):
 
     def _upload_inputs(self, levels):
         target = self._frame_records(levels)
-        anchor_shift(self._state_anchor, self._anchor, self._teleport, out=target["anchor_shift"])
+        packing.anchor_shift(self._state_anchor, self._anchor, self._teleport, out=target["anchor_shift"])
         target["gust_phase"] = self._wind.space_phase(self._anchor)
         self._state_anchor = self._anchor
         self._levels = levels
@@ -260,22 +260,6 @@ class AngleSolver(Solver):
         return {"chain_target": None if self._root_angle is None else self._pose_records(),
                 "local_angle": None if self._local_angle is None else self._local_angle.copy(),
                 "wind": self._wind}
-
-
-def anchor_shift(state_anchor, anchor, teleport, out=None) -> np.ndarray:
-    """(C, dim) float32: how far each chain's anchor moved since its state was last relative to
-    it (old - new, float64 then rounded), zero for chains that jump (a snap resets them; a
-    keep_shape jump carries the state along with the anchor) and before the first frame.
-    ``out``: a (C, dim) float32 array to write it into (e.g. a record field), returned."""
-    shift = np.empty(anchor.shape, np.float32) if out is None else out
-    if state_anchor is None:
-        shift[...] = 0.0
-        return shift
-    np.subtract(state_anchor, anchor, out=shift, casting="same_kind")  # float64, each rounded once
-    jumps = (teleport & layouts.TELEPORT_MODE_MASK) != layouts.TELEPORT_NONE
-    if jumps.any():
-        shift[jumps] = 0.0
-    return shift
 
 
 def angle_chain_rig(chain_set) -> np.ndarray:

@@ -1,5 +1,5 @@
 """What both chain kinds pack alike: the chain rig's topology, the frame buffer's header of
-schedules and the interpolation fractions (alphas) after it.
+schedules and the interpolation fractions (alphas) after it, and each chain's anchor shift.
 
 Each kind's rig and pose records are packed in its own module (:mod:`.angle`,
 :mod:`.point_records`) into the std430 records of :mod:`.layouts`. Both backends hold their data in those records,
@@ -86,3 +86,19 @@ def frame_buffer(dtype, frame_plan, substeps, chain_count: int, gust_phases=(0.0
 def as_bytes(header, alphas) -> np.ndarray:
     """The frame buffer as one uint8 array: the header, then the alphas."""
     return np.concatenate([header.view(np.uint8), alphas.view(np.uint8)])
+
+
+def anchor_shift(state_anchor, anchor, teleport, out=None) -> np.ndarray:
+    """(C, dim) float32: how far each chain's anchor moved since its state was last relative to
+    it (old - new, float64 then rounded), zero for chains that jump (a snap resets them; a
+    keep_shape jump carries the state along with the anchor) and before the first frame.
+    ``out``: a (C, dim) float32 array to write it into (e.g. a record field), returned."""
+    shift = np.empty(anchor.shape, np.float32) if out is None else out
+    if state_anchor is None:
+        shift[...] = 0.0
+        return shift
+    np.subtract(state_anchor, anchor, out=shift, casting="same_kind")  # float64, each rounded once
+    jumps = (teleport & layouts.TELEPORT_MODE_MASK) != layouts.TELEPORT_NONE
+    if jumps.any():
+        shift[jumps] = 0.0
+    return shift

@@ -17,7 +17,6 @@ import numpy as np
 
 from . import layouts, packing, validation
 from .chains import PointChainSet
-from .angle import anchor_shift
 from .collider_bounds import collider_fractions, fill_frame_bounds
 from .inputs import ColliderPath, ColliderSet, Wind
 from .point_records import checked_strands, pack_offsets, point_chain_rig, point_segment_rig
@@ -297,7 +296,7 @@ class PointSolver(Solver):
         if rotations_now and not self._identity_on_backend:  # the jump's turn from the joints (SPEC 5)
             keep = (control["teleport"] & layouts.TELEPORT_MODE_MASK) == layouts.TELEPORT_KEEP_SHAPE
             control["teleport"] |= np.where(keep, np.uint32(layouts.TELEPORT_TURN_FROM_JOINTS), np.uint32(0))
-        anchor_shift(self._state_anchor, self._anchor, self._teleport, out=target["anchor_shift"])
+        packing.anchor_shift(self._state_anchor, self._anchor, self._teleport, out=target["anchor_shift"])
         target["gust_phase"] = self._wind.space_phase(self._anchor)
         self._state_anchor = self._anchor
         rotation = self._joint_rotation if fresh else None

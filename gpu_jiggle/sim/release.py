@@ -13,9 +13,7 @@ class Releasable:
         second call does nothing). A solver that is garbage-collected frees them too."""
         if isinstance(self._backend, _Released):
             return
-        release = getattr(self._backend, "release", None)
-        if release is not None:
-            release()
+        self._backend.release()
         self._backend = _Released()
 
     def _require_live(self, call: str) -> None:

@@ -14,14 +14,13 @@ import warnings
 import numpy as np
 
 from . import layouts, validation
-from .backends import make_backend
-from .chains import AngleChainSet, PointChainSet
+from .backends import Backend, make_backend
 from .clock import FrameClock, FrameTimeWarning
 from .inputs import Wind
 from .integrator import INTEGRATORS, exact_step_records
 from .levels import LevelsOfDetail
-from .saving import SavedState
 from .release import Releasable
+from .state import SavedState
 from .timing import MeasuredDispatch
 
 #: The solver options (SPEC 2, 3, 4) and their values; the first of each is the default (v2).
@@ -81,6 +80,19 @@ class Solver(SavedState, LevelsOfDetail, MeasuredDispatch, Releasable):
     DIM = 0
     RECORDS: dict = {}
 
+    #: kind ("angle", "point") -> the Solver subclass of that kind, filled as each is defined.
+    _KINDS: dict = {}
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.__dict__.get("KIND"):  # a kind's own class, not a subclass of it
+            Solver._KINDS[cls.KIND] = cls
+
+    @staticmethod
+    def solver_kinds() -> dict:
+        """Chain kind (``"angle"``, ``"point"``) → the Solver subclass that runs it (a copy)."""
+        return dict(Solver._KINDS)
+
     def __new__(cls, chain_set=None, *args, **kwargs):
         return super().__new__(solver_class(chain_set) if cls is Solver else cls)
 
@@ -101,7 +113,7 @@ class Solver(SavedState, LevelsOfDetail, MeasuredDispatch, Releasable):
         self._chain_set = chain_set
         if work_group_size is not None:
             work_group_size = validation.whole_number("work_group_size", work_group_size)
-        self._backend = make_backend(self.KIND, chain_set, backend, context, work_group_size)
+        self._backend: Backend = make_backend(self.KIND, chain_set, backend, context, work_group_size)
         self._teleport = np.full(chain_set.chain_count, layouts.TELEPORT_SNAP, np.uint32)
         self._lod = np.zeros(chain_set.chain_count, np.uint32)
         self._lod_ran = self._lod.copy()  # the levels the last advance ran (see frame_levels)
@@ -331,7 +343,7 @@ class Solver(SavedState, LevelsOfDetail, MeasuredDispatch, Releasable):
 
     def __getattr__(self, name):
         # Only reached for names the solver lacks: say when it is the other kind's method.
-        for other in Solver.__subclasses__():
+        for other in Solver._KINDS.values():
             if other is not type(self) and callable(getattr(other, name, None)) and not name.startswith("_"):
                 raise AttributeError(f"{name} is for {other.KIND} chains ({other.__name__}); this "
                                      f"{type(self).__name__} runs {self.KIND} chains")
@@ -412,14 +424,10 @@ class Solver(SavedState, LevelsOfDetail, MeasuredDispatch, Releasable):
 
 
 def solver_class(chain_set) -> type:
-    """The Solver subclass for ``chain_set``'s kind.
+    """The Solver subclass for ``chain_set``'s kind (the one whose ``CHAIN_SET`` it is).
 
     Raises: TypeError for anything but an AngleChainSet or a PointChainSet."""
-    from .angle import AngleSolver
-    from .point import PointSolver
-
-    if isinstance(chain_set, AngleChainSet):
-        return AngleSolver
-    if isinstance(chain_set, PointChainSet):
-        return PointSolver
+    for kind_class in Solver._KINDS.values():
+        if isinstance(chain_set, kind_class.CHAIN_SET):
+            return kind_class
     raise TypeError(f"chain_set: expected an AngleChainSet or a PointChainSet, got {type(chain_set).__name__}")

@@ -62,7 +62,7 @@ def pack(arrays: dict) -> bytes:
 def known_member(name: str) -> bool:
     """Whether a blob may hold a member of this name (:data:`MEMBERS`, a record, an option, a
     chain set parameter or a per-frame input, whose names :meth:`chain_set_from_state
-    <gpu_jiggle.sim.saving.SavedState.chain_set_from_state>` and the solver check further)."""
+    <gpu_jiggle.sim.state.SavedState.chain_set_from_state>` and the solver check further)."""
     group, _, rest = name.partition(".")
     if not rest:
         return name in MEMBERS
@@ -330,3 +330,104 @@ def _expect(arrays, name, value, what):
         raise ValueError(f"state: its {what} is unreadable") from None
     if saved != value:
         raise ValueError(f"state: saved with {what} {saved}; this gpu_jiggle reads {what} {value}")
+
+
+# -- a solver's state saved and restored -----------------------------------------------------
+class SavedState:
+    """``save_state``, ``restore`` and ``load_state`` of :class:`~gpu_jiggle.Solver` (a base
+    class of it: saving is where the blob meets the solver's chain set, clocks, backend,
+    levels of detail, teleport flags and per-frame inputs; ``load_state`` finds the solver
+    class of the blob's kind in ``solver_kinds()``)."""
+
+    def save_state(self) -> bytes:
+        """Everything needed to go on from this frame, as bytes (:mod:`gpu_jiggle.sim.state`:
+        versioned, with the chain set, the clocks, the dynamic state, the outputs and the
+        per-frame inputs). Restoring it into a solver of the same chain set on the same
+        backend gives bit-identical frames from here on.
+
+        Raises: RuntimeError after :meth:`release`."""
+        arrays = header(self.KIND, self._chain_set, self.substep, self.max_substeps, self._option_names())
+        for name in ("chain_state", "segment_state", "joint_output", "segment_output"):
+            arrays["record." + name] = self._backend.read(name).view(np.uint8)
+        arrays.update({"clock": np.array(self._clock.snapshot(), np.float64), "lod": self._lod,
+                       "lod_ran": self._lod_ran, "teleport": self._teleport, "advanced": np.array(self._advanced)})
+        arrays.update({"input." + k: v for k, v in self._inputs_arrays().items()})
+        return pack(arrays)
+
+    def restore(self, blob) -> None:
+        """Go on from a state saved by :meth:`save_state` of a solver with the same chain set
+        (parameters included), substep, cap and options (target path, damping frame,
+        integrator; a point solver's rotation_outputs).
+
+        Raises: ValueError for a blob of another chain set, kind, format or model version, or
+        a damaged one (nothing is changed then); TypeError for anything but bytes."""
+        arrays = unpack(blob)
+        cs = self._chain_set
+        check_header(arrays, self.KIND, cs, self.substep, self.max_substeps, self._option_names())
+        saved = records(arrays, self.RECORDS, record_sizes(cs.chain_count, cs.segment_count))
+        c = clock(arrays, len(self._clock.snapshot()))
+        lod = array(arrays, "lod", (cs.chain_count,), np.uint32)
+        # The levels the last frame ran (Solver.frame_levels); states saved before had none.
+        lod_ran = array(arrays, "lod_ran", (cs.chain_count,), np.uint32) if "lod_ran" in arrays else lod
+        teleport = array(arrays, "teleport", (cs.chain_count,), np.uint32)
+        advanced = bool(array(arrays, "advanced", ()))
+        validation.require("state lod", lod, lod <= layouts.LOD_FROZEN, "a level of detail 0, 1 or 2")
+        validation.require("state lod_ran", lod_ran, lod_ran <= layouts.LOD_FROZEN, "a level of detail 0, 1 or 2")
+        mirror = layouts.TELEPORT_MIRROR if self.KIND == "angle" else 0  # a 2D turn-round (Solver.mirror)
+        flags = layouts.TELEPORT_MODE_MASK | layouts.TELEPORT_MOVING | mirror
+        validation.require("state teleport", teleport, ((teleport & ~np.uint32(flags)) == 0)
+                           & ((teleport & layouts.TELEPORT_MODE_MASK) <= layouts.TELEPORT_KEEP_SHAPE),
+                           "teleport flags: snap (1) or keep_shape (2), with moving (4)"
+                           + (" and mirror (8)" if mirror else "") + ", or 0")
+        lag = saved["chain_state"]["path_lag"]
+        validation.require("state chain_state.path_lag", lag, lag >= 0, "a time in seconds >= 0")
+        apply_inputs = self._restore_inputs({k[len("input."):]: v for k, v in arrays.items() if k.startswith("input.")})
+        self._backend.write_state(saved["chain_state"], saved["segment_state"])
+        self._backend.write_outputs(saved["joint_output"], saved["segment_output"])
+        self._clock.restore((c[0], int(c[1]), c[2], c[3], int(c[4]), c[5], c[6], int(c[7])))
+        self._lod, self._lod_ran, self._teleport, self._advanced = lod, lod_ran, teleport, advanced
+        apply_inputs()
+        self._prepare_kernel()
+
+    @classmethod
+    def load_state(cls, blob, backend: str = "auto", context=None, work_group_size: int | None = None):
+        """A new solver that goes on from a state saved by :meth:`save_state`: its chain set,
+        substep, cap and options are rebuilt from the blob, then :meth:`restore`. The
+        work-group size is not part of a state (it changes no result): give it here.
+
+        Raises: what :meth:`restore` and the Solver constructor raise."""
+        arrays = unpack(blob)
+        kind = str(arrays.get("kind", ""))
+        target = cls.solver_kinds().get(kind)
+        if target is None:
+            raise ValueError(f"state: not a gpu_jiggle solver state (kind {kind!r})")
+        check_header(arrays, target.KIND)
+        counts = segment_counts(arrays)  # the records must fit them before anything of their size is made
+        records(arrays, target.RECORDS, record_sizes(counts.size, int(counts.sum())))
+        chain_set = target.chain_set_from_state(arrays)
+        made = target(chain_set, backend=backend, substep=scalar(arrays, "substep"),
+                      max_substeps=scalar(arrays, "max_substeps", integer=True), context=context,
+                      work_group_size=work_group_size, **options(arrays, target.KIND))
+        made.restore(blob)
+        return made
+
+    def _option_names(self) -> dict:
+        """The solver options, as a saved state records them."""
+        return {"target_path": self.target_path, "damping_frame": self.damping_frame, "integrator": self.integrator}
+
+    @classmethod
+    def chain_set_from_state(cls, arrays):
+        """The chain set a saved state was made for (its ``chain_set.*`` arrays), built and so
+        checked by the chain set's constructor.
+
+        Raises: ValueError for a parameter the chain set does not have (naming it and the
+        known ones), and what the constructor raises for a bad value."""
+        params = {k[len("chain_set."):]: v for k, v in arrays.items() if k.startswith("chain_set.")}
+        known = set(cls.CHAIN_SET.PARAMETERS) | {"lengths", "rest_lengths"}
+        for name in params:
+            if name not in known:
+                raise ValueError(f"state: {validation.unknown_name('chain set parameter', name, sorted(known))}")
+        try:
+            return cls.CHAIN_SET(segment_counts(arrays), **params)
+        except TypeError as exc:  # a parameter the chain set needs is missing
+            raise ValueError(f"state: its chain set cannot be rebuilt ({exc})") from None

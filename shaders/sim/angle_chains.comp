@@ -2,7 +2,7 @@
 #extension GL_ARB_gpu_shader_int64 : enable
 // One frame of angle chains (SPEC sections 2, 3 and 5): one invocation per chain walks its
 // segments root to tip, for every substep of the frame, inside this one dispatch.
-// Stages, named as in gpu_jiggle/sim/backends/reference_angle.py: shift_anchor,
+// Stages, named as in gpu_jiggle/sim/backends/reference/angle_chains.py: shift_anchor,
 // apply_teleport (begin_teleport, teleport_segment), start_moving (begin_moving, start_moving_segment),
 // resume_path (begin_resume, resume_segment), interpolate_root, wind_at, integrate_segment, limit_angle,
 // end_path (end_segment_path), write_output (begin_output, output_segment), watch_root.

@@ -1,4 +1,5 @@
 // Shared declarations for every gpu_jiggle compute shader: constants, wrap().
+// Its numpy twin: gpu_jiggle/sim/backends/reference/common.py (the path weights, start_tangent).
 // Source of the conventions: SPEC.md section 0.
 
 const float PI = 3.14159265358979;

@@ -2,7 +2,7 @@
 #extension GL_ARB_gpu_shader_int64 : enable
 // One frame of point chains (SPEC sections 2, 4 and 5): one invocation per chain walks its
 // particles root to tip, for every substep of the frame, inside this one dispatch.
-// Stages, named as in gpu_jiggle/sim/backends/reference_point.py: shift_anchor, apply_teleport
+// Stages, named as in gpu_jiggle/sim/backends/reference/point_chains.py: shift_anchor, apply_teleport
 // (begin_teleport, teleport_segment), start_moving (begin_moving, start_moving_segment), resume_path
 // (begin_resume, resume_segment), contact_substeps (each substep as k sub-steps, SPEC 9),
 // interpolate_pivot, follow_parent, integrate_particle, collide_near (sweep_particle,

@@ -2,7 +2,7 @@
 // substep: on their path relative to its pivot (their double world coordinates taken relative
 // to its anchor, SPEC 4.4), placed once per chain and substep, which of them it collides with,
 // and the broad phase that leaves out the contact stages (point_contact.glsl) where no collider
-// is near. As gpu_jiggle/sim/backends/reference_contact.py (Contact, contact_possible). Include
+// is near. As gpu_jiggle/sim/backends/reference/point_contact.py (Contact, contact_possible). Include
 // after point_common.glsl, before point_contact.glsl.
 
 // What the contact stages of one chain and substep share: the chain's collider mask and

@@ -2,7 +2,7 @@
 // point_colliders.glsl: particles pushed out (collide), slid back out along their length sphere
 // (keep_outside), segments turned about their base off a collider (segment_out_of_sphere), the
 // swept stages of point_sweep.glsl, all behind the broad phase (collide_near, settle_contact),
-// and the frame-time push-out. Stage names as in gpu_jiggle/sim/backends/reference_contact.py.
+// and the frame-time push-out. Stage names as in gpu_jiggle/sim/backends/reference/point_contact.py.
 // Include after point_colliders.glsl, point_geometry.glsl and point_sweep.glsl.
 
 // Each contact stage runs over all the colliders this many times, so that a particle between

@@ -3,7 +3,7 @@
 // two-float code in a state vector's w, a child's target following its parent, the smallest
 // rotation between two directions, and the closest points of two segments; used by the step,
 // the contact and sweep stages and the limits. Names as in
-// gpu_jiggle/sim/backends/reference_geometry.py. Include after point_common.glsl.
+// gpu_jiggle/sim/backends/reference/point_geometry.py. Include after point_common.glsl.
 
 const float MIN_LENGTH = 1e-6;
 

@@ -2,7 +2,7 @@
 // frames they are measured in: quaternions (x, y, z, w), the target frame of a segment (its
 // base joint's animated rotation turned with its parent's simulated bend), and the stage
 // limit_angle with its cone, hinge and spherical forms. Names as in
-// gpu_jiggle/sim/backends/reference_limits.py. Include after point_contact.glsl.
+// gpu_jiggle/sim/backends/reference/point_limits.py. Include after point_contact.glsl.
 
 // A hinge leaves a segment alone when it is within its range and this close to the hinge
 // plane (the sine of its angle off it), so that a chain resting inside its limits is not

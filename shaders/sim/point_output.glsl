@@ -2,7 +2,7 @@
 // SPEC section 9, "Frame-time output"): each segment's direction carried σ·h past the last
 // substep (turn_ahead), the chain rebuilt from this frame's pivot (write_output). Included by
 // point_chains.comp after its globals (sch, the schedule of this frame). Names as in
-// gpu_jiggle/sim/backends/reference_point_output.py.
+// gpu_jiggle/sim/backends/reference/point_output.py.
 
 // SPEC section 9, "Frame-time output": the segment direction at the last substep, cur_dir,
 // turned `ahead` seconds (σ·h) further at its angular velocity extrapolated from the last two

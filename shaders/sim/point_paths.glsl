@@ -2,7 +2,7 @@
 // starts moving, resumes its paths after another level of detail, places its pivot on its path
 // in a substep, maps a substep onto the colliders' path, and ends the paths at its last
 // substep. Included by point_chains.comp after its globals (sch, target_path, chain_held).
-// Names as in gpu_jiggle/sim/backends/reference_point.py.
+// Names as in gpu_jiggle/sim/backends/reference/point_chains.py.
 
 // SPEC 5, moving: the path starts at the speed it is seen to have (m0 = m1), over the chain's
 // own time from its path's start to this frame's pose (resume_path then carries it to the

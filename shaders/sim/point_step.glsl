@@ -3,7 +3,7 @@
 // length step and the angle limit, in step_segment; and what the segments of a chain share in
 // a substep (SubstepMotion) and what each passes its child (ParentStep). Included by
 // point_chains.comp after its globals (sch, the options, the chain's influence); names as in
-// gpu_jiggle/sim/backends/reference_point.py.
+// gpu_jiggle/sim/backends/reference/point_chains.py.
 
 // The frame's wind (SPEC 4.1: w0 and A in wind, κ and 2π·f_w in gust, u in gust_direction),
 // read once per invocation (main) rather than per segment and substep.

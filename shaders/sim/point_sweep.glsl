@@ -2,7 +2,7 @@
 // segment's nearest point's, straight path over the substep in the frame of each collider it
 // comes near, stopped where it enters (sweep_particle, sweep_segment), and how many contact
 // sub-steps a chain's substep takes (contact_substeps). Names as in
-// gpu_jiggle/sim/backends/reference_sweep.py. Include after point_colliders.glsl and
+// gpu_jiggle/sim/backends/reference/point_sweep.py. Include after point_colliders.glsl and
 // point_geometry.glsl, before point_contact.glsl.
 
 // SPEC 9, swept contact, in the frame of a collider that moved by `move` over the substep h
@@ -161,7 +161,7 @@ void chain_reach(PointChainRig chain, out float reach, out float smallest_radius
     reach += largest_radius;
 }
 
-// SPEC 9, contact sub-steps (as contact_substeps in gpu_jiggle/sim/backends/reference_sweep.py):
+// SPEC 9, contact sub-steps (as contact_substeps in gpu_jiggle/sim/backends/reference/point_sweep.py):
 // how many equal sub-steps the chain's substep takes, from the colliders placed for the contact
 // ct at the substep's end with their moves (place_colliders, place_collider_moves), the pivot's
 // move over the substep, the chain's reach (chain_reach) and its smallest particle radius ρ. A

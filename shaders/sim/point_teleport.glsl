@@ -1,7 +1,7 @@
 // Teleports for the point-chain kernel (SPEC 5): jump_turn, the rotation of a keep_shape jump,
 // and apply_teleport (begin_teleport, teleport_segment), the snap onto the targets or the carry of
 // the shape across the jump.
-// Names as in gpu_jiggle/sim/backends/reference_point_teleport.py. Included by point_chains.comp
+// Names as in gpu_jiggle/sim/backends/reference/point_teleport.py. Included by point_chains.comp
 // after its globals (sch, target_path, ...).
 
 // SPEC 5, keep_shape: the rotation of the body's jump. TELEPORT_TURN_FROM_JOINTS (this pose and

@@ -174,8 +174,7 @@ def quaternions_apart(a, b):
 
 @pytest.mark.parametrize("frame_times", [SIXTY_FPS[:60], UNEVEN], ids=["60fps", "uneven"])
 def test_point_peer_contact_follows_the_full_solver(monkeypatch, library, frame_times):
-    from gpu_jiggle.sim.backends import reference_point
-
+    from gpu_jiggle.sim.backends.reference import point_chains as reference_point
     most_substeps = [1]  # the most contact sub-steps the solver took (observed, not changed)
     count = reference_point.contact_substeps
 
@@ -253,8 +252,8 @@ def gaps(tips, spheres, capsules):
 
 @pytest.mark.parametrize("frame_times", [SIXTY_FPS[:60], UNEVEN], ids=["60fps", "uneven"])
 def test_point_peer_limits_follow_the_full_solver(monkeypatch, library, frame_times):
-    from gpu_jiggle.sim.backends import reference_limits, reference_point
-
+    from gpu_jiggle.sim.backends.reference import point_limits as reference_limits
+    from gpu_jiggle.sim.backends.reference import point_chains as reference_point
     acted = {"cone": 0, "max distance": 0}  # rows the solver's limits moved (observed, not changed)
     cone, distance = reference_limits.limit_cone, reference_point.ReferencePointBackend.limit_distance
 

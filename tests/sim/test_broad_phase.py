@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from gpu_jiggle.sim import layouts
-from gpu_jiggle.sim.backends.reference_contact import (Contact, collide, collide_near, contact_possible,
+from gpu_jiggle.sim.backends.reference.point_contact import (Contact, collide, collide_near, contact_possible,
                                                        keep_outside, settle_contact)
-from gpu_jiggle.sim.backends.reference_sweep import sweep_particle, sweep_segment
+from gpu_jiggle.sim.backends.reference.point_sweep import sweep_particle, sweep_segment
 
 F = np.float32
 N = 4000

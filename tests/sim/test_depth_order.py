@@ -7,8 +7,8 @@ import numpy as np
 
 from gpu_jiggle import AngleChainSet, PointChainSet, Solver
 from gpu_jiggle.sim import layouts
-from gpu_jiggle.sim.backends.reference_angle import ReferenceAngleBackend
-from gpu_jiggle.sim.backends.reference_walk import DepthOrder
+from gpu_jiggle.sim.backends.reference.angle_chains import ReferenceAngleBackend
+from gpu_jiggle.sim.backends.reference.common import DepthOrder
 
 
 def test_each_depth_is_a_slice_of_the_segments_at_that_depth():

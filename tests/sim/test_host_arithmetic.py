@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from gpu_jiggle.sim import layouts
-from gpu_jiggle.sim.backends.reference_geometry import cross, dot
+from gpu_jiggle.sim.backends.reference.point_geometry import cross, dot
 from gpu_jiggle.sim.inputs import ColliderPath, ColliderSet, modulo_two_pi, start_tangent
 from gpu_jiggle.sim.packing import copy_records
 

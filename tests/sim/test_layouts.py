@@ -173,7 +173,7 @@ def test_limit_kinds_and_constants_match_the_shader():
     assert {k: int(v) for k, v in defines.items()} == {"NONE": layouts.LIMIT_NONE, "CONE": layouts.LIMIT_CONE,
                                                        "HINGE": layouts.LIMIT_HINGE,
                                                        "SPHERICAL": layouts.LIMIT_SPHERICAL}
-    from gpu_jiggle.sim.backends import reference_limits
+    from gpu_jiggle.sim.backends.reference import point_limits as reference_limits
     source = glsl.read("sim/point_limits.glsl")
     assert int(re.search(r"#define\s+ELLIPSE_BISECTIONS\s+(\d+)u", source).group(1)) == \
         reference_limits.ELLIPSE_BISECTIONS

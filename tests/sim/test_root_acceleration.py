@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from gpu_jiggle import AngleChainSet, InputError, Solver
-from gpu_jiggle.sim.backends import reference_angle
+from gpu_jiggle.sim.backends.reference import angle_chains as reference_angle
 from gpu_jiggle.sim.root_motion import RootAccelerationWarning
 from gpu_jiggle.sim.spring import UnstableSpringError
 

@@ -7,7 +7,7 @@ import pytest
 
 from gpu_jiggle import PointChainSet, Solver
 from gpu_jiggle.sim import layouts, state
-from gpu_jiggle.sim.backends.reference_geometry import axis_code, axis_from_code
+from gpu_jiggle.sim.backends.reference.point_geometry import axis_code, axis_from_code
 
 
 def rotate(q, v):

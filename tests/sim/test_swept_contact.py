@@ -62,7 +62,7 @@ class _SubstepPaths:
     TAU = np.linspace(0.0, 1.0, 33)
 
     def __init__(self, monkeypatch):
-        from gpu_jiggle.sim.backends import reference_point
+        from gpu_jiggle.sim.backends.reference import point_chains as reference_point
         self.closest = np.inf
         self.steps = 0
         settle = reference_point.settle_contact
@@ -138,7 +138,7 @@ def test_the_contact_substep_constants_match_the_shader():
     import re
 
     from gpu_jiggle.gl import glsl
-    from gpu_jiggle.sim.backends import reference_sweep
+    from gpu_jiggle.sim.backends.reference import point_sweep as reference_sweep
     source = glsl.read("sim/point_sweep.glsl")
     match = re.search(r"#define\s+CONTACT_STEP_FRACTION\s+\((\d+\.\d*) / (\d+\.\d*)\)", source)
     assert np.float32(float(match.group(1)) / float(match.group(2))) == reference_sweep.CONTACT_STEP_FRACTION

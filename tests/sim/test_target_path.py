@@ -11,7 +11,7 @@ import pytest
 
 from gpu_jiggle import Solver
 from gpu_jiggle.sim import inputs, layouts
-from gpu_jiggle.sim.backends import reference_walk
+from gpu_jiggle.sim.backends.reference import common as reference_walk
 from gpu_jiggle.verify.scenarios import (RandomRootMotion, RigidBodyStrands, body_path, moving_colliders,
                                          random_angle_chain_set, random_frame_times, random_point_chain_set)
 from tests.sim.test_cross_check import angle_difference, chain_lengths_per_joint

@@ -1,41 +1,15 @@
-"""Backends: the numpy reference and the GLSL compute path, with one interface.
-
-A backend holds the rig, the state, the targets and the outputs of one chain kind as the
-std430 records of :mod:`gpu_jiggle.sim.layouts` and offers:
-
-- ``upload_rig(chain_rig, segment_rig, exact_step)``: the static rig and the exact
-  integrator's steps (again only when they change);
-- ``upload_targets(chain_target, ...)``: this frame's pose, teleport flags and levels of
-  detail (angle chains: ``(chain_target, local_angle)``, the (S,) local target angles; point
-  chains: ``(chain_target, chain_control, joint_offset, joint_rotation)``, the teleport flags
-  and levels of detail apart, the (S, 3) joint offsets and (S, 4) rotations or None when
-  unchanged), and for point chains ``upload_colliders`` (and
-  ``check_colliders(sphere_count, capsule_count, plane_count)``, which refuses what the
-  backend cannot run before anything changes);
-- ``prepare(header, ...)``: compile (GPU) the kernel variants that frames with this frame
-  buffer's header run, before ``run_frame`` needs them (point chains: also
-  ``inside_colliders``); nothing on the numpy path;
-- ``run_frame(params)``: teleports, then every substep of the frame, then the frame-time
-  outputs, from a frame buffer (:func:`gpu_jiggle.sim.packing.frame_buffer`);
-- ``read(name)``: one of ``chain_state, segment_state, joint_output, segment_output`` as a
-  numpy record array (a copy); ``read_field(name, field)``: one field of it (the numpy
-  backends put only that field in the solver's order);
-- ``write_state(chain_state, segment_state)``, ``write_outputs(joint_output, segment_output)``:
-  replace the dynamic state and the outputs (to rebase and to restore a saved state);
-- ``release()``: frees what it holds (GPU buffers and programs).
-
-:func:`make_backend` picks the class for a chain kind and a backend name.
+"""Backends: the numpy reference (:mod:`.reference`, each module the twin of a kernel) and the
+GLSL compute path (:mod:`.gpu`, :mod:`.gpu_angle`, :mod:`.gpu_point`), both implementing the
+:class:`~.interface.Backend` protocol (:mod:`.interface`). :func:`make_backend` picks the class
+for a chain kind and a backend name.
 """
 from __future__ import annotations
 
 import logging
 
+from .interface import Backend, LoopLimitError, PointBackend  # noqa: F401  (the interface, handed on)
+
 log = logging.getLogger("gpu_jiggle")
-
-class LoopLimitError(ValueError):
-    """A chain too long (with the frame's colliders) for one substep in one dispatch under
-    Mesa's llvmpipe, whose loop limiter stops a shader's loops after 65535 iterations."""
-
 
 #: Backend names a solver accepts.
 BACKEND_NAMES = ("auto", "gpu", "cpu")
@@ -45,10 +19,10 @@ def _classes(kind: str):
     """(reference class, GPU class) for chain kind ``"angle"`` or ``"point"``."""
     if kind == "angle":
         from .gpu_angle import GpuAngleBackend
-        from .reference_angle import ReferenceAngleBackend
+        from .reference.angle_chains import ReferenceAngleBackend
         return ReferenceAngleBackend, GpuAngleBackend
     from .gpu_point import GpuPointBackend
-    from .reference_point import ReferencePointBackend
+    from .reference.point_chains import ReferencePointBackend
     return ReferencePointBackend, GpuPointBackend
 
 

@@ -12,7 +12,7 @@ from contextlib import nullcontext
 import numpy as np
 
 from .. import layouts
-from . import LoopLimitError
+from .interface import LoopLimitError
 from .variants import KernelVariants
 from ...gl.buffer_image import FORMATS as VIEW_FORMATS, BufferViews, views_unavailable
 from ...gl.dispatch import LOCAL_SIZE, check_work_group_size, dispatch_size

@@ -12,7 +12,7 @@ from .. import layouts
 from . import gpu
 from .gpu import _GpuBackend
 from .near_far import NearFarPasses, NearFarPrograms, splits_near_far
-from .reference_sweep import CONTACT_STEP_FRACTION
+from .reference.point_sweep import CONTACT_STEP_FRACTION
 from .variants import (COLLIDER_SLOT_BUCKETS, FUSED_BATCHES, batch_switches, collider_slots, each_batch,
                        frame_substeps, fused_substeps, option_switches)
 

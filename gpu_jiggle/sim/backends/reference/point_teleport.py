@@ -1,17 +1,17 @@
 """The teleport stages of the point chains' numpy reference (SPEC section 5), named as in
 ``shaders/sim/point_chains.comp``: snap onto the targets, and keep_shape's carry of a chain by
 the body's rigid jump (its translation and its rotation, ``jump_turn``). A base of
-:class:`~.reference_point.ReferencePointBackend`, which supplies the depth walk and the frame's
+:class:`~.point_chains.ReferencePointBackend`, which supplies the depth walk and the frame's
 scratch ``f``.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .. import layouts
-from .reference_geometry import (MIN_LENGTH, axis_code, axis_from_code, cross, dot, length, rotation_between,
+from ... import layouts
+from .point_geometry import (MIN_LENGTH, axis_code, axis_from_code, cross, dot, length, rotation_between,
                                  safe_divide, turn_axis)
-from .reference_limits import quat_multiply, quat_rotate
+from .point_limits import quat_multiply, quat_rotate
 
 F = np.float32
 #: The point state's vec4 fields of which the numpy path keeps xyz (a segment's w are kept

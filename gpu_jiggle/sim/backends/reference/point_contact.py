@@ -6,15 +6,15 @@ The colliders are held as their records (:data:`~gpu_jiggle.sim.layouts.SPHERE_C
 where they were at the last substep in float64 world coordinates, their move and path
 velocity in float32. :class:`Contact` takes them relative to each chain's anchor in float64
 and rounds once, as the shader does in double precision. The vector geometry is in
-``reference_geometry.py``, the swept stages in ``reference_sweep.py``.
+``point_geometry.py``, the swept stages in ``point_sweep.py``.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .reference_geometry import (F, MIN_LENGTH, UP, closest_on_segment, closest_to_segment, dot, length, or_perpendicular,
+from .point_geometry import (F, MIN_LENGTH, UP, closest_on_segment, closest_to_segment, dot, length, or_perpendicular,
                                  safe_divide, segment_fraction)
-from .reference_sweep import sweep_particle, sweep_segment
+from .point_sweep import sweep_particle, sweep_segment
 
 #: Each contact stage runs over all the colliders this many times (CONTACT_PASSES in the shader).
 CONTACT_PASSES = 2

@@ -1,12 +1,12 @@
 """The numpy reference for point chains: ``shaders/sim/point_chains.comp`` written again in
 float32 numpy, vectorised over chains (walked root to tip by depth), with the same stages
-and the same operation order; the contact stages are in :mod:`.reference_contact`, the
-teleports in :mod:`.reference_point_teleport`, the frame-time output in
-:mod:`.reference_point_output`. See
+and the same operation order; the contact stages are in :mod:`.point_contact`, the
+teleports in :mod:`.point_teleport`, the frame-time output in
+:mod:`.point_output`. See
 :mod:`gpu_jiggle.sim.backends` for the interface.
 
 The state is held as contiguous float32 arrays per field in
-:class:`~.reference_walk.DepthOrder` (longest chains first, segments depth-major), where each
+:class:`~.common.DepthOrder` (longest chains first, segments depth-major), where each
 depth of the walk is a slice; its records are made when they are read.
 """
 from __future__ import annotations
@@ -15,15 +15,15 @@ import logging
 
 import numpy as np
 
-from .. import layouts
-from .reference_contact import Contact, collide_near, settle_contact
-from .reference_geometry import (MIN_LENGTH, axis_code, axis_from_code, dot, follow_parent, length, safe_divide,
+from ... import layouts
+from .point_contact import Contact, collide_near, settle_contact
+from .point_geometry import (MIN_LENGTH, axis_code, axis_from_code, dot, follow_parent, length, safe_divide,
                                  turn_axis)
-from .reference_limits import limit_angle, nlerp, target_frame
-from .reference_point_output import PointOutput
-from .reference_point_teleport import AXIS_CODES, CHAIN_XYZ, SEGMENT_XYZ, PointTeleports
-from .reference_sweep import CONTACT_STEP_FRACTION, contact_substeps
-from .reference_walk import DepthWalkBackend, FieldState, exact_change, path_weights, start_tangent
+from .point_limits import limit_angle, nlerp, target_frame
+from .point_output import PointOutput
+from .point_teleport import AXIS_CODES, CHAIN_XYZ, SEGMENT_XYZ, PointTeleports
+from .point_sweep import CONTACT_STEP_FRACTION, contact_substeps
+from .common import DepthWalkBackend, FieldState, exact_change, path_weights, start_tangent
 
 F = np.float32
 log = logging.getLogger(__name__)
@@ -197,7 +197,7 @@ class ReferencePointBackend(PointTeleports, PointOutput, DepthWalkBackend):
 
     def contact_substeps(self, f, rows, w, span, alpha, start, cap):
         """SPEC 9, contact sub-steps: (len(rows),) int, how many equal sub-steps the substep of
-        each of the sorted chains ``rows`` takes (``contact_substeps`` in reference_sweep.py),
+        each of the sorted chains ``rows`` takes (``contact_substeps`` in point_sweep.py),
         from its pivot's move to its place on the path at weights ``w`` and the colliders at
         path fraction ``alpha`` having moved from ``start``; 1 for all where no sphere or capsule
         is live. Also the :class:`Contact` of ``rows`` it placed them in (None where none is

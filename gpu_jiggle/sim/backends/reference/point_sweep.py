@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .reference_geometry import F, closest_on_segment, closest_to_segment, dot, length, safe_divide, segment_fraction
+from .point_geometry import F, closest_on_segment, closest_to_segment, dot, length, safe_divide, segment_fraction
 
 
 def sweep_past(q, r, start, rate, x, v, active):

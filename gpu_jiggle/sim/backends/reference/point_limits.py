@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import layouts
-from .reference_geometry import MIN_LENGTH, cross, dot, length, or_perpendicular, rotation_between, safe_divide
+from ... import layouts
+from .point_geometry import MIN_LENGTH, cross, dot, length, or_perpendicular, rotation_between, safe_divide
 
 F = np.float32
 PI = F(np.pi)

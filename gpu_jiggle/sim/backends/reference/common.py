@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import layouts
+from ... import layouts
 
 
 F = np.float32
@@ -216,6 +216,9 @@ class DepthWalkBackend:
 
     def prepare(self, header, **switch_inputs) -> None:
         """Nothing to compile (the GPU backends' ``prepare`` compiles their kernel variants)."""
+
+    def release(self) -> None:
+        """Nothing to free: numpy arrays go with the backend."""
 
     def __init__(self, chain_set):
         self.chain_count = chain_set.chain_count

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import layouts
+from ... import layouts
 
 F = np.float32
 MIN_LENGTH = F(1e-6)

@@ -4,7 +4,7 @@ float32 numpy, vectorised over chains, with the same stages and the same operati
 Chains are walked root to tip by depth: at depth d every chain with more than d segments
 advances its d-th segment at once, so the only Python loops are over substeps and depth. The
 state lives in contiguous float32 arrays, one per field, in the depth order of
-:class:`~.reference_walk.DepthOrder` (longest chains first, segments depth-major), where each
+:class:`~.common.DepthOrder` (longest chains first, segments depth-major), where each
 depth is a slice: the walk reads and writes views, and records in the solver's order are made
 only when the state is read.
 """
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import layouts
-from .reference_walk import DepthWalkBackend, FieldState, exact_change, path_weights, start_tangent
+from ... import layouts
+from .common import DepthWalkBackend, FieldState, exact_change, path_weights, start_tangent
 
 F = np.float32
 PI = F(np.pi)

@@ -2,23 +2,23 @@
 time"; SPEC section 9, "Frame-time output"), named as in ``shaders/sim/point_output.glsl``: each
 segment's direction carried σ·h past the last substep at its own extrapolated angular velocity
 (``turn_ahead``), the chain rebuilt from this frame's pivot (``write_output``). A base of
-:class:`~.reference_point.ReferencePointBackend`, which supplies the depth walk, the colliders
+:class:`~.point_chains.ReferencePointBackend`, which supplies the depth walk, the colliders
 and the frame's scratch ``f``.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .reference_contact import Contact, push_out_of_frame
-from .reference_geometry import (MIN_LENGTH, axis_code, axis_from_code, cross, dot, follow_parent, length,
+from .point_contact import Contact, push_out_of_frame
+from .point_geometry import (MIN_LENGTH, axis_code, axis_from_code, cross, dot, follow_parent, length,
                                  rotation_between, safe_divide, turn_axis)
-from .reference_limits import limit_angle, quat_multiply, target_frame
+from .point_limits import limit_angle, quat_multiply, target_frame
 
 F = np.float32
 
 
 class PointOutput:
-    """The frame-time output stage of :class:`~.reference_point.ReferencePointBackend`."""
+    """The frame-time output stage of :class:`~.point_chains.ReferencePointBackend`."""
 
     def write_output(self, f, sigma, substep):
         """SPEC section 2, "Output at frame time", relative to this frame's pivot: each segment's
