@@ -83,7 +83,7 @@ class CharacterPlayer:
         self.preroll, self.preroll_fps = preroll, preroll_fps
         self.character = character
         self.credit = credit_of(character.json)  # kept in the screenshots and videos of it
-        self.rig = rig
+        self._rig = rig  # as loaded; each pipeline plays its own copy (Pipeline.rig)
         self.backend = backend
         self.travel = travel
         self.title = f"gpu-jiggle play: {character.path.name}"
@@ -121,6 +121,13 @@ class CharacterPlayer:
         self._start_clip()
 
     # -- the clip and its pipeline -------------------------------------------------------------
+    @property
+    def rig(self):
+        """The rig being played, with the values tuned live: the pipeline's own copy (the next
+        clip's pipeline starts from it), or the rig as loaded before the first pipeline."""
+        pipeline = getattr(self, "pipeline", None)
+        return pipeline.rig if pipeline is not None and pipeline.rig is not None else self._rig
+
     @property
     def clip(self):
         return self.clips[self.clip_index]

@@ -69,15 +69,17 @@ class RigTuning:
     """The panel values of a rig and their live edits (the module docstring).
 
     Args:
-        rig: the :class:`~gpu_jiggle.character.rig.model.Rig` being played (changed in place).
+        rig: the :class:`~gpu_jiggle.character.rig.model.Rig` as loaded; the values tuned are
+            those of the live pipeline's own copy (:attr:`rig`).
         skeleton: its character's skeleton (to read the file again).
         pipeline: a callable giving the live :class:`~gpu_jiggle.character.pipeline.Pipeline`
-            (the player makes a new one per clip; they share ``rig``).
+            (the player makes a new one per clip, from the last one's rig), or None before
+            the first.
         size: the character's size (length units), which scales the length sliders' ranges.
     """
 
     def __init__(self, rig, skeleton, pipeline, size: float):
-        self.rig, self.skeleton, self._pipeline, self.size = rig, skeleton, pipeline, float(size)
+        self._rig, self.skeleton, self._pipeline, self.size = rig, skeleton, pipeline, float(size)
         source = Path(str(rig.source))
         self.path = source if source.suffix.lower() == ".toml" and source.is_file() else None
         self.loaded = load_rig(self.path, skeleton) if self.path else None  # the file as last read or written
@@ -92,6 +94,12 @@ class RigTuning:
         if rig.colliders:
             self._show_collider(0)
         self.actions = [Action("save", "save", "W"), Action("revert", "revert", "R"), Action("undo", "undo", "U")]
+
+    @property
+    def rig(self):
+        """The rig being tuned: the live pipeline's own copy, or the rig as loaded before one."""
+        pipeline = self._pipeline()
+        return pipeline.rig if pipeline is not None and pipeline.rig is not None else self._rig
 
     # -- the values --------------------------------------------------------------------------
     def _take_base(self) -> None:

@@ -111,7 +111,10 @@ class Pipeline(LiveChanges):
 
     Args:
         character: a :class:`~gpu_jiggle.character.gltf.loader.Character`.
-        rig: a :class:`~gpu_jiggle.character.rig.model.Rig` for its skeleton, or None (no springs).
+        rig: a :class:`~gpu_jiggle.character.rig.model.Rig` for its skeleton, or None (no springs):
+            what was authored. The pipeline plays its own copy (:attr:`rig`), which its live
+            changes (``set_parameters``, ``set_wind``, ``set_collider``) change; the Rig given
+            is never changed, so other pipelines made from it start from its values.
         clip: an animation name (or a :class:`~gpu_jiggle.character.pose.animation.Clip`), or None for the
             rest pose. An unknown name raises ValueError listing the clips.
         loop: play the clip repeatedly (True) or hold its last frame after its end.
@@ -128,7 +131,8 @@ class Pipeline(LiveChanges):
                  constraints=None, springs: bool = True, context=None):
         self.character = character
         self.skeleton = character.skeleton
-        self.rig = rig
+        #: The rig being played, with its live values: the pipeline's own copy of ``rig``.
+        self.rig = rig.copy() if rig is not None else None
         if isinstance(clip, str):
             clip = character.clip(clip)
         self.clip = clip

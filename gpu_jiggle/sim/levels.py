@@ -9,6 +9,7 @@ import numpy as np
 
 from . import layouts, validation
 from .chains import AngleChainSet
+from .inputs import Wind
 from .spring import UnstableSpringError, check_stable
 
 #: The words a refusal at level of detail "half" adds after the substep.
@@ -60,16 +61,31 @@ class LevelsOfDetail:
         self._lod = lod
 
     def _check_stable(self, chain_set, wind) -> None:
-        """Refuse what the substep cannot keep stable with ``wind`` (SPEC section 1,
-        "Stability"; :func:`~gpu_jiggle.sim.spring.check_stable`)."""
-        check_chain_set_stable(chain_set, self.substep, integrator=self.integrator, **stability_terms(chain_set, wind))
+        """Refuse what the substep cannot keep stable with ``wind`` (:func:`check_runs_stable`)."""
+        check_runs_stable(chain_set, self.substep, self.integrator, wind)
 
     def _check_half_rate(self, chain_set, lod, wind=None) -> None:
         half = np.repeat(lod == layouts.LOD_HALF, chain_set.segment_counts)
         if half.any():
-            check_chain_set_stable(chain_set, self._clock.half.substep, where=half, what=HALF_RATE,
-                                   integrator=self.integrator,
-                                   **stability_terms(chain_set, self._wind if wind is None else wind))
+            check_runs_stable(chain_set, self._clock.half.substep, self.integrator,
+                              self._wind if wind is None else wind, where=half, what=HALF_RATE)
+
+
+def check_runs_stable(chain_set, substep: float, integrator: str = "semi-implicit", wind=None, where=None,
+                      what: str = "") -> None:
+    """The stability check of a chain set as a solver runs it (SPEC section 1, "Stability"):
+    its springs, air drag and, under ``wind`` (a :class:`~gpu_jiggle.sim.inputs.Wind`; None:
+    no wind), the external terms of :func:`stability_terms`, for ``substep`` seconds with
+    ``integrator``; ``where``, ``what``: as :func:`~gpu_jiggle.sim.spring.check_stable`. The
+    one place where a chain set's stability is judged: the solver, the rig reader and a
+    pipeline's live changes all call it.
+
+    Raises: UnstableSpringError (a ValueError) at the first unstable segment, as
+    :func:`check_chain_set_stable`."""
+    if wind is None:
+        wind = Wind.none(2 if isinstance(chain_set, AngleChainSet) else 3)
+    check_chain_set_stable(chain_set, substep, where=where, what=what, integrator=integrator,
+                           **stability_terms(chain_set, wind))
 
 
 def check_chain_set_stable(chain_set, substep: float, **terms) -> None:

@@ -264,7 +264,8 @@ def test_gravity_changes_live_for_one_chain(fox):
         pipeline.step(0.0, 1 / FPS)
         pipeline.set_parameters("tail", gravity=[0.0, -980.0, 0.0])
         np.testing.assert_array_equal(pipeline.solver.chain_set.gravity[0], [0.0, -980.0, 0.0])
-        np.testing.assert_array_equal(rig.chains[0].gravity, [0.0, -980.0, 0.0])
+        np.testing.assert_array_equal(pipeline.rig.chains[0].gravity, [0.0, -980.0, 0.0])
+        assert rig.chains[0].gravity[1] != -980.0  # the Rig it was made from is as authored
         mane = rig.chain_indices("mane", groups=True)
         np.testing.assert_array_equal(pipeline.solver.chain_set.gravity[mane], [[0.0, -300.0, 0.0]] * len(mane))
         with pytest.raises(ValueError, match=r"tail: gravity: expected shape \(3,\)"):
@@ -272,7 +273,7 @@ def test_gravity_changes_live_for_one_chain(fox):
 
 
 def test_set_parameters_live_on_a_chain_and_a_strand_group(fox, backend):
-    rig = load_rig(FOX_RIG, fox.skeleton)  # a fresh rig: set_parameters changes it
+    rig = load_rig(FOX_RIG, fox.skeleton)
     with Pipeline(fox, rig, "Run", backend=backend) as pipeline:
         for frame in pipeline.play(FPS, 0.3):
             pass
@@ -284,10 +285,11 @@ def test_set_parameters_live_on_a_chain_and_a_strand_group(fox, backend):
         segments = tail_solver.chain_set.chain_slices()[tail]
         np.testing.assert_array_equal(tail_solver.chain_set.frequency[segments], [3.5, 2.5, 2.0])
         np.testing.assert_array_equal(tail_solver.chain_set.air_drag[segments], [0.5, 1.0, 2.0])
-        np.testing.assert_array_equal(rig.chains[0].air_drag, [0.5, 1.0, 2.0])
+        np.testing.assert_array_equal(pipeline.rig.chains[0].air_drag, [0.5, 1.0, 2.0])
         np.testing.assert_array_equal(tail_solver.chain_set.damping_ratio[segments], [0.25] * 3)
-        np.testing.assert_array_equal(rig.chains[0].frequency, [3.5, 2.5, 2.0])
-        manes = [c for c in rig.chains if c.group == "mane"]
+        np.testing.assert_array_equal(pipeline.rig.chains[0].frequency, [3.5, 2.5, 2.0])
+        assert not np.array_equal(rig.chains[0].frequency, [3.5, 2.5, 2.0])  # the Rig given is as authored
+        manes = [c for c in pipeline.rig.chains if c.group == "mane"]
         assert len(manes) == 6
         for chain in manes:
             np.testing.assert_array_equal(chain.damping_ratio, [0.2, 0.3, 0.4])
@@ -296,17 +298,19 @@ def test_set_parameters_live_on_a_chain_and_a_strand_group(fox, backend):
             np.testing.assert_array_equal(solver.chain_set.damping_ratio[solver.chain_set.chain_slices()[index]],
                                           [0.2, 0.3, 0.4])
             assert solver.chain_set.world_influence[index] == 0.5
-        ears = [c for c in rig.chains if c.group.startswith("ear_tuft")]
+        ears = [c for c in pipeline.rig.chains if c.group.startswith("ear_tuft")]
         assert all(np.all(c.damping_ratio == 0.3) and c.world_influence == 1.0 for c in ears)  # others untouched
         frame = pipeline.step(frame.time + 1 / FPS, 1 / FPS)
         assert tail_solver.sim_time > time, "the motion goes on from where it was"
         assert all(np.isfinite(p).all() for p in frame.chain_positions)
-    # the rig keeps the change: new solvers start with it
-    with Pipeline(fox, rig, "Run", backend=backend) as again:
-        again.step(0.0, 1 / FPS)
-        solver, index = again.solver_of("tail")
-        np.testing.assert_array_equal(solver.chain_set.frequency[solver.chain_set.chain_slices()[index]],
-                                      [3.5, 2.5, 2.0])
+    # the pipeline's rig keeps the change: a pipeline made from it starts with it, one made
+    # from the Rig as authored does not
+    for made_from, tail_frequency in ((pipeline.rig, [3.5, 2.5, 2.0]), (rig, list(rig.chains[0].frequency))):
+        with Pipeline(fox, made_from, "Run", backend=backend) as again:
+            again.step(0.0, 1 / FPS)
+            solver, index = again.solver_of("tail")
+            np.testing.assert_array_equal(solver.chain_set.frequency[solver.chain_set.chain_slices()[index]],
+                                          tail_frequency)
 
 
 @pytest.mark.parametrize("name, changes, error, message", [
@@ -351,11 +355,12 @@ def test_refused_set_parameters_changes_nothing(fox, name, changes, error, messa
     pipeline.release()
 
 
-def test_set_parameters_before_the_first_step_goes_to_the_rig(fox):
+def test_set_parameters_before_the_first_step_goes_to_the_pipelines_rig(fox):
     rig = load_rig(FOX_RIG, fox.skeleton)
     pipeline = Pipeline(fox, rig, "Run", backend="cpu")
     pipeline.set_parameters("ear_tuft_left[1]", frequency=9.0)
-    chains = {c.name: c for c in rig.chains}
+    chains = {c.name: c for c in pipeline.rig.chains}
+    assert np.all(rig.chains[[c.name for c in rig.chains].index("ear_tuft_left[1]")].frequency == 8.0)  # as authored
     np.testing.assert_array_equal(chains["ear_tuft_left[1]"].frequency, [9.0] * 3)
     np.testing.assert_array_equal(chains["ear_tuft_left[0]"].frequency, [8.0] * 3)  # its neighbour in the group
     pipeline.step(0.0, 1 / FPS)

@@ -239,10 +239,10 @@ def test_set_parameters_takes_a_curve_per_chain_and_per_strand(fox):
         pipeline.set_parameters("tail", frequency={"root": 4.0, "tip": 2.0},
                                 damping_ratio={"root": 0.2, "tip": 0.4, "curve": "smooth"})
         pipeline.set_parameters("mane", frequency={"root": 10.0, "tip": 8.0, "curve": [[0, 0], [0.5, 0.5], [1, 1]]})
-        chains = {c.name: c for c in rig.chains}
+        chains = {c.name: c for c in pipeline.rig.chains}  # the pipeline's rig; the Rig given is as authored
         assert chains["tail"].frequency.tolist() == [4.0, 3.0, 2.0]
         np.testing.assert_allclose(chains["tail"].damping_ratio, [0.2, 0.3, 0.4], rtol=1e-14)
-        for c in rig.chains:
+        for c in pipeline.rig.chains:
             if c.group == "mane":
                 assert c.frequency.tolist() == [10.0, 9.0, 8.0]
         solver, index = pipeline.solver_of("tail")

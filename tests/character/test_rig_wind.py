@@ -62,22 +62,23 @@ def test_wind_and_colliders_change_live_and_refusals_change_nothing(fox, rig_dat
         p.step(0.0, 1 / 30)
         solver = p.solver
         p.set_wind(strength=250.0, direction=[1.0, 0.0, 0.0])
-        assert rig.wind.strength == 250.0
+        assert p.rig.wind.strength == 250.0
         with pytest.raises(TypeError, match="did you mean 'strength'"):
             p.set_wind(strenght=1.0)
         with pytest.raises(ValueError, match="strength = -5.0"):
             p.set_wind(strength=-5.0)
-        assert rig.wind.strength == 250.0
-        name = rig.colliders[0].name
+        assert p.rig.wind.strength == 250.0
+        name = p.rig.colliders[0].name
         p.set_collider(name, radius=4.0, offset=[1.0, 2.0, 3.0])
-        assert rig.colliders[0].radius == 4.0 and np.allclose(rig.colliders[0].end, [1.0, 2.0, 3.0])
+        assert p.rig.colliders[0].radius == 4.0 and np.allclose(p.rig.colliders[0].end, [1.0, 2.0, 3.0])
         with pytest.raises(ValueError, match="did you mean"):
             p.set_collider(name + "x", radius=1.0)
         with pytest.raises(ValueError, match=r"radius = -1.0"):
             p.set_collider(name, radius=-1.0)
         with pytest.raises(TypeError, match="has no live 'normal'"):
             p.set_collider(name, normal=[0.0, 1.0, 0.0])
-        assert rig.colliders[0].radius == 4.0
+        assert p.rig.colliders[0].radius == 4.0
+        assert rig.colliders[0].radius != 4.0 and (rig.wind is None or rig.wind.strength != 250.0)  # as authored
         frame = p.step(1 / 30, 1 / 30)
         assert p.solver is solver, "live changes keep the motion"
         assert 4.0 in np.round(frame.colliders.spheres[:, 3], 6)

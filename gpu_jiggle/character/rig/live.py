@@ -1,8 +1,9 @@
-"""Live changes to a rig while it plays, without resetting the motion: its chains' spring values
-(:func:`changed_parameters`, handed to the solver), its wind and its colliders. Each change is
-checked whole; a refused one changes nothing. :class:`LiveChanges` gives
-:class:`~gpu_jiggle.character.pipeline.Pipeline` its ``set_parameters``, ``replace_parameters``,
-``set_wind`` and ``set_collider``."""
+"""Live changes to the rig a pipeline plays, without resetting the motion: its chains' spring
+values (:func:`changed_parameters`, handed to the solver), its wind and its colliders. Each
+change is checked whole; a refused one changes nothing. :class:`LiveChanges` gives
+:class:`~gpu_jiggle.character.pipeline.Pipeline` its ``set_parameters``,
+``replace_parameters``, ``set_wind`` and ``set_collider``, which change the pipeline's own
+copy of the rig (``pipeline.rig``), never the :class:`~.model.Rig` it was made from."""
 from __future__ import annotations
 
 import dataclasses
@@ -10,7 +11,7 @@ import dataclasses
 import numpy as np
 
 from ...sim import validation
-from ...sim.spring import check_stable
+from ...sim.levels import check_runs_stable
 from ...sim.validation import InputError, unknown_name
 from .curves import curve_values, is_curve
 from .specs import WIND_DEFAULTS, ColliderSpec, WindSpec
@@ -124,8 +125,8 @@ def _chain_values(key, value, segments):
 
 
 class LiveChanges:
-    """The live changes of a :class:`~gpu_jiggle.character.pipeline.Pipeline` (its ``rig``, its
-    solver ``_solver`` once made, and ``_chain_indices(name, groups)``)."""
+    """The live changes of a :class:`~gpu_jiggle.character.pipeline.Pipeline` (its own ``rig``,
+    its solver ``_solver`` once made, and ``_chain_indices(name, groups)``)."""
 
     def set_parameters(self, chain_name: str, **changes) -> None:
         """Change spring values of one rig chain, or of every strand of a strand group, from
@@ -141,9 +142,11 @@ class LiveChanges:
                 ≥ 0) and ``angle_limit_deg`` (degrees, ≥ 0) the same way; ``world_influence``,
                 a scalar in [0, 1]; ``gravity``, (3,) world, length/s².
 
-        The rig takes the new values too (``rig.chain_set``), so a :meth:`reset` (or another
-        pipeline on the same rig, when it next makes its solver) keeps them. The values are
-        validated once, by the solver, and a refusal names the chain.
+        The pipeline's rig takes the new values too (``pipeline.rig.chain_set``: the
+        pipeline's own copy, not the Rig it was made from), so a :meth:`reset` keeps them, and
+        a pipeline made from ``pipeline.rig`` starts from them. The values are validated
+        once, by the solver (before its first step, by the same check), and a refusal names
+        the chain.
 
         Raises:
             ValueError: an unknown chain, a bad value, or f/ζ the rig's substep cannot keep
@@ -171,8 +174,8 @@ class LiveChanges:
                 chain_set = self._solver.chain_set
             else:
                 chain_set = self.rig.chain_set.replace(**arrays)
-                check_stable(chain_set.frequency, chain_set.damping_ratio, self.rig.substep,
-                             integrator=self.rig.integrator, air_drag=chain_set.air_drag)
+                wind = None if self.rig.wind is None else self.rig.wind.solver_wind()
+                check_runs_stable(chain_set, self.rig.substep, self.rig.integrator, wind)
         except InputError as exc:
             raise ValueError(self.rig.refusal(exc)) from None
         self.rig.chain_set = chain_set

@@ -128,6 +128,7 @@ most :data:`MAX_RIG_SEGMENTS` segments over all chains and strands.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -326,6 +327,15 @@ class Rig:
         return {c.name: c.inside for c in self.colliders}
 
     # -- live changes ------------------------------------------------------------------------
+    def copy(self) -> "Rig":
+        """A copy to play and change live (a pipeline's own rig): its own lists of chains
+        (pointing back to the copy), colliders and constraints; the chain set, the wind and
+        each spec are values, replaced rather than changed, so they are shared until then."""
+        new = dataclasses.replace(self, chains=[], colliders=list(self.colliders),
+                                  constraints=list(self.constraints))
+        new.chains = [dataclasses.replace(c, rig=new) for c in self.chains]
+        return new
+
     def refusal(self, exc) -> str:
         """Words for the chain set's refusal ``exc`` (an InputError), naming the chain and the
         index within it: ``"tail: frequency[2] = 80.0 Hz ... is unstable ..."``."""

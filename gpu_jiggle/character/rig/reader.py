@@ -22,7 +22,8 @@ from .values import PER_SEGMENT_DEFAULTS, RigValues
 from ...sim.chains import PointChainSet
 from ...sim.clock import MAX_SUBSTEP, MAX_SUBSTEPS, MIN_SUBSTEP
 from ...sim.integrator import INTEGRATORS
-from ...sim.spring import UnstableSpringError, check_stable
+from ...sim.levels import check_runs_stable
+from ...sim.spring import UnstableSpringError
 from ...extras import require
 from ...sim.validation import COORDINATE_LIMIT, InputError, choice, unknown_name
 from ..gltf.io import no_such_file
@@ -107,7 +108,7 @@ class RigReader:
         for i, c in enumerate(rig.chains):
             c.index, c.rig = i, rig
         self.collider_groups(rig.colliders)
-        rig.chain_set = self.chain_set(rig.chains, substep, integrator)
+        rig.chain_set = self.chain_set(rig.chains, substep, integrator, rig.wind)
         for i, table in enumerate(self.tables(data, "look_at")):
             rig.constraints.append(self.look_at(i, table))
         for i, table in enumerate(self.tables(data, "two_bone_ik")):
@@ -185,9 +186,10 @@ class RigReader:
         for _, _, values in self.springs:
             values["collider_mask"] = sum({1 << group[n] for n in values["colliders"]})
 
-    def chain_set(self, chains, substep, integrator) -> PointChainSet:
+    def chain_set(self, chains, substep, integrator, wind=None) -> PointChainSet:
         """Every chain's springs as one PointChainSet, validated once (and stable for the
-        substep); a refusal names the table and key it came from."""
+        substep under the rig's ``wind``, a WindSpec or None, as a solver runs it); a refusal
+        names the table and key it came from."""
         counts = [c.segments for c in chains]
         per = {key: [v[key] for _, _, v in self.springs] for key in ("gravity", "world_influence", "collider_mask")}
         rows = {name: np.concatenate([v[name] for _, _, v in self.springs]) if chains
@@ -205,8 +207,7 @@ class RigReader:
                                       world_influence=np.asarray(per["world_influence"], np.float64),
                                       collider_mask=per["collider_mask"],
                                       gravity=np.asarray(per["gravity"], np.float64).reshape(len(chains), 3))
-            check_stable(chain_set.frequency, chain_set.damping_ratio, substep, integrator=integrator,
-                         air_drag=chain_set.air_drag)
+            check_runs_stable(chain_set, substep, integrator, None if wind is None else wind.solver_wind())
         except InputError as exc:
             self.refuse(exc, topology)
         return chain_set

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...sim.inputs import Wind
+
 
 #: The keys of a rig's ``[wind]`` table, and what each defaults to.
 WIND_DEFAULTS = {"direction": (1.0, 0.0, 0.0), "strength": 0.0, "gust_amplitude": 0.0, "gust_frequency": 0.0,
@@ -77,6 +79,11 @@ class WindSpec:
         kappa = 0.0 if self.gust_wavelength == 0 else 2.0 * math.pi / self.gust_wavelength
         return {"acceleration": self.strength * self.direction, "gust_amplitude": self.gust_amplitude,
                 "gust_wave_vector": kappa * self.direction, "gust_frequency": self.gust_frequency}
+
+    def solver_wind(self) -> Wind:
+        """This wind as a solver holds it (:class:`~gpu_jiggle.sim.inputs.Wind`), for the
+        stability check (:func:`~gpu_jiggle.sim.levels.check_runs_stable`)."""
+        return Wind.validated(**self.solver_arguments())
 
 
 @dataclass
