@@ -13,7 +13,7 @@ task each (:func:`gpu_jiggle.app.bake_workers.run_bake`):
   bake whose worker died retried on another at most :data:`MAX_RETRIES` times (the
   scheduler's ``allowed-failures``);
 - with ``--scheduler ADDRESS``, that cluster's workers (started with ``dask scheduler`` and
-  ``dask worker``; docs/CHARACTERS.md, "Bake a library"): the manifest's files and ``--out`` must be
+  ``dask worker``; docs/BATCH.md): the manifest's files and ``--out`` must be
   at the same paths on every worker, a shared file system.
 
 A bake that raises something other than a bad input is retried by Dask (``retries``) at
@@ -69,7 +69,7 @@ def add_command(sub) -> None:
                                    "the cluster at --scheduler. Outputs made from the same inputs (their record "
                                    "beside them) are skipped, so an interrupted run resumes; a failed bake is "
                                    "reported and the others go on. Needs the [batch] extra (dask[distributed]).")
-    p.add_argument("manifest", metavar="MANIFEST", help="the TOML manifest of jobs (docs/CHARACTERS.md: 'Bake a library')")
+    p.add_argument("manifest", metavar="MANIFEST", help="the TOML manifest of jobs (docs/BATCH.md)")
     p.add_argument("--out", required=True, metavar="DIR", help="the folder the outputs go under")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="a running Dask scheduler (tcp://host:8786); default: a LocalCluster on this machine")

@@ -169,8 +169,8 @@ def test_a_digest_follows_the_contents_of_every_input_and_the_settings(tmp_path)
 
 
 def test_the_documented_manifest_reads_as_it_says(tmp_path):
-    readme = (Path(__file__).resolve().parents[2] / "docs" / "CHARACTERS.md").read_text(encoding="utf-8")
-    section = readme.split("\n## Bake a library\n", 1)[1].split("\n## ", 1)[0]
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "BATCH.md").read_text(encoding="utf-8")
+    section = doc.split("\n## The manifest\n", 1)[1].split("\n## ", 1)[0]
     text = section.split("```toml\n", 1)[1].split("```", 1)[0]
     for folder, name, source in (("characters", "fox.glb", FOX), ("rigs", "fox.toml", FOX_RIG),
                                  ("avatars", "godette.vrm", VRM_FOLDER / "Godette_vrm_v4.vrm"),

@@ -1,29 +1,12 @@
 """The manifest of ``gpu-jiggle bake-many``: which characters to bake, with which rigs and
 clips, read from TOML, checked whole, and expanded into one :class:`BakeJob` per output file.
 
-A manifest::
-
-    [defaults]                        # optional: what every [[job]] takes unless it says otherwise
-    preroll = 4.0
-
-    [[job]]
-    name = "fox"                      # the job's name, {job} in output names (default "job<N>")
-    character = "characters/*.glb"    # a path or a glob, or a list of them (.gltf, .glb, .vrm)
-    rig = "rigs/fox.toml"             # a TOML rig; left out: each character's VRM spring bones
-    clips = ["Survey", "Run"]         # clip names, .vrma files (globs too), or "all": every animation
-    fps = 30                          # keys per second; left out: as gpu-jiggle bake without --fps
-    preroll = 4.0                     # seconds of the looping clip simulated first (default 4)
-    look_at = false                   # as gpu-jiggle bake --look-at
-    strands = "none"                  # or "joints", as gpu-jiggle bake --strands
-    output = "{job}/{character}_{clip}{ext}"   # under --out: the default
-
-Relative paths are relative to the manifest's folder. A clip entry ending in ``.vrma`` is a
-VRM animation file played on the avatar's humanoid bones, as ``gpu-jiggle bake --animation
-clip.vrma`` plays it. ``output`` takes ``{job}``, ``{character}`` (the file's name without its
-suffix), ``{clip}`` (a ``.vrma``'s file name without its suffix) and ``{ext}`` (``.vrm`` for a
-``.vrm`` character, else ``.glb``); the values are put in with every character other than
-letters, digits, ``.``, ``-`` and ``_`` replaced by ``_``, and the name must end in ``.glb``,
-``.gltf`` or ``.vrm`` and stay inside ``--out``.
+The manifest's format, its keys and defaults, the placeholders of ``output`` and how a run
+goes: docs/BATCH.md. Relative paths are relative to the manifest's folder; a clip entry
+ending in ``.vrma`` is a VRM animation file; ``output`` takes ``{job}``, ``{character}``,
+``{clip}`` and ``{ext}``, each value put in with every character other than letters, digits,
+``.``, ``-`` and ``_`` replaced by ``_``, and must end in ``.glb``, ``.gltf`` or ``.vrm`` and
+stay inside ``--out``.
 
 :func:`read_manifest` refuses, before anything runs, with a :class:`ManifestError` naming the
 manifest, the job and the key: a file that is not TOML, an unknown key (naming the closest

@@ -1,130 +1,13 @@
-"""Spring rigs for glTF characters, read from TOML and checked against the skeleton.
+"""The checked rig's data classes and the bounds on what a rig file may ask for.
 
-A rig names the spring chains by joint names, adds procedural strands parented to joints,
-attaches colliders to joints and, optionally, IK constraints. ``load_rig(path, skeleton)``
-returns a :class:`Rig`; :mod:`gpu_jiggle.character.pipeline` runs it. Lengths are in the model's
-unit, times in seconds, frequencies in Hz, angles in degrees where the key ends in ``_deg``.
-
-```toml
-[solver]                      # optional
-substep = 0.008333333         # fixed substep h in seconds (default 1/120)
-max_substeps = 8              # per frame (default 8)
-integrator = "semi-implicit"  # or "exact": the closed-form spring step, no stability bound (SPEC 1)
-
-[wind]                        # optional: the wind every chain feels (SPEC 4.1), world space
-direction = [1.0, 0.0, 0.0]   # where it blows to (default +x)
-strength = 200.0              # steady acceleration along direction, length/s² (default 0)
-gust_amplitude = 100.0        # gusts add this much, rising and falling (length/s², default 0)
-gust_frequency = 0.5          # Hz
-gust_wavelength = 300.0       # length: gusts travel along direction (default 0: everywhere at once)
-
-[[chain]]                     # springs on skeleton joints
-name = "tail"
-# group = "tails"             # optional: chains tuned together (play's sliders, set_parameters(groups=True))
-joints = ["b_Tail01_012", "b_Tail02_013", "b_Tail03_014"]  # pivot first, each the parent of the next
-tip_length = 20.0             # the last joint's virtual tip (default: the previous segment's length)
-tip_axis = [1.0, 0.0, 0.0]    # its direction in the last joint's space (default: the last joint's
-                              # offset from its parent, i.e. the bone axis the chain runs along)
-frequency = 3.0               # Hz: one value, one per segment (joints count segments: the tip adds one),
-                              # or a curve along the chain: { root = 3.0, tip = 2.0 } (see below)
-damping_ratio = 0.5           # one value, one per segment or a curve
-gravity = [0.0, -980.0, 0.0]  # world, length/s² (default 0)
-particle_radius = 2.0         # default 0 (this and the next two: also one per segment or a curve)
-max_distance = 30.0           # how far a particle may leave its animated place (default: no limit)
-air_drag = 0.5                # 1/s: damps motion in the world, as air does (default 0; damping_ratio
-                              # damps motion relative to the animated pose, SPEC 4)
-angle_limit_deg = 60.0        # each segment stays within this cone about its target direction
-                              # (default: none; also one per segment or a curve)
-# hinge_limit_deg = [-30.0, 45.0]   # or a hinge about limit_axis, least and greatest angle
-# spherical_limit_deg = [20.0, 40.0] # or an elliptical cone: pitch (about limit_axis), yaw
-# limit_axis = [1.0, 0.0, 0.0]      # in each base joint's space (these three: per chain, or a row per segment)
-world_influence = 1.0         # [0, 1] (default 1)
-colliders = ["body"]          # the colliders it collides with (default: all)
-
-[[strands]]                   # procedural strands on a joint (ears, tufts, a mane)
-name = "mane"
-joint = "b_Neck_04"
-count = 5                     # strands in this group
-segments = 3                  # per strand
-length = 10.0                 # per strand
-root = [2.0, 4.0, 0.0]        # first root, in the joint's space
-root_end = [14.0, 4.0, 0.0]   # optional: roots evenly spaced from root to root_end
-direction = [0.0, 1.0, 0.0]   # rest direction, in the joint's space
-spread_deg = 30.0             # directions fanned over this angle about fan_axis
-fan_axis = [1.0, 0.0, 0.0]    # optional (default: root_end - root, else a perpendicular of direction)
-draw = "ribbons"              # "lines" or "ribbons" (a hint for renderers)
-width = 1.5                   # ribbon width
-# and frequency, damping_ratio, gravity, particle_radius, max_distance, air_drag, angle_limit_deg,
-# world_influence, colliders
-
-[[collider]]
-name = "body"
-joint = "b_Spine01_02"
-shape = "capsule"             # or "sphere", or "plane"
-offset = [0.0, 0.0, 0.0]      # centre (sphere), first end (capsule) or a point (plane), in the joint's space
-end = [20.0, 0.0, 0.0]        # capsule only: second end, in the joint's space
-# normal = [0.0, 1.0, 0.0]    # plane only: its normal in the joint's space; particles stay on its side
-radius = 9.0
-inside = false                # true: keeps particles inside it (a skirt's cage; default false)
-
-[[look_at]]                   # a constraint: turn a joint toward a (moving) world point
-joint = "b_Head_05"
-aim_axis = [1.0, 0.0, 0.0]    # the looking direction in the joint's space
-target = [0.0, 60.0, 120.0]   # world
-sweep = [80.0, 0.0, 0.0]      # the target moves by sweep·sin(2π·sweep_hz·t)
-sweep_hz = 0.5
-max_angle_deg = 80.0
-weight = 1.0
-enabled = true                # false keeps it in the file but off by default
-
-[[two_bone_ik]]               # a constraint: reach a (moving) world point with a limb
-root = "b_LeftLeg01_015"
-mid = "b_LeftLeg02_016"
-end = "b_LeftFoot01_017"
-target = [...]; sweep = [...]; sweep_hz = ...; pole = [...] (optional, world); enabled = true
-```
-
-The per-segment values (``frequency``, ``damping_ratio``, ``particle_radius``,
-``max_distance``, ``air_drag``, ``angle_limit_deg``, of chains and strands alike) take one number, a list of one
-number per segment, or a curve over the normalised depth along the chain
-(:mod:`gpu_jiggle.character.rig.curves`)::
-
-    frequency = { root = 6.0, tip = 3.0 }                    # curve = "linear", the default
-    frequency = { root = 6.0, tip = 3.0, curve = "smooth" }  # smoothstep
-    frequency = { root = 6.0, tip = 3.0, curve = [[0.0, 0.0], [0.5, 0.8], [1.0, 1.0]] }
-
-Segment i of n has depth ``s = i/(n − 1)`` (0 at the first segment, 1 at the last; a chain of
-one segment has depth 0) and the value ``root + w·(tip − root)``, where the weight ``w`` is
-``s`` (``"linear"``), ``3s² − 2s³`` (``"smooth"``), or piecewise linear in ``s`` through the
-``[depth, weight]`` points of a list (at least two; depths finite, strictly increasing, the
-first 0 and the last 1; weights finite, 0 meaning root and 1 tip). A linear curve from 6 to
-3 Hz over 4 segments gives 6, 5, 4, 3. A joint chain's depths count its joints as listed
-(as its lists do, zero-length segments included). ``Pipeline.set_parameters`` takes curves
-too, as dicts (``frequency={"root": 6.0, "tip": 3.0}``), over the segments the chain swings.
-The values a curve gives are checked as a list's are, a refusal naming the segment
-(``frequency[3] = 0.0``).
-
-A chain segment whose two joints lie at one place in the rest pose (a zero-length bone) has
-no direction to swing: it is carried rigidly with its parent (``ChainSpec.springy``), the
-loader saying so once in a logged warning, and its per-segment values are dropped.
-
-Errors are :class:`RigError` s (``ValueError``) that name the rig file, the table
-(``chain 'tail'``) and the key: a chain whose joints all lie at one place; unknown keys; values of the wrong type (a string for a
-number, a table that is not one); unknown joints (listing the skeleton's joints); joints
-that are not parent and child; a joint repeated in a chain (a cycle) or used by two chains;
-integers beyond their bounds and numbers beyond float32 range; bad curves (unknown keys or
-curve names, with the closest valid one, a missing root or tip, non-numbers, bools, NaN or
-inf, points that are malformed, outside [0, 1], not strictly increasing, fewer than two, or
-not from 0 to 1); and the numbers of SPEC
-section 7 (f > 0, ζ ≥ 0, ρ ≥ 0, D > 0, w in [0, 1], finite values, and f/ζ stable for the
-substep, with the largest stable f in the message). The spring values of all chains become
-one :class:`~gpu_jiggle.PointChainSet` (``rig.chain_set``, gravity per chain), validated
-once, at load; the pipeline runs it in one solver.
-
-Bounds on what a small file may ask for: ``max_substeps`` ≤
-:data:`gpu_jiggle.sim.clock.MAX_SUBSTEPS`, at most :data:`MAX_COLLIDERS` colliders in at most
-:data:`MAX_COLLIDER_GROUPS` sets of chains that use them, and at
-most :data:`MAX_RIG_SEGMENTS` segments over all chains and strands.
+A rig names spring chains by joint, adds procedural strands parented to joints, attaches
+colliders to joints and, optionally, IK constraints (the format, with every key, default and
+refusal: docs/RIG.md). :func:`~gpu_jiggle.character.rig.reader.load_rig` reads a TOML file
+into a :class:`Rig` of :class:`ChainSpec` s and the collider, wind and constraint specs
+(:mod:`.specs`), with every chain's springs in one :class:`~gpu_jiggle.PointChainSet`;
+:mod:`gpu_jiggle.character.pipeline` runs it. A bad rig is a :class:`RigError`. The bounds:
+:data:`MAX_COLLIDERS`, :data:`MAX_COLLIDER_GROUPS`, :data:`MAX_RIG_SEGMENTS` (and
+``max_substeps`` ≤ :data:`gpu_jiggle.sim.clock.MAX_SUBSTEPS`).
 """
 from __future__ import annotations
 
@@ -210,7 +93,7 @@ class ChainSpec:
 
 @dataclass
 class Rig:
-    """A checked rig (see the module docstring).
+    """A checked rig (the format: docs/RIG.md).
 
     Attributes:
         source: where it came from (a path or ``"<dict>"``).
