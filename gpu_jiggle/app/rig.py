@@ -39,7 +39,8 @@ def rig_toml(data: dict, header: str) -> str:
 def run_command(args) -> int:
     from ..character.baking.run import write_whole
     from ..character.gltf.loader import Character
-    from ..character.rig.reader import rig_from_dict, tomllib
+    from ..character.rig.reader import rig_from_dict
+    from ..character.rig.toml import tomllib
     from ..character.gltf.vrm import read_springs
     from ..character.rig.from_vrm import rig_dict_from_vrm
 

@@ -25,7 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..character.rig.reader import load_rig, rig_from_dict, tomllib
+from ..character.rig.reader import load_rig, rig_from_dict
+from ..character.rig.toml import tomllib
 from ..character.rig.live import changed_parameters
 from ..character.rig.toml import same_layout, saved_rig_text
 from ..sim.chains import PointChainSet

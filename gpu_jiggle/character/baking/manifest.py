@@ -31,6 +31,7 @@ from .run import DEFAULT_PREROLL
 from .strands import STRAND_MODES
 from .globs import GlobLimitError, glob_paths
 from ..gltf.io import Budget, GltfLimits, read_container
+from ..rig.toml import read_toml
 
 #: The keys a [[job]] table takes.
 JOB_KEYS = ("name", "character", "rig", "clips", "fps", "preroll", "look_at", "strands", "output")
@@ -106,17 +107,7 @@ def read_manifest(path) -> list:
     if not path.is_file():
         from ..gltf.io import no_such_file
         raise ManifestError(no_such_file(path, "manifest file"))
-    with open(path, "rb") as f:
-        raw = f.read(MAX_MANIFEST_BYTES + 1)
-    if len(raw) > MAX_MANIFEST_BYTES:
-        raise ManifestError(f"{path}: larger than {MAX_MANIFEST_BYTES} bytes; not read as a manifest")
-    from ..rig.reader import tomllib
-
-    try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as exc:
-        raise ManifestError(f"{path}: not valid TOML: {exc}") from None
-    return _Reader(path).read(data)
+    return _Reader(path).read(read_toml(path, MAX_MANIFEST_BYTES, ManifestError, "a manifest"))
 
 
 class _Reader:

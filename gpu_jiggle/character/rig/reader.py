@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import logging
 import math
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +16,7 @@ from .model import (MAX_COLLIDER_GROUPS, MAX_COLLIDERS, MAX_RIG_SEGMENTS, ChainS
                     RigError, TwoBoneIKSpec)
 from .specs import WIND_DEFAULTS, WindSpec
 from .limits import CHAIN_SET_ARGUMENT, LIMIT_KEYS, read_limits
+from .toml import read_toml
 from .curves import short as _short
 from .values import PER_SEGMENT_DEFAULTS, RigValues
 from ...sim.chains import PointChainSet
@@ -24,15 +24,9 @@ from ...sim.clock import MAX_SUBSTEP, MAX_SUBSTEPS, MIN_SUBSTEP
 from ...sim.integrator import INTEGRATORS
 from ...sim.levels import check_runs_stable
 from ...sim.spring import UnstableSpringError
-from ...extras import require
 from ...sim.validation import COORDINATE_LIMIT, InputError, choice, unknown_name
 from ..gltf.io import no_such_file
 from ..pose.skeleton import Skeleton
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    tomllib = require("tomli", "reading a TOML rig on Python 3.10")
 
 #: The largest rig file read (bytes).
 MAX_RIG_FILE_BYTES = 16 * 1024 * 1024
@@ -440,15 +434,7 @@ def load_rig(path, skeleton: Skeleton) -> Rig:
         raise FileNotFoundError(no_such_file(path, "rig file"))
     if not path.is_file():
         raise RigError(f"{path}: not a regular file; a rig is a TOML file")
-    with open(path, "rb") as f:
-        raw = f.read(MAX_RIG_FILE_BYTES + 1)
-    if len(raw) > MAX_RIG_FILE_BYTES:
-        raise RigError(f"{path}: larger than {MAX_RIG_FILE_BYTES} bytes; not read as a rig")
-    try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as exc:
-        raise RigError(f"{path}: not valid TOML: {exc}") from None
-    return rig_from_dict(data, skeleton, str(path))
+    return rig_from_dict(read_toml(path, MAX_RIG_FILE_BYTES, RigError, "a rig"), skeleton, str(path))
 
 
 def rig_from_dict(data: dict, skeleton: Skeleton, source: str = "<dict>") -> Rig:

@@ -1,4 +1,6 @@
-"""Writing a tuned rig back into its TOML text: only the values that changed, each in the form
+"""TOML in and out. In: :func:`read_toml`, a TOML file read only when it is small enough
+(rigs, and the manifests of ``gpu-jiggle bake-many``), with ``tomllib`` (``tomli`` on Python
+3.10). Out: writing a tuned rig back into its TOML text: only the values that changed, each in the form
 the file gave it (a number, a list per segment or a curve), with the file's comments, order and
 layout kept (``tomlkit``, which round-trips TOML). The text written reads back as the tuned rig.
 
@@ -9,6 +11,8 @@ the same ``text`` gives) and changes, in ``text``: the spring values of ``[[chai
 """
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from ...extras import require
@@ -17,7 +21,28 @@ from .curves import curve_values, is_curve
 from .limits import LIMIT_KEYS
 from .specs import WIND_DEFAULTS
 
-__all__ = ["saved_rig_text", "same_layout", "SIGNIFICANT_DIGITS"]
+__all__ = ["read_toml", "tomllib", "saved_rig_text", "same_layout", "SIGNIFICANT_DIGITS"]
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    tomllib = require("tomli", "reading a TOML rig on Python 3.10")
+
+
+def read_toml(path, max_bytes: int, error: type, what: str) -> dict:
+    """The tables of the TOML file ``path`` (a regular file), read only when it holds at most
+    ``max_bytes`` bytes, so the work is bounded by the bound, not the file.
+
+    Raises: ``error`` (an exception class taking one message) naming ``path`` for a larger
+    file (``"...; not read as {what}"``) or one that is not UTF-8 TOML; OSError as ``open``."""
+    with open(path, "rb") as f:
+        raw = f.read(max_bytes + 1)
+    if len(raw) > max_bytes:
+        raise error(f"{path}: larger than {max_bytes} bytes; not read as {what}")
+    try:
+        return tomllib.loads(raw.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as exc:
+        raise error(f"{path}: not valid TOML: {exc}") from None
 
 #: Digits a tuned number keeps in the file: float32's precision, without binary noise
 #: (3.3000000000000003 is written 3.3).
