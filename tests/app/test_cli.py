@@ -44,17 +44,19 @@ def check_verify_output(proc, out, titles=CHECK_TITLES, plots=PLOTS):
 
 def test_verify_cpu_runs_the_checks_asked_for(tmp_path):
     """The numpy path through the command, on a few checks (``--checks``; each check runs on
-    both paths in tests/verify, the whole table on the GPU path below): those rows alone, in
-    the table's order whatever the order asked, and their plots."""
+    both paths in tests/verify, most of the table on the GPU path below): those rows alone, in
+    the table's order whatever the order asked, and their plots (the cut row draws none). The
+    four are among the reference's quickest, a few seconds each (a point check takes 10-20 s
+    there, the lod switches half a minute)."""
     out = tmp_path / "verify"
-    proc = run_cli("verify", "--backend", "cpu", "--out", str(out), "--checks", "point_teleport", "free_decay",
-                   "lod_switches", "cone_limit", timeout=1200)
+    proc = run_cli("verify", "--backend", "cpu", "--out", str(out), "--checks", "cut_response", "teleport",
+                   "exact_integrator", "wraparound", timeout=1200)
     assert "backend: cpu" in proc.stdout
-    check_verify_output(proc, out, ["1 free decay", "point 5 teleport", "cone limit", "lod switches"],
-                        ["decay.png", "point_teleport.png", "cone_limit.png"])
+    check_verify_output(proc, out, ["4 wraparound", "5 teleport", "cut 2/6/12", "exact integrator"],
+                        ["wraparound.png", "teleport.png", "exact_integrator.png"])
     rows = [line for line in proc.stdout.split("\n\n")[0].splitlines() if line.rstrip().endswith(("pass", "FAIL"))]
-    assert [row.split()[0] for row in rows] == ["1", "point", "cone", "lod"] and "4 checks in" in proc.stdout
-    assert sorted(path.name for path in out.iterdir()) == ["cone_limit.png", "decay.png", "point_teleport.png"]
+    assert [row.split()[0] for row in rows] == ["4", "5", "cut", "exact"] and "4 checks in" in proc.stdout
+    assert sorted(path.name for path in out.iterdir()) == ["exact_integrator.png", "teleport.png", "wraparound.png"]
 
 
 def test_verify_refuses_a_check_it_does_not_have(capsys):
@@ -64,15 +66,33 @@ def test_verify_refuses_a_check_it_does_not_have(capsys):
     assert "point_resting" in capsys.readouterr().err
 
 
+#: Checks the GPU path's test leaves out, with their rows' titles and their plots: each runs
+#: on the GPU in tests/verify, which also draws its plot from what it measured (the point
+#: cross-check alone cost this test some 40 s).
+RUN_ELSEWHERE = {"point_cross_check": ("point 6 cross-check", "point_cross_check.png"),
+                 "exact_integrator": ("exact integrator", "exact_integrator.png"),
+                 "cone_limit": ("cone limit", "cone_limit.png"),
+                 "inside_colliders": ("inside colliders", "inside_colliders.png"),
+                 "hinge_limit": ("hinge limit", "hinge_limit.png"),
+                 "spherical_limit": ("spherical limit", "spherical_limit.png")}
+
+
 def test_verify_gpu(gl, tmp_path):
+    """The GPU path through the command: every check but ``RUN_ELSEWHERE``'s, each row passing
+    and each plot written."""
+    from gpu_jiggle import verify
+
     out = tmp_path / "verify"
-    proc = run_cli("verify", "--backend", "gpu", "--out", str(out), timeout=1200)
+    checks = [check.__name__ for check in verify.CHECKS if check.__name__ not in RUN_ELSEWHERE]
+    proc = run_cli("verify", "--backend", "gpu", "--out", str(out), "--checks", *checks, timeout=1200)
     assert "backend: gpu" in proc.stdout
-    check_verify_output(proc, out)
+    titles, plots = zip(*RUN_ELSEWHERE.values())
+    check_verify_output(proc, out, [t for t in CHECK_TITLES if t not in titles], [p for p in PLOTS if p not in plots])
+    rows = proc.stdout.split("\n\n")[0].splitlines()
+    assert f"{len(checks)} checks in" in proc.stdout and not any(row.startswith(titles) for row in rows)
     # With a context the cross-checks run and write their plots.
     assert "skipped" not in proc.stdout.split("\n\n")[0]
     assert (out / "cross_check.png").is_file()
-    assert (out / "point_cross_check.png").is_file()
 
 
 def test_info_prints_the_renderer(gl):

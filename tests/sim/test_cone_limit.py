@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from gpu_jiggle import PointChainSet, Solver
-from test_joint_limits import _between, _quat_rotate, _turn_axis
+from test_joint_limits import _between, _cross, _quat_rotate, _turn_axis
 
 #: The issue's bound: never more than 1e-5 rad outside the limit.
 LIMIT_TOLERANCE = 1e-5
@@ -34,7 +34,7 @@ def worst_excess(cs, joints, pose, limits, carried=None):
                 animated = _quat_rotate(_between(parent_a, parent_s, axis), animated)
             simulated = joints[j0 + i + 1] - joints[j0 + i]
             cosine = np.dot(animated, simulated) / (np.linalg.norm(animated) * np.linalg.norm(simulated))
-            sine = np.linalg.norm(np.cross(animated, simulated)) / (np.linalg.norm(animated) * np.linalg.norm(simulated))
+            sine = np.linalg.norm(_cross(animated, simulated)) / (np.linalg.norm(animated) * np.linalg.norm(simulated))
             worst = max(worst, math.atan2(sine, cosine) - limits[s0 + i])
     return worst
 

@@ -141,10 +141,12 @@ HEAD = np.array([0.0, 0.1, 0.0, 0.1])                  # sphere: centre, radius
 NECK = np.array([0.0, 0.02, 0.0, 0.0, -0.25, 0.0, 0.06])  # capsule overlapping it
 
 
-#: Substeps of the soak: the shaders 20,000 (about 100 s on llvmpipe); the numpy reference,
-#: the same stages cross-checked against them but some 10× slower per frame for a set this
-#: small, the first 1,000 of the same motion.
-SOAK_FRAMES = {"gpu": 20_000, "cpu": 1_000}
+#: Substeps of the soak. The nod (0.7 and 1.9 Hz) and the turn (0.3 Hz) repeat every 10 s,
+#: 1,200 substeps, and the strands (3 Hz, ζ 0.3) forget their start within a second: the
+#: shaders run three periods, 3,600 substeps (the first with the start, two more of the same
+#: motion); the numpy reference, the same stages cross-checked against them but some 10×
+#: slower per frame for a set this small, the first 1,000 of the same motion.
+SOAK_FRAMES = {"gpu": 3_600, "cpu": 1_000}
 
 
 def test_hair_over_a_head_and_neck_stays_outside_both(backend, frames=None):

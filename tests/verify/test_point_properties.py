@@ -40,13 +40,25 @@ FORCES = pytest.mark.parametrize("gravity, wind", FORCE_VARIANTS,
                                  ids=[variant_name(g, w).replace(" + ", "+") for g, w in FORCE_VARIANTS])
 
 
+def on_both_backends(reference_variants):
+    """Parametrize ``backend, gravity, wind``: the shaders run all four force variants; the
+    numpy reference, where one check of one variant costs 10-20 s, ``reference_variants``
+    alone: gravity and wind together (every force path), and no force where the test's
+    asserts differ without one. test_cross_check_gpu_against_reference holds the two backends
+    to the same frames of the standard point set in all four."""
+    return pytest.mark.parametrize("backend, gravity, wind", [
+        pytest.param(b, g, w, id=f"{b}-{variant_name(g, w).replace(' + ', '+')}")
+        for b in ("cpu", "gpu") for g, w in FORCE_VARIANTS if b == "gpu" or (g, w) in reference_variants],
+        indirect=["backend"])
+
+
 def only_run(result, gravity, wind):
     runs = result.traces["runs"]
     assert list(runs) == [variant_name(gravity, wind)]
     return runs[variant_name(gravity, wind)]
 
 
-@FORCES
+@on_both_backends([(False, False), (True, True)])
 def test_free_decay_peaks_shrink_every_half_cycle(backend, gravity, wind):
     r = verify.point_free_decay(backend, variants=[(gravity, wind)])
     run = only_run(r, gravity, wind)
@@ -83,13 +95,9 @@ def test_free_decay_peaks_shrink_every_half_cycle(backend, gravity, wind):
 
 
 #: 60 s of sim time costs about 15 s in the numpy reference (and 0.3 s on the GPU), so the
-#: reference runs gravity and wind together (every force path; its no-force path runs in all
-#: the other checks) and the GPU all four.
-REST_CASES = [pytest.param(b, g, w, id=f"{b}-{variant_name(g, w).replace(' + ', '+')}")
-              for b in ("cpu", "gpu") for g, w in FORCE_VARIANTS if b == "gpu" or (g and w)]
-
-
-@pytest.mark.parametrize("backend, gravity, wind", REST_CASES, indirect=["backend"])
+#: reference runs gravity and wind together (every force path; its no-force path runs in the
+#: free decay and teleport tests) and the GPU all four.
+@on_both_backends([(True, True)])
 def test_rest_no_tip_moves_in_the_last_second(backend, gravity, wind):
     r = verify.point_rest(backend, variants=[(gravity, wind)])
     run = only_run(r, gravity, wind)
@@ -113,7 +121,7 @@ def test_rest_no_tip_moves_in_the_last_second(backend, gravity, wind):
     assert r.passed
 
 
-@FORCES
+@on_both_backends([(True, True)])
 def test_frame_rates_agree_at_shared_times(backend, gravity, wind):
     r = verify.point_frame_rates(backend, variants=[(gravity, wind)])
     run = only_run(r, gravity, wind)
@@ -136,7 +144,7 @@ def test_frame_rates_agree_at_shared_times(backend, gravity, wind):
     assert r.passed
 
 
-@FORCES
+@on_both_backends([(False, False), (True, True)])
 def test_teleport_snaps_and_then_moves_as_if_it_had_always_been_there(backend, gravity, wind):
     r = verify.point_teleport(backend, variants=[(gravity, wind)])
     run = only_run(r, gravity, wind)
@@ -178,7 +186,7 @@ def test_teleport_snaps_and_then_moves_as_if_it_had_always_been_there(backend, g
 
 
 @FORCES
-def test_cross_check_gpu_against_reference(gl, gravity, wind):
+def test_cross_check_gpu_against_reference(gl, gravity, wind, tmp_path):
     r = verify.point_cross_check("gpu", variants=[(gravity, wind)], frames=96)
     first = r.details["first frame with substeps (<= 0.0001)"]
     assert first <= CROSS_FIRST_FRAME_TOLERANCE
@@ -193,6 +201,12 @@ def test_cross_check_gpu_against_reference(gl, gravity, wind):
     assert r.details["same sim and dropped time"] is True
     assert r.details["chains"] >= 40
     assert r.passed
+    # Its plot, drawn from these traces as the verify command draws it (whose test leaves this
+    # check to the ones here).
+    pytest.importorskip("matplotlib")
+    assert [path.name for path in verify.write_plots([r], tmp_path)] == ["point_cross_check.png"]
+    data = (tmp_path / "point_cross_check.png").read_bytes()
+    assert len(data) > 10_000 and data[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 V1_LENGTH_STEP = pytest.mark.xfail(strict=True, reason="v1's length step (damping_frame='world') adds damping of "
