@@ -95,12 +95,17 @@ def walk_to_the_teleport(demo, backend, walks):
     return walks[backend]
 
 
-def test_hair_stays_out_of_the_head(demo, backend, walks):
+# The walk to the teleport costs the numpy reference some 90 s (its contact stages run per
+# segment depth), so these two run it on the shaders; the reference runs the demo headless
+# above, keeps particles out of colliders through random hitches in
+# tests/sim/test_point_invariants.py, carries shapes through keep_shape teleports in
+# tests/verify/test_point_properties.py, and is held to the shaders' frames by the cross-checks.
+def test_hair_stays_out_of_the_head(demo, gl, walks):
     """Through the nod and the fast 120° turn, then still: the strands hang outside the head.
     While the head turns, the frame-time read-back may dip in (it is rebuilt from the
     previous substep's shape and only translated with the pivots); once it stops, no
     particle may be inside the head sphere by more than 1e-5 of its strand's length."""
-    scene, frames, lengths, _ = walk_to_the_teleport(demo, backend, walks)
+    scene, frames, lengths, _ = walk_to_the_teleport(demo, "gpu", walks)
     dt = 1.0 / 60.0
     still = round(2.8 / dt)  # the turn ends at 2.05 s; then the head holds still
     assert len(frames) > still
@@ -115,10 +120,10 @@ def test_hair_stays_out_of_the_head(demo, backend, walks):
     assert scene.deepest_in_head(frame) <= 1e-5
 
 
-def test_teleport_carries_the_hair(demo, backend, walks):
+def test_teleport_carries_the_hair(demo, gl, walks):
     """At the keyframed teleport the figure jumps 4 m mid-stride; with keep_shape the hair
     arrives with the shape it had, instead of being dragged across the gap."""
-    scene, frames, _, speed_after = walk_to_the_teleport(demo, backend, walks)
+    scene, frames, _, speed_after = walk_to_the_teleport(demo, "gpu", walks)
     *walk, before, after = frames
     assert not any(frame.teleported for frame in walk + [before])
     shapes = [np.concatenate([j - j[0] for j in scene.strand_joints(frame)]) for frame in walk + [before]]
