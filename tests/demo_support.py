@@ -98,16 +98,23 @@ def without_display(monkeypatch) -> None:
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
 
 
-def run_window(args, cwd, frames: int, screen: str = "1024x768x24") -> subprocess.CompletedProcess:
+def run_window(args, cwd, frames: int | None, screen: str = "1024x768x24") -> subprocess.CompletedProcess:
     """Run ``python ARGS`` (a demo script, or ``-m gpu_jiggle play …``) in an X server of its
-    own with a ``screen`` of WIDTHxHEIGHTxDEPTH; check that it opened a window, closed it
-    after ``frames`` frames and exited 0 with no traceback or OpenGL error."""
+    own with a ``screen`` of WIDTHxHEIGHTxDEPTH, importing the ``gpu_jiggle`` this test
+    imported; check that it opened a window, closed it after ``frames`` frames (None: a
+    scripted run that ends when what it waits for has happened, after any number) and exited 0
+    with no traceback or OpenGL error."""
+    import gpu_jiggle
+
+    here = str(Path(gpu_jiggle.__file__).resolve().parent.parent)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")]))}
     command = [xvfb_run(), "-a", "-s", f"-screen 0 {screen}", sys.executable, *map(str, args)]
-    result = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=120)
+    result = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
     output = f"stdout:\n{result.stdout}\nstderr:\n{result.stderr}"
     assert result.returncode == 0, output
     assert "window on" in result.stdout, f"it should have opened a window:\n{output}"
-    assert f"window closed after {frames} frames" in result.stdout, output
+    closed = "window closed after " + ("" if frames is None else f"{frames} frames")
+    assert closed in result.stdout, output
     assert "Traceback" not in result.stderr and "OpenGL error" not in result.stderr, output
     return result
 
@@ -159,6 +166,19 @@ def changed(a: np.ndarray, b: np.ndarray) -> float:
     """Fraction of pixels that differ by more than a little (summed over RGB, > 24) between
     two images."""
     return float((np.abs(a.astype(int) - b.astype(int)).sum(axis=-1) > 24).mean())
+
+
+def first_change(reference: np.ndarray, paths, moved):
+    """The pixels of the first image at ``paths``, in order, that ``moved(reference, pixels)``
+    says has changed from ``reference``; None when none has. For a window's screenshots: how
+    many frames a motion takes to show follows the machine's speed (each frame steps by its
+    real time), so a test waits for the change among them rather than expecting it at a
+    given frame."""
+    for path in paths:
+        pixels = rgb(path)
+        if moved(reference, pixels):
+            return pixels
+    return None
 
 
 # -- a demo's headless contact strip and GIF -------------------------------------------------------------

@@ -95,21 +95,39 @@ import sys
 from types import SimpleNamespace
 from gpu_jiggle.app.play import CharacterPlayer
 from gpu_jiggle.app.shared import open_character
-from gpu_jiggle.app.viewer.window import open_window, run_window
+from gpu_jiggle.app.viewer.window import open_window, resize_window, run_window
 
 fox, rig_path, dock, samples = sys.argv[1:5]
 character, rig = open_character(fox, rig_path)
+START, RESIZED = (640, 360), (1024, 576)
+LAST_FRAME = 600  # a failure guard: the layout settles within a few frames of each event
+done = []  # what has happened: "before" saved, "resized"
 
 def each_frame(session):
+    # each step waits for the event it needs, never for a number of frames or seconds: the
+    # first picture framed beside the panel as drawn, the window system's resize, the first
+    # picture at the new size framed beside the panel as refitted for it
     import glfw  # after the panel chose its glfw library
-    if session.frames == 10:  # what dragging the window's corner does
-        glfw.set_window_size(glfw.get_current_context(), 1024, 576)
+    settled = session.panel_rect is not None and session.framed_as_drawn
+    if not done and settled and session.size == START:
+        done.append("before")
+        return "shot_before.png"
+    if done == ["before"]:  # what dragging the window's corner does
+        resized = resize_window(glfw.get_current_context(), RESIZED)
+        assert resized == RESIZED, f"the framebuffer is {resized}, not {RESIZED}"
+        done.append("resized")
+    elif done == ["before", "resized"] and settled and session.size == RESIZED:
+        session.quit = True  # this frame is the screenshot
 
-window, reason = open_window("resize", (640, 360))
+window, reason = open_window("resize", START)
 assert window is not None, reason
-args = SimpleNamespace(fps_cap=None, samples=int(samples), no_panel=False, frames=30, screenshot="shot.png", screenshot_frames=[8],
-                       debug=False, size=(640, 360), each_frame=each_frame, dock=None if dock == "none" else dock)
-sys.exit(run_window(lambda ctx, _a: CharacterPlayer(ctx, character, rig, "Run"), args, window, reason))
+args = SimpleNamespace(fps_cap=None, samples=int(samples), no_panel=False, frames=LAST_FRAME, screenshot="shot.png",
+                       screenshot_frames=[], debug=False, size=START, each_frame=each_frame,
+                       dock=None if dock == "none" else dock)
+rc = run_window(lambda ctx, _a: CharacterPlayer(ctx, character, rig, "Run"), args, window, reason)
+if done != ["before", "resized"]:
+    sys.exit(f"no settled layout at {RESIZED} in {LAST_FRAME} frames (done: {done})")
+sys.exit(rc)
 '''
 
 
@@ -120,14 +138,17 @@ def test_a_resized_window_is_drawn_whole_with_the_panel_refitted(tmp_path, monke
     monkeypatch.setenv(LAYOUT_ENV, "1")
     script = tmp_path / "resize.py"
     script.write_text(RESIZE_SCRIPT)
-    result = run_window([script, FOX, FOX_RIG, dock, str(samples)], tmp_path, frames=30, screen=SCREEN)
+    result = run_window([script, FOX, FOX_RIG, dock, str(samples)], tmp_path, frames=None, screen=SCREEN)
     assert (f"{samples}x MSAA" if samples else "no MSAA") in result.stdout
-    before = json.loads(layout_path(tmp_path / "shot_0008.png").read_text())
+    before = json.loads(layout_path(tmp_path / "shot_before.png").read_text())
     after = json.loads(layout_path(tmp_path / "shot.png").read_text())
     assert before["size"] == [640, 360] and after["size"] == [1024, 576]
+    assert after["panel"]["display"] == [1024, 576], "the panel was laid out for the resized window"
+    assert before["frame"] < after["frame"]
     pixels = rgb(tmp_path / "shot.png")
     assert pixels.shape == (576, 1024, 3), "the screenshot is the resized window"
     for layout in (before, after):
+        assert layout["framed_beside"] == layout["panel_rect"], "the picture is framed beside the panel it shows"
         check_panel(layout)
         clear_of_the_panel(layout)
         assert layout["panel"]["docked"] == (dock != "none")

@@ -213,7 +213,7 @@ def test_a_rig_without_its_own_toml_is_tuned_but_not_saved(gl):
 
 
 WINDOW_SCRIPT = '''
-import json, sys
+import json, os, sys
 from types import SimpleNamespace
 from gpu_jiggle.app.play import CharacterPlayer
 from gpu_jiggle.app.shared import open_character
@@ -221,30 +221,42 @@ from gpu_jiggle.app.viewer.window import open_window, run_window
 
 fox, rig_path, out = sys.argv[1:4]
 character, rig = open_character(fox, rig_path)
+LAST_FRAME = 600  # a failure guard: the player reads a changed file at its next frame
 seen = {}
+edited = []  # the rig as the player had read it before the file was edited
 
 def each_frame(session):
-    demo, n = session.demo, session.frames
+    # one step a frame, each when the one before it is done; the last waits for the player to
+    # have read the edited file again, however many frames that takes
+    demo = session.demo
     by_key = {p.key: p for p in demo.parameters}
-    if n == 5:   # what the panel's slider calls
+    if "set" not in seen:  # what the panel's slider calls
         seen["set"] = session.set(by_key["frequency:tail"], 3.3)
-    elif n == 8:  # the Save button
+    elif "saved" not in seen:  # the Save button
         seen["saved"] = session.act(next(a for a in demo.actions if a.key == "save"))
         seen["message"] = session.current_message()
-    elif n == 10:  # another editor changes the file
+    elif not edited:  # another editor changes the file
+        saved = os.stat(rig_path)
+        edited.append(demo.tuning.loaded)
         text = open(rig_path).read()
         open(rig_path, "w").write(text.replace("damping_ratio = 0.25\\n", "damping_ratio = 0.45\\n", 1))
-    elif n == 16:
+        # later than the save, whatever the clock's grain: the size is the same, so only the
+        # time tells the two apart
+        os.utime(rig_path, ns=(saved.st_atime_ns, saved.st_mtime_ns + 1_000_000_000))
+    elif demo.tuning.loaded is not edited[0]:  # the player has read it again: what the panel and the solver have now
         solver, index = demo.pipeline.solver_of("mane[0]")
         seen["panel_damping"] = by_key["damping:mane"].value
         seen["solver_damping"] = float(solver.chain_set.damping_ratio[solver.chain_set.chain_slices()[index]][0])
+        session.quit = True
 
 window, reason = open_window("tuning", (640, 360))
 assert window is not None, reason
-args = SimpleNamespace(fps_cap=None, samples=None, no_panel=False, frames=20, screenshot=None, screenshot_frames=[],
-                       debug=False, size=(640, 360), each_frame=each_frame)
+args = SimpleNamespace(fps_cap=None, samples=None, no_panel=False, frames=LAST_FRAME, screenshot=None,
+                       screenshot_frames=[], debug=False, size=(640, 360), each_frame=each_frame)
 rc = run_window(lambda ctx, _a: CharacterPlayer(ctx, character, rig, "Run"), args, window, reason)
 json.dump(seen, open(out, "w"))
+if "solver_damping" not in seen:
+    sys.exit(f"the edited file was not read again in {LAST_FRAME} frames: {seen}")
 sys.exit(rc)
 '''
 
@@ -257,7 +269,7 @@ def test_in_a_real_window_a_slider_is_saved_and_the_file_followed(tmp_path, rig_
     script = tmp_path / "drive.py"
     script.write_text(WINDOW_SCRIPT)
     before = rig_file.read_text()
-    run_window([script, FOX, rig_file, tmp_path / "seen.json"], tmp_path, frames=20)
+    run_window([script, FOX, rig_file, tmp_path / "seen.json"], tmp_path, frames=None)
     seen = json.loads((tmp_path / "seen.json").read_text())
     assert seen["set"] and seen["saved"] and seen["message"].startswith("saved fox.toml"), seen
     diff = changed_lines(before, rig_file.read_text())

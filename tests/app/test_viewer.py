@@ -90,6 +90,69 @@ def test_session_pause_step_controls_and_refusals(gl):
         session.release()
 
 
+def test_a_frame_is_framed_as_drawn_once_the_panel_has_stayed_put(gl):
+    """A frame's picture is framed beside the panel rectangle set when it began; the frame in
+    which the panel moves (set after its picture) is not framed as drawn, the next one is."""
+    session = Session(gl, CountingDemo, Args())
+    target = OffscreenTarget(gl, (64, 48), samples=0)
+    try:
+        assert not session.framed_as_drawn, "nothing drawn yet"
+        session.frame(target.framebuffer, 0.02)
+        assert session.framed_as_drawn and session.size == (64, 48) and session.framed_rect is None
+        session.panel_rect = (0.0, 0.0, 20.0, 48.0)  # what the window does after drawing the panel
+        assert not session.framed_as_drawn, "the picture was framed without the panel"
+        session.frame(target.framebuffer, 0.02)
+        assert session.framed_as_drawn and session.framed_rect == (0.0, 0.0, 20.0, 48.0)
+        assert session.demo.area[0] > 0, "framed to the right of the panel"
+    finally:
+        target.release()
+        session.release()
+
+
+class FakeGlfw:
+    """glfw's calls that ``resize_window`` makes, on a fake clock: each wait ends with an event
+    half a second on, the ``events``-th bringing the resize; with ``events`` None none comes
+    and each wait lasts its whole timeout."""
+
+    def __init__(self, events):
+        self.size, self.asked, self.now, self.waits, self.events = (640, 360), None, 0.0, 0, events
+
+    def set_window_size(self, _window, width, height):
+        self.asked = (width, height)
+
+    def get_window_size(self, _window):
+        return self.size
+
+    def get_framebuffer_size(self, _window):
+        return self.size
+
+    def get_time(self):
+        return self.now
+
+    def wait_events_timeout(self, seconds):
+        self.waits += 1
+        if self.events is None:
+            self.now += seconds
+            return
+        self.now += min(0.5, seconds)
+        if self.waits >= self.events:
+            self.size = self.asked
+
+
+def test_resize_window_waits_for_the_window_system_to_resize(monkeypatch):
+    from gpu_jiggle.app.viewer import window
+
+    late = FakeGlfw(events=3)
+    monkeypatch.setattr(window, "require", lambda name, why: late)
+    assert window.resize_window(None, (1024, 576)) == (1024, 576)
+    assert late.waits == 3, "it returns once the window has the size, after the events that brought it"
+    never = FakeGlfw(events=None)
+    monkeypatch.setattr(window, "require", lambda name, why: never)
+    with pytest.raises(TimeoutError, match="asked to be 1024x576 but is still 640x360 after 30 s"):
+        window.resize_window(None, (1024, 576), timeout=30.0)
+    assert never.now == pytest.approx(30.0), "it gives up at the timeout, not before"
+
+
 def test_text_panel_draws_its_lines(gl):
     target = OffscreenTarget(gl, (200, 120), samples=0)
     panel = TextPanel(gl)

@@ -203,6 +203,17 @@ class Session:
     Args:
         ctx: the moderngl context everything runs on. make_demo: ``(ctx, args) -> demo``.
         args: the parsed command line (see :func:`~gpu_jiggle.app.viewer.args.add_arguments`).
+
+    Attributes:
+        panel_rect: (x, y, width, height) px of the panel over the framebuffer, set by the
+            window after each frame's panel is drawn (None without a panel).
+        framed_rect: the :attr:`panel_rect` the last frame's picture was framed beside (the
+            one set when that frame began; see :attr:`framed_as_drawn`).
+        size: the framebuffer's (width, height) px the last frame was drawn at (None before
+            the first).
+        frames: frames drawn so far.
+        quit: a scripted session (the window's ``each_frame``) sets it to end the run after
+            the frame just drawn.
     """
 
     def __init__(self, ctx, make_demo, args):
@@ -221,7 +232,9 @@ class Session:
         # timer query's ends: there the step and the drawing are bracketed by glFinish instead.
         self.software = is_software(ctx)
         self.solver_kind = SOLVER_FINISH if self.software else SOLVER_HOST
-        self.panel_rect = None  # (x, y, width, height) px of the panel over the framebuffer, set by the window
+        self.panel_rect = None
+        self.framed_rect = None
+        self.size = None
         self.frames = 0
         self.quit = False
 
@@ -234,6 +247,7 @@ class Session:
         elif self.software:
             self.ctx.finish()  # the last frame's panel and swap: not timed with the drawing
         _, _, width, height = framebuffer.viewport
+        self.size, self.framed_rect = (width, height), self.panel_rect
         self.demo.area = free_area((width, height), self.panel_rect)
         started = time.perf_counter()
         with self.draw_timer.measure():
@@ -244,6 +258,15 @@ class Session:
         self.stats.add("draw_cpu", host)
         self.stats.add("draw", host if self.software else self.draw_timer.last_ms)
         self.frames += 1
+
+    @property
+    def framed_as_drawn(self) -> bool:
+        """The last frame's picture was framed beside the panel where that same frame drew it
+        (:attr:`framed_rect` is :attr:`panel_rect`). False for a frame in which the panel
+        moved or was refitted (a resized window's first frame, where the panel fits the new
+        size): its picture was framed beside where the panel had been, and the next frame's is
+        framed beside the new place."""
+        return self.frames > 0 and self.framed_rect == self.panel_rect
 
     def _step(self, dt: float) -> None:
         """Step the demo by ``dt`` s and time it: on a software renderer between two

@@ -12,8 +12,13 @@ left click without a drag goes to the demo (``Demo.click``). The window may be r
 from the next frame; a minimised window waits, neither stepping nor drawing.
 
 With ``GPU_JIGGLE_LAYOUT=1`` in the environment, each screenshot gets a JSON file beside it
-(``NAME.layout.json``): the panel's measurements, the part of the window it leaves free, the
+(``NAME.layout.json``): the frame's number and framebuffer size, the panel's measurements, the
+panel's rectangle the picture was framed beside, the part of the window it leaves free, the
 subject's projected bounds and the timings, for tests and for checking a layout by eye.
+
+A scripted session (tests, recordings) drives the window through ``args.each_frame`` (see
+:func:`run_window`) and resizes it with :func:`resize_window`, which waits for the window
+system to have resized it.
 
 ``glfw`` (and, through the panel, ``imgui_bundle``) is imported only inside the functions
 that open or drive a window.
@@ -34,13 +39,14 @@ from .headless import run_headless
 from .panel import ImGuiPanel, TextPanel, imgui_available
 from .session import MS_PER_SECOND, Session, choose_samples, demo_credit
 
-__all__ = ["open_window", "save_screen", "save_layout", "layout_path", "run_window", "run", "numbered",
-           "fit_framebuffers",
-           "MAX_FRAME_SECONDS", "LAYOUT_ENV"]
+__all__ = ["open_window", "resize_window", "save_screen", "save_layout", "save_shot", "layout_path", "run_window",
+           "run", "numbered", "fit_framebuffers",
+           "MAX_FRAME_SECONDS", "LAYOUT_ENV", "RESIZE_TIMEOUT_SECONDS"]
 
 MAX_FRAME_SECONDS = 0.1    # a stalled window (dragged, debugger) resumes instead of leaping ahead
 CLICK_SLOP = 3.0           # px the mouse may move between press and release and still click
 LAYOUT_ENV = "GPU_JIGGLE_LAYOUT"  # set: each screenshot gets its layout JSON beside it
+RESIZE_TIMEOUT_SECONDS = 30.0  # resize_window: a window not resized by then is an error, not a slow machine
 GL_VERSION = (4, 3)        # the core profile the solver's compute shaders need
 DEPTH_BITS = 24
 
@@ -83,6 +89,31 @@ def open_window(title: str, size):
     return window, ("" if gui_ok else gui_reason)
 
 
+def resize_window(window, size, timeout: float = RESIZE_TIMEOUT_SECONDS) -> tuple:
+    """Resize ``window`` to ``size`` (width, height, screen coordinates), as dragging its
+    corner does, and wait until the window system has done it: glfw's events are waited for
+    (``glfw.wait_events_timeout``, their callbacks run) until the window reports that size,
+    however long the display server takes. The frame loop fits its drawing to the new
+    framebuffer from its next frame on.
+
+    Returns the framebuffer's (width, height) px then.
+
+    Raises:
+        TimeoutError: the window still has another size after ``timeout`` seconds (a window
+            manager that kept another size, a display server that does not answer)."""
+    glfw = require("glfw", "a window")
+    wanted = (int(size[0]), int(size[1]))
+    glfw.set_window_size(window, *wanted)
+    deadline = glfw.get_time() + timeout
+    while (now := tuple(glfw.get_window_size(window))) != wanted:
+        left = deadline - glfw.get_time()
+        if left <= 0:
+            raise TimeoutError(f"the window was asked to be {wanted[0]}x{wanted[1]} but is still {now[0]}x{now[1]} "
+                               f"after {timeout:g} s")
+        glfw.wait_events_timeout(left)
+    return tuple(glfw.get_framebuffer_size(window))
+
+
 def save_screen(ctx, size, path, credit: str | None = None) -> None:
     """Write the window's back buffer (before the swap), ``size`` (width, height) px, to
     ``path`` as PNG (whole or not at all), with ``credit`` (the authors and licence of what it
@@ -113,7 +144,8 @@ def save_layout(session, gui, size, path) -> None:
     demo = session.demo
     subject = getattr(demo, "subject_box", None)
     box = subject() if subject is not None else None
-    data = {"size": list(size), "panel_rect": None if session.panel_rect is None else list(session.panel_rect),
+    data = {"frame": session.frames, "size": list(size), "panel_rect": _listed(session.panel_rect),
+            "framed_beside": _listed(session.framed_rect),
             "area": list(getattr(demo, "area", (0.0, 0.0, 1.0, 1.0))),
             "subject": None if box is None else [float(v) for v in box],
             "panel": gui.layout if gui is not None and gui.visible else None,
@@ -122,10 +154,21 @@ def save_layout(session, gui, size, path) -> None:
     Path(path).write_text(json.dumps(data, indent=1))
 
 
+def _listed(rect):
+    return None if rect is None else list(rect)
+
+
 def run_window(make_demo, args, window, gui_reason: str = "") -> int:
     """The real-time loop in ``window``: real frame times (at most :data:`MAX_FRAME_SECONDS`),
     the cap, the panel, keys and mouse; ends when the window is closed (or after
-    ``args.frames`` frames, which closes it the same way)."""
+    ``args.frames`` frames, which closes it the same way).
+
+    A scripted session (tests, recordings) gives ``args.each_frame``: called with the
+    :class:`~gpu_jiggle.app.viewer.session.Session` after each frame is drawn, panel
+    included, before it is shown. It may return a path: this frame is saved there as a
+    screenshot (its layout JSON beside it with :data:`LAYOUT_ENV`); and it may set
+    ``session.quit`` to end the run with this frame, as the last of ``args.frames`` does
+    (``args.screenshot`` saved)."""
     glfw = require("glfw", "a window")
     import moderngl
 
@@ -241,16 +284,14 @@ def run_window(make_demo, args, window, gui_reason: str = "") -> int:
                 session.panel_rect = None
             each_frame = getattr(args, "each_frame", None)
             if each_frame is not None:  # a scripted session (tests, recordings): after the frame is drawn
-                each_frame(session)
+                asked = each_frame(session)
+                if asked is not None:
+                    save_shot(session, gui, size, asked)
             if args.screenshot and session.frames in shots:
-                save_screen(ctx, size, numbered(args.screenshot, session.frames), demo_credit(session.demo))
-                if os.environ.get(LAYOUT_ENV):
-                    save_layout(session, gui, size, layout_path(numbered(args.screenshot, session.frames)))
-            if args.frames is not None and session.frames >= args.frames:
+                save_shot(session, gui, size, numbered(args.screenshot, session.frames))
+            if session.quit or (args.frames is not None and session.frames >= args.frames):
                 if args.screenshot:
-                    save_screen(ctx, size, args.screenshot, demo_credit(session.demo))
-                    if os.environ.get(LAYOUT_ENV):
-                        save_layout(session, gui, size, layout_path(args.screenshot))
+                    save_shot(session, gui, size, args.screenshot)
                     print(f"{name}: screenshot after {session.frames} frames: {args.screenshot}")
                 glfw.set_window_should_close(window, True)  # the same way out as the close button
             glfw.swap_buffers(window)
@@ -271,6 +312,14 @@ def run_window(make_demo, args, window, gui_reason: str = "") -> int:
         glfw.destroy_window(window)
         glfw.terminate()
     return 0
+
+
+def save_shot(session, gui, size, path) -> None:
+    """Save the frame just drawn, ``size`` (width, height) px, to ``path`` (see
+    :func:`save_screen`), and its layout beside it (:func:`save_layout`) with :data:`LAYOUT_ENV`."""
+    save_screen(session.ctx, size, path, demo_credit(session.demo))
+    if os.environ.get(LAYOUT_ENV):
+        save_layout(session, gui, size, layout_path(path))
 
 
 def fit_framebuffers(ctx, size, samples: int, target):
