@@ -125,8 +125,7 @@ class CharacterPlayer:
     def rig(self):
         """The rig being played, with the values tuned live: the pipeline's own copy (the next
         clip's pipeline starts from it), or the rig as loaded before the first pipeline."""
-        pipeline = getattr(self, "pipeline", None)
-        return pipeline.rig if pipeline is not None and pipeline.rig is not None else self._rig
+        return self.pipeline.rig if self.pipeline is not None else self._rig
 
     @property
     def clip(self):

@@ -26,9 +26,8 @@ from pathlib import Path
 import numpy as np
 
 from ..character.rig.reader import load_rig, rig_from_dict
-from ..character.rig.toml import tomllib
 from ..character.rig.live import changed_parameters
-from ..character.rig.toml import same_layout, saved_rig_text
+from ..character.rig.toml import same_layout, saved_rig_text, tomllib
 from ..sim.chains import PointChainSet
 from .viewer.session import Action, Parameter
 
@@ -100,7 +99,7 @@ class RigTuning:
     def rig(self):
         """The rig being tuned: the live pipeline's own copy, or the rig as loaded before one."""
         pipeline = self._pipeline()
-        return pipeline.rig if pipeline is not None and pipeline.rig is not None else self._rig
+        return pipeline.rig if pipeline is not None else self._rig
 
     # -- the values --------------------------------------------------------------------------
     def _take_base(self) -> None:

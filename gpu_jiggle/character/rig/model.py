@@ -52,8 +52,8 @@ class ChainSpec:
         draw, width: drawing hints for strands.
         index: the chain's index in ``rig.chain_set`` (and in ``rig.chains``).
 
-    The spring values are read from the rig's chain set (one store, changed by
-    ``Pipeline.set_parameters``): ``frequency``, ``damping_ratio``, ``particle_radius``,
+    The spring values are read from its rig's chain set (one store; a pipeline's own copy
+    of the rig takes its live changes, ``Pipeline.set_parameters``): ``frequency``, ``damping_ratio``, ``particle_radius``,
     ``max_distance``, ``air_drag`` ((segments,) float64), ``gravity`` ((3,) float64, world),
     ``world_influence`` (float) and ``collider_mask`` (int, 32 bits).
     """
